@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config'
+
+// Workspace packages resolve to their TypeScript sources through the "sluice-source" export
+// condition, so unit and in-process tests need no build. e2e tests spawn the built dist/ output.
+const conditions = ['sluice-source', 'node', 'import', 'default']
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['sluice-source'] } },
+  test: {
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test-e2e/specs/**/*.e2e.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+})
