@@ -1,0 +1,43 @@
+/**
+ * The metadata service's process config: one zod schema, read from the three layers of
+ * loadConfigLayers (JSON file, SLUICE_* env, --kebab-case flags). Every violation is reported,
+ * not just the first.
+ */
+import { z } from 'zod'
+import { loadConfigLayers } from '@sluice/protocol'
+
+/** Integers arrive as strings from env and flags, as numbers from the JSON file. */
+const int = (min: number, max: number) => z.preprocess(
+  (v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
+  z.number().int().min(min).max(max))
+
+export const metadataConfigSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on, and the host in the advertised endpoint.'),
+  port: int(0, 65535).default(9091).describe('gRPC port; 0 = ephemeral (tests). Restart: yes'),
+  dataDir: z.string().min(1).describe('Directory of the embedded store (journal + snapshot).'),
+  defaultNumPartitions: int(1, 1_000_000).default(1).describe('Partitions of a topic created with num_partitions -1.'),
+  defaultReplicationFactor: int(1, 32767).default(1).describe('Replication factor of a topic created with replication_factor -1.'),
+  brokerSessionTimeoutMs: int(50, 600_000).default(9000).describe('A broker without heartbeats for this long is lost (unless it asks for its own timeout).'),
+  maxPartitionsPerTopic: int(1, 1_000_000).default(10_000).describe('Upper bound on partitions per topic.'),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+}).strict()
+
+export type MetadataConfig = z.infer<typeof metadataConfigSchema>
+
+export const METADATA_CONFIG_KEYS: readonly string[] = Object.keys(metadataConfigSchema.shape)
+
+export type ParsedConfig = { ok: true, config: MetadataConfig } | { ok: false, problems: string[] }
+
+export function parseMetadataConfig (argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ParsedConfig {
+  const layered = loadConfigLayers({ argv, env, keys: METADATA_CONFIG_KEYS })
+  const result = metadataConfigSchema.safeParse(layered.values)
+  const problems = [...layered.problems]
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(config)'
+      problems.push(`${where}: ${issue.message}`)
+    }
+  }
+  if (problems.length > 0 || !result.success) return { ok: false, problems }
+  return { ok: true, config: result.data }
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * `sluice-metadata`: the metadata service process. Reads its config (config.ts), logs JSON lines
+ * with pino to stdout, prints `LISTENING <port>` on its own stdout line once it serves, and stops
+ * cleanly on SIGINT/SIGTERM (a second signal exits at once).
+ */
+import { pino } from 'pino'
+import { parseMetadataConfig } from './config.js'
+import { startMetadataServerInternal } from './server/metadata-server.js'
+
+async function main (): Promise<void> {
+  const parsed = parseMetadataConfig(process.argv.slice(2), process.env)
+  if (!parsed.ok) {
+    for (const p of parsed.problems) process.stderr.write(`${p}\n`)
+    process.exit(1)
+  }
+  const config = parsed.config
+  const log = pino({ level: config.logLevel, base: { service: 'sluice-metadata', pid: process.pid } }, pino.destination({ dest: 1, sync: true }))
+  process.on('uncaughtException', (e) => { log.fatal({ err: e }, 'uncaught exception'); process.exit(1) })
+  process.on('unhandledRejection', (e) => { log.fatal({ err: e }, 'unhandled rejection'); process.exit(1) })
+  let handle
+  try {
+    handle = await startMetadataServerInternal({
+      host: config.host,
+      port: config.port,
+      dataDir: config.dataDir,
+      defaultNumPartitions: config.defaultNumPartitions,
+      defaultReplicationFactor: config.defaultReplicationFactor,
+      brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
+      maxPartitionsPerTopic: config.maxPartitionsPerTopic,
+      logger: log,
+    })
+  } catch (e) {
+    log.fatal({ err: e }, 'metadata service failed to start')
+    process.stderr.write(`failed to start: ${(e as Error).message}\n`)
+    process.exit(1)
+  }
+  process.stdout.write(`LISTENING ${handle.port}\n`)
+  let stopping = false
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) process.exit(1)
+    stopping = true
+    log.info({ signal }, 'stopping')
+    handle.stop().then(() => process.exit(0), (e: unknown) => { log.error({ err: e }, 'unclean stop'); process.exit(1) })
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+}
+
+await main()

@@ -1,0 +1,321 @@
+import { mkdtemp, rm, readFile, writeFile, appendFile, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import fc from 'fast-check'
+import { SluiceError } from '@sluice/protocol'
+import { EmbeddedStore, JOURNAL_FILE, type EmbeddedStoreOptions } from './embedded-store.js'
+import { SNAPSHOT_FILE } from './snapshot.js'
+import { mkdirp, type WatchEvent } from './metadata-store.js'
+
+async function tempDir (): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sluice-store-'))
+  onTestFinished(async () => { await rm(dir, { recursive: true, force: true }) })
+  return dir
+}
+
+async function openStore (dir: string, extra: Partial<EmbeddedStoreOptions> = {}): Promise<EmbeddedStore> {
+  const store = await EmbeddedStore.open({ dataDir: dir, ...extra })
+  onTestFinished(async () => { await store.close() })
+  return store
+}
+
+async function codeOf (p: Promise<unknown>): Promise<string> {
+  try {
+    await p
+  } catch (e) {
+    if (e instanceof SluiceError) return e.code
+    throw e
+  }
+  return 'NO_ERROR'
+}
+
+const b = (s: string): Buffer => Buffer.from(s)
+
+async function waitFor (cond: () => boolean | Promise<boolean>, what: string, deadlineMs = 5000): Promise<void> {
+  const end = Date.now() + deadlineMs
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+describe('EmbeddedStore contract', () => {
+  it('versions and compare-and-set', async () => {
+    const s = await openStore(await tempDir())
+    expect(await s.create('/a', b('1'))).toBe('/a')
+    expect((await s.get('/a')).version).toBe(0)
+    expect(await s.set('/a', b('2'), 0)).toBe(1)
+    expect(await codeOf(s.set('/a', b('3'), 0))).toBe('META_BAD_VERSION')
+    expect((await s.get('/a')).data.toString()).toBe('2')
+    expect(await s.set('/a', b('4'), -1)).toBe(2)
+    expect(await codeOf(s.delete('/a', 1))).toBe('META_BAD_VERSION')
+    expect(await codeOf(s.get('/missing'))).toBe('META_NO_NODE')
+    expect(await codeOf(s.set('/missing', b(''), -1))).toBe('META_NO_NODE')
+    expect(await codeOf(s.create('/a', b('')))).toBe('META_NODE_EXISTS')
+    expect(await codeOf(s.create('/x/y', b('')))).toBe('META_NO_NODE')
+    await s.create('/a/c2', b(''))
+    await s.create('/a/c1', b(''))
+    expect(await s.children('/a')).toEqual(['c1', 'c2'])
+    expect(await codeOf(s.delete('/a', -1))).toBe('META_NOT_EMPTY')
+    expect((await s.exists('/a'))?.numChildren).toBe(2)
+    for (const bad of ['', 'a', '/a/', '/a//b', '/a/./b', '/..']) {
+      expect(await codeOf(s.get(bad))).toBe('INVALID_ARGUMENT')
+    }
+    await s.delete('/a/c1', 0)
+    await s.delete('/a/c2', -1)
+    await s.delete('/a', 2)
+    expect(await s.exists('/a')).toBeUndefined()
+  })
+
+  it('sequential names grow per parent and never repeat, even across restarts', async () => {
+    const dir = await tempDir()
+    let s = await EmbeddedStore.open({ dataDir: dir })
+    await s.create('/q', b(''))
+    expect(await s.create('/q/item-', b('a'), { mode: 'persistent-sequential' })).toBe('/q/item-0000000000')
+    expect(await s.create('/q/item-', b('b'), { mode: 'persistent-sequential' })).toBe('/q/item-0000000001')
+    await s.delete('/q/item-0000000001', -1)
+    const sid = await s.createSession(60_000)
+    expect(await s.create('/q/e-', b(''), { mode: 'ephemeral-sequential', sessionId: sid })).toBe('/q/e-0000000002')
+    await s.close()
+    s = await openStore(dir)
+    expect(await s.children('/q')).toEqual(['item-0000000000'])
+    expect(await s.create('/q/item-', b('c'), { mode: 'persistent-sequential' })).toBe('/q/item-0000000003')
+  })
+
+  it('ephemeral nodes vanish when their session closes', async () => {
+    const s = await openStore(await tempDir())
+    await mkdirp(s, '/brokers/ids')
+    expect(await codeOf(s.create('/brokers/ids/1', b(''), { mode: 'ephemeral' }))).toBe('META_SESSION_EXPIRED')
+    const sid = await s.createSession(60_000)
+    const other = await s.createSession(60_000)
+    await s.create('/brokers/ids/1', b('x'), { mode: 'ephemeral', sessionId: sid })
+    await s.create('/brokers/ids/2', b('y'), { mode: 'ephemeral', sessionId: other })
+    expect((await s.get('/brokers/ids/1')).ephemeralOwner).toBe(sid)
+    expect(await codeOf(s.create('/brokers/ids/1/child', b('')))).toBe('INVALID_ARGUMENT')
+    await s.closeSession(sid)
+    expect(await s.children('/brokers/ids')).toEqual(['2'])
+    expect(await codeOf(s.touchSession(sid))).toBe('META_SESSION_EXPIRED')
+    await s.closeSession(sid) // closing twice is a no-op
+  })
+
+  it('expires sessions that miss their touches and keeps touched ones', async () => {
+    let clock = 0
+    const s = await openStore(await tempDir(), { now: () => clock })
+    await s.create('/e', b(''))
+    const expired: string[] = []
+    const lazy = await s.createSession(100, (id) => expired.push(id))
+    const busy = await s.createSession(100, (id) => expired.push(id))
+    await s.create('/e/lazy', b(''), { mode: 'ephemeral', sessionId: lazy })
+    await s.create('/e/busy', b(''), { mode: 'ephemeral', sessionId: busy })
+    for (let i = 0; i < 5; i++) {
+      clock += 60
+      await s.touchSession(busy)
+      await s.sweepNow()
+    }
+    await waitFor(() => expired.length === 1, 'expiry callback')
+    expect(expired).toEqual([lazy])
+    expect(await s.children('/e')).toEqual(['busy'])
+    expect(await codeOf(s.touchSession(lazy))).toBe('META_SESSION_EXPIRED')
+  })
+
+  it('expires sessions with its own sweep timer', async () => {
+    const s = await openStore(await tempDir())
+    const sid = await s.createSession(30)
+    await s.create('/gone', b(''), { mode: 'ephemeral', sessionId: sid })
+    let fired = false
+    await s.watchData('/gone', () => { fired = true })
+    await waitFor(async () => (await s.exists('/gone')) === undefined && fired, 'session expiry by the sweep timer')
+  })
+
+  it('multi is all-or-nothing and checks versions', async () => {
+    const s = await openStore(await tempDir())
+    await s.create('/v', b('0'))
+    await s.set('/v', b('1'), -1)
+    const err = await s.multi([
+      { type: 'create', path: '/m', data: b('') },
+      { type: 'create', path: '/m/x', data: b('') },
+      { type: 'set', path: '/v', data: b('2'), version: -1 },
+      { type: 'check', path: '/v', version: 1 },
+    ]).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(SluiceError)
+    expect((err as SluiceError).code).toBe('META_BAD_VERSION') // the set made /v version 2
+    expect((err as SluiceError).details.opIndex).toBe(3)
+    expect(await s.exists('/m')).toBeUndefined()
+    expect((await s.get('/v')).data.toString()).toBe('1')
+    const res = await s.multi([
+      { type: 'check', path: '/v', version: 1 },
+      { type: 'create', path: '/m', data: b('') },
+      { type: 'create', path: '/m/s-', data: b(''), mode: 'persistent-sequential' },
+      { type: 'set', path: '/v', data: b('2'), version: 1 },
+      { type: 'delete', path: '/m/s-0000000000', version: 0 },
+    ])
+    expect(res).toEqual([{ type: 'check' }, { type: 'create', path: '/m' }, { type: 'create', path: '/m/s-0000000000' },
+      { type: 'set', version: 2 }, { type: 'delete' }])
+  })
+
+  it('watches fire once per registration', async () => {
+    const s = await openStore(await tempDir())
+    const data: WatchEvent[] = []
+    const kids: WatchEvent[] = []
+    await s.watchData('/w', (e) => data.push(e))
+    await s.create('/w', b(''))
+    await s.watchChildren('/w', (e) => kids.push(e))
+    await s.set('/w', b('1'), -1)
+    await s.create('/w/a', b(''))
+    await s.create('/w/b', b(''))
+    await waitFor(() => data.length === 1 && kids.length === 1, 'watch events')
+    expect(data).toEqual([{ type: 'created', path: '/w' }])
+    expect(kids).toEqual([{ type: 'children', path: '/w' }])
+    await s.watchData('/w', (e) => data.push(e))
+    const cancel = await s.watchData('/w', () => { throw new Error('cancelled watch fired') })
+    cancel()
+    await s.set('/w', b('2'), -1)
+    await s.set('/w', b('3'), -1)
+    await waitFor(() => data.length === 2, 'second data event')
+    expect(data[1]).toEqual({ type: 'changed', path: '/w' })
+    expect(await codeOf(s.watchChildren('/nope', () => {}))).toBe('META_NO_NODE')
+    // A data watch sees the deletion of its node; a children watch too.
+    await s.watchData('/w/a', (e) => data.push(e))
+    await s.watchChildren('/w/a', (e) => kids.push(e))
+    await s.delete('/w/a', -1)
+    await waitFor(() => data.length === 3 && kids.length === 2, 'deletion events')
+    expect(data[2]).toEqual({ type: 'deleted', path: '/w/a' })
+    expect(kids[1]).toEqual({ type: 'deleted', path: '/w/a' })
+  })
+})
+
+describe('EmbeddedStore durability', () => {
+  it('keeps persistent nodes and versions across close/reopen, drops ephemerals', async () => {
+    const dir = await tempDir()
+    let s = await EmbeddedStore.open({ dataDir: dir })
+    await mkdirp(s, '/brokers/topics')
+    await s.create('/brokers/topics/t', b('{"v":1}'))
+    await s.set('/brokers/topics/t', b('{"v":2}'), 0)
+    await s.create('/tmp', b(''))
+    await s.delete('/tmp', 0)
+    const sid = await s.createSession(60_000)
+    await mkdirp(s, '/brokers/ids')
+    await s.create('/brokers/ids/1', b(''), { mode: 'ephemeral', sessionId: sid })
+    await s.close()
+    s = await openStore(dir)
+    expect((await s.get('/brokers/topics/t')).data.toString()).toBe('{"v":2}')
+    expect((await s.get('/brokers/topics/t')).version).toBe(1)
+    expect(await s.exists('/tmp')).toBeUndefined()
+    expect(await s.children('/brokers/ids')).toEqual([])
+  })
+
+  it('stops at a torn or corrupt journal tail and keeps working', async () => {
+    const dir = await tempDir()
+    let s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: 1_000_000 })
+    await s.create('/a', b('a'))
+    await s.create('/b', b('b'))
+    await s.create('/c', b('c'))
+    // Simulate a crash: no close (so no snapshot); the journal is all there is.
+    const journal = await readFile(join(dir, JOURNAL_FILE))
+    await s.close()
+    await rm(join(dir, SNAPSHOT_FILE), { force: true })
+    // Torn: the last entry is cut in the middle.
+    await writeFile(join(dir, JOURNAL_FILE), journal.subarray(0, journal.length - 3))
+    s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: 1_000_000 })
+    expect(await s.children('/')).toEqual(['a', 'b'])
+    await s.create('/d', b('d'))
+    const afterRepair = await readFile(join(dir, JOURNAL_FILE))
+    await s.close()
+    await rm(join(dir, SNAPSHOT_FILE), { force: true })
+    // Corrupt: change the last entry's path from /d to /e (still valid JSON, so only the CRC can
+    // catch it), then add garbage after it.
+    const corrupt = Buffer.from(afterRepair)
+    const at = corrupt.lastIndexOf('"/d"')
+    expect(at).toBeGreaterThan(0)
+    corrupt[at + 2] = 'e'.charCodeAt(0)
+    await writeFile(join(dir, JOURNAL_FILE), corrupt)
+    await appendFile(join(dir, JOURNAL_FILE), Buffer.from([0, 0, 0, 9, 1, 2]))
+    s = await openStore(dir, { snapshotEveryEntries: 1_000_000 })
+    expect(await s.children('/')).toEqual(['a', 'b'])
+    expect((await stat(join(dir, JOURNAL_FILE))).size).toBeLessThan(corrupt.length)
+  })
+
+  it('snapshots, truncates the journal, and ignores journal entries the snapshot already holds', async () => {
+    const dir = await tempDir()
+    let s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: 4 })
+    await s.create('/n', b(''))
+    for (let i = 0; i < 3; i++) await s.create(`/n/${i}`, b(String(i)))
+    // 4 entries: the snapshot was just written and the journal emptied.
+    expect((await stat(join(dir, JOURNAL_FILE))).size).toBe(0)
+    await s.set('/n/0', b('x'), 0)
+    await s.set('/n/0', b('y'), 1)
+    const journalBeforeSnapshot = await readFile(join(dir, JOURNAL_FILE))
+    await s.delete('/n/2', -1)
+    await s.create('/n/3', b('3')) // 4th entry since the last snapshot -> snapshot + truncate
+    expect((await stat(join(dir, JOURNAL_FILE))).size).toBe(0)
+    await s.close()
+    // A crash between rename(snapshot) and truncate(journal) leaves old entries behind.
+    await writeFile(join(dir, JOURNAL_FILE), journalBeforeSnapshot)
+    s = await openStore(dir)
+    expect(await s.children('/n')).toEqual(['0', '1', '3'])
+    const n0 = await s.get('/n/0')
+    expect([n0.data.toString(), n0.version]).toEqual(['y', 2])
+  })
+
+  it('matches a Map model under random operations, before and after reopen', async () => {
+    const names = ['/p', '/q', '/p/x', '/p/y', '/q/z']
+    const opArb = fc.oneof(
+      fc.record({ k: fc.constant('create' as const), i: fc.nat(4), v: fc.string({ maxLength: 4 }) }),
+      fc.record({ k: fc.constant('set' as const), i: fc.nat(4), v: fc.string({ maxLength: 4 }), ver: fc.integer({ min: -1, max: 2 }) }),
+      fc.record({ k: fc.constant('delete' as const), i: fc.nat(4), ver: fc.integer({ min: -1, max: 2 }) }),
+    )
+    await fc.assert(fc.asyncProperty(fc.array(opArb, { maxLength: 25 }), fc.integer({ min: 1, max: 6 }), async (ops, every) => {
+      const dir = await mkdtemp(join(tmpdir(), 'sluice-store-model-'))
+      try {
+        const model = new Map<string, { data: string, version: number }>()
+        let s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: every })
+        for (const op of ops) {
+          const path = names[op.i]!
+          const parent = path.lastIndexOf('/') === 0 ? '/' : path.slice(0, path.lastIndexOf('/'))
+          const cur = model.get(path)
+          const hasKids = [...model.keys()].some((k) => k.startsWith(path + '/'))
+          const code = await codeOf(op.k === 'create'
+            ? s.create(path, b(op.v))
+            : op.k === 'set' ? s.set(path, b(op.v), op.ver) : s.delete(path, op.ver))
+          let expected = 'NO_ERROR'
+          if (op.k === 'create') {
+            if (cur !== undefined) expected = 'META_NODE_EXISTS'
+            else if (parent !== '/' && !model.has(parent)) expected = 'META_NO_NODE'
+            else model.set(path, { data: op.v, version: 0 })
+          } else if (cur === undefined) {
+            expected = 'META_NO_NODE'
+          } else if (op.ver !== -1 && op.ver !== cur.version) {
+            expected = 'META_BAD_VERSION'
+          } else if (op.k === 'set') {
+            model.set(path, { data: op.v, version: cur.version + 1 })
+          } else if (hasKids) {
+            expected = 'META_NOT_EMPTY'
+          } else {
+            model.delete(path)
+          }
+          expect(code).toBe(expected)
+        }
+        for (let round = 0; round < 2; round++) {
+          for (const path of names) {
+            const m = model.get(path)
+            const n = await s.exists(path) === undefined ? undefined : await s.get(path)
+            expect(n === undefined ? undefined : { data: n.data.toString(), version: n.version }).toEqual(m)
+          }
+          await s.close()
+          s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: every })
+        }
+        await s.close()
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    }), { numRuns: 25 })
+  })
+
+  it('refuses operations after close', async () => {
+    const s = await EmbeddedStore.open({ dataDir: await tempDir() })
+    await s.close()
+    expect(await codeOf(s.get('/'))).toBe('METADATA_UNAVAILABLE')
+    expect(await codeOf(s.create('/x', b('')))).toBe('METADATA_UNAVAILABLE')
+  })
+})
