@@ -1,0 +1,145 @@
+/**
+ * `sluice dev`: a local cluster of one metadata service and N brokers as separate processes,
+ * data under ./.sluice/dev, fixed ports (metadata 9091, brokers 9092...), every child's pino
+ * lines re-printed as one readable line prefixed by the process name. The children run in their
+ * own process groups so a terminal's Ctrl-C reaches only this process, which then stops brokers
+ * first and the metadata service last (SIGTERM, then SIGKILL after a deadline) and exits 0.
+ */
+import path from 'node:path'
+import { isPortFree, spawnCluster, stopAll, type SpawnedCluster, type SpawnedProcess } from '@sluice/testkit'
+import { NAME_COLOURS, ansi, prettyLine } from '../log-pretty.js'
+import { UsageError, type CliIo } from '../output.js'
+
+export interface DevOptions {
+  readonly brokers: number
+  readonly dataDir: string
+  readonly port: number
+  readonly metadataPort: number
+  readonly logLevel?: string
+  /** Deadline for each child to stop after SIGTERM before it gets SIGKILL. */
+  readonly stopTimeoutMs?: number
+}
+
+export const DEV_DEFAULTS = { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091 } as const
+
+function useColour (io: CliIo): boolean {
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false
+  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true
+  return io.isTTY
+}
+
+/** Runs until SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
+export async function runDev (options: DevOptions, io: CliIo): Promise<number> {
+  const dataDir = path.resolve(options.dataDir)
+  const brokerPorts = Array.from({ length: options.brokers }, (_, i) => options.port + i)
+  const allPorts = [options.metadataPort, ...brokerPorts]
+  if (new Set(allPorts).size !== allPorts.length || brokerPorts.some((p) => p > 65535)) {
+    throw new UsageError(`ports overlap or exceed 65535: metadata ${options.metadataPort}, brokers ${brokerPorts.join(', ')}`)
+  }
+  for (const port of allPorts) {
+    if (!await isPortFree(port)) {
+      throw new UsageError(`port ${port} on 127.0.0.1 is in use (is another \`sluice dev\` running?); choose others with --port / --metadata-port`)
+    }
+  }
+
+  const colour = useColour(io)
+  const names = ['metadata', ...brokerPorts.map((_, i) => `broker-${i + 1}`)]
+  const nameWidth = Math.max(...names.map((n) => n.length))
+  const colourOf = new Map(names.map((n, i) => [n, NAME_COLOURS[i % NAME_COLOURS.length]!]))
+  const say = (text: string, tone?: string): void => {
+    io.stdout.write((colour && tone !== undefined ? `${tone}${text}${ansi.reset}` : text) + '\n')
+  }
+
+  let state: 'starting' | 'running' | 'stopping' = 'starting'
+  let cluster: SpawnedCluster | undefined
+  let signalled: (() => void) | undefined
+  const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (state === 'stopping') {
+        say(`${signal} again: killing every child now`, ansi.red)
+        for (const p of cluster === undefined ? [] : [cluster.metadata, ...cluster.brokers]) p.kill('SIGKILL')
+        return
+      }
+      resolve(signal)
+      signalled?.()
+    }
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal)
+  })
+
+  const logArgs = options.logLevel === undefined ? [] : ['--log-level', options.logLevel]
+  say(`starting a dev cluster: metadata on ${options.metadataPort}, ${options.brokers} broker(s) on ${brokerPorts.join(', ')}, data in ${dataDir}`)
+  const starting = spawnCluster({
+    brokers: options.brokers,
+    dataDir,
+    metadataPort: options.metadataPort,
+    brokerPorts,
+    metadataArgs: logArgs,
+    brokerArgs: logArgs,
+    ownProcessGroup: true,
+    listeningTimeoutMs: 60_000,
+    readyTimeoutMs: 60_000,
+    onLine: (name, line) => {
+      io.stdout.write(prettyLine(line, { name, nameWidth, colour, nameColour: colourOf.get(name) }) + '\n')
+    },
+  })
+  const first = await Promise.race([
+    starting.then((c) => ({ kind: 'started' as const, cluster: c }), (err: unknown) => ({ kind: 'failed' as const, err })),
+    stopRequested.then((signal) => ({ kind: 'signal' as const, signal })),
+  ])
+  if (first.kind === 'failed') {
+    say('the dev cluster failed to start', ansi.red)
+    throw first.err
+  }
+  if (first.kind === 'signal') {
+    state = 'stopping'
+    say(`${first.signal}: stopping while starting up`)
+    await starting.then(async (c) => await c.stop({ timeoutMs: options.stopTimeoutMs }), async () => await stopAll())
+    say('stopped')
+    return 0
+  }
+  cluster = first.cluster
+  state = 'running'
+  watchChildren([cluster.metadata, ...cluster.brokers], () => state === 'running', say)
+  printBanner(cluster, options, say)
+
+  const signal = await stopRequested
+  state = 'stopping'
+  say(`${signal}: stopping brokers, then the metadata service (Ctrl-C again to kill)`)
+  await cluster.stop({ timeoutMs: options.stopTimeoutMs ?? 15_000 })
+  say('all processes stopped')
+  return 0
+}
+
+/** Says loudly when a child exits while the cluster is supposed to be running. */
+function watchChildren (children: SpawnedProcess[], running: () => boolean, say: (text: string, tone?: string) => void): void {
+  for (const child of children) {
+    void child.exited.then((info) => {
+      if (!running()) return
+      say(`!!! ${child.name} (pid ${child.pid}) exited unexpectedly: code ${String(info.code)}, signal ${String(info.signal)}`, ansi.red)
+      say(`!!! the rest of the cluster keeps running; restart \`sluice dev\` to bring ${child.name} back`, ansi.red)
+    })
+  }
+}
+
+function printBanner (cluster: SpawnedCluster, options: DevOptions, say: (text: string, tone?: string) => void): void {
+  const bootstrap = cluster.bootstrap.join(',')
+  const flag = cluster.bootstrap[0] === '127.0.0.1:9092' ? '' : ` --bootstrap ${cluster.bootstrap[0]!}`
+  const lines = [
+    '',
+    `Sluice dev cluster ready: 1 metadata service, ${cluster.brokers.length} broker(s)`,
+    `  bootstrap   ${bootstrap}`,
+    `  metadata    ${cluster.metadata.endpoint}`,
+    `  pids        metadata=${cluster.metadata.pid} ${cluster.brokers.map((b) => `${b.name}=${b.pid}`).join(' ')}`,
+    `  data dir    ${path.resolve(options.dataDir)}`,
+    '',
+    'Try, in another terminal:',
+    `  pnpm sluice${flag} topics create orders --partitions 6`,
+    `  seq 1 1000 | pnpm sluice${flag} produce orders`,
+    `  pnpm sluice${flag} consume orders --from-beginning`,
+    `  pnpm sluice${flag} topics describe orders`,
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  ]
+  for (const line of lines) say(line, line.startsWith('Sluice dev cluster ready') ? ansi.green : undefined)
+}

@@ -1,0 +1,5 @@
+export { runCli, buildProgram, type CommandHandlers, type CommandContext } from './program.js'
+export { handlers } from './handlers.js'
+export { processIo, type CliIo } from './output.js'
+export { renderTable, type Column } from './table.js'
+export { prettyLine, type PrettyOptions } from './log-pretty.js'

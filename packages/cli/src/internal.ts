@@ -1,0 +1,5 @@
+export * from './index.js'
+export { readLines, splitKey } from './line-reader.js'
+export { formatMessage, consumeLoop } from './commands/consume.js'
+export { produceLines } from './commands/produce.js'
+export { testIo } from './test-io.js'

@@ -1,0 +1,154 @@
+/**
+ * The `sluice` command line: commander wiring only. Every command's work lives in a handler
+ * (commands/*.ts), injected so tests can check argument parsing without a cluster. `runCli`
+ * never throws and never calls process.exit: it returns the exit code, after printing
+ * `error: <CODE>: <message>` for failures (no stack trace for operating errors).
+ */
+import { Command, CommanderError, Option } from 'commander'
+import { UsageError, formatError, type CliIo } from './output.js'
+import {
+  DEFAULT_BOOTSTRAP, intParser, parseAcks, parseBootstrap, parseCompression, parseConfigPair,
+  parseOffset, parsePort, parseSeparator, parseTimestamp, type AcksOption, type CompressionOption,
+} from './parse.js'
+
+export interface CommandContext {
+  readonly bootstrap: string[]
+  readonly json: boolean
+  readonly io: CliIo
+}
+
+export interface DevArgs { brokers: number, dataDir: string, port: number, metadataPort: number, logLevel?: string }
+export interface TopicsCreateArgs { partitions?: number, replicationFactor?: number, config: Record<string, string> }
+export interface ProduceArgs {
+  keySeparator?: string, partition?: number, acks: AcksOption, compression: CompressionOption
+}
+export interface ConsumeArgs {
+  partition?: number, fromBeginning: boolean, offset?: bigint, fromTimestamp?: bigint
+  maxMessages?: number, follow: boolean, printKey: boolean, printOffset: boolean
+}
+
+/** A handler resolves with the exit code (undefined = 0) or throws. */
+type Result = Promise<number | undefined | void>
+
+export interface CommandHandlers {
+  dev (args: DevArgs, io: CliIo): Result
+  topicsCreate (ctx: CommandContext, name: string, args: TopicsCreateArgs): Result
+  topicsList (ctx: CommandContext): Result
+  topicsDescribe (ctx: CommandContext, name: string | undefined): Result
+  topicsDelete (ctx: CommandContext, name: string): Result
+  topicsAddPartitions (ctx: CommandContext, name: string, count: number): Result
+  produce (ctx: CommandContext, topic: string, args: ProduceArgs): Result
+  consume (ctx: CommandContext, topic: string, args: ConsumeArgs): Result
+  clusterDescribe (ctx: CommandContext): Result
+}
+
+export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode: (code: number) => void): Command {
+  const program = new Command('sluice')
+    .description('Sluice: a distributed streaming platform in the Apache Kafka model')
+    // Not Option.env(): commander would read process.env, and the env must come from `io`.
+    .addOption(new Option('--bootstrap <host:port,...>', `brokers to bootstrap from (env: SLUICE_BOOTSTRAP, default: ${DEFAULT_BOOTSTRAP})`)
+      .argParser(parseBootstrap))
+    .option('--json', 'print machine-readable JSON instead of tables', false)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => { io.stdout.write(s) },
+      writeErr: (s) => { io.stderr.write(s) },
+    })
+  const ctx = (cmd: Command): CommandContext => {
+    const o = cmd.optsWithGlobals<{ bootstrap?: string[], json: boolean }>()
+    return { bootstrap: o.bootstrap ?? bootstrapFromEnv(io.env), json: o.json, io }
+  }
+  const done = async (result: Result): Promise<void> => {
+    const code = await result
+    setExitCode(typeof code === 'number' ? code : 0)
+  }
+
+  program.command('dev')
+    .description('run a local cluster (1 metadata service + N brokers as processes) until Ctrl-C')
+    .option('--brokers <n>', 'number of brokers', intParser(1, 64), 3)
+    .option('--data-dir <dir>', 'data directory (relative to the current directory)', './.sluice/dev')
+    .option('--port <port>', 'port of broker 1 (broker i listens on port + i - 1)', parsePort, 9092)
+    .option('--metadata-port <port>', 'port of the metadata service', parsePort, 9091)
+    .addOption(new Option('--log-level <level>', 'log level of the servers')
+      .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']))
+    .action(async (opts: DevArgs) => { await done(handlers.dev(opts, io)) })
+
+  const topics = program.command('topics').description('create, list, describe and delete topics')
+  topics.command('create <name>')
+    .description('create a topic')
+    .option('--partitions <n>', 'number of partitions (default: the cluster default)', intParser(1, 1_000_000))
+    .option('--replication-factor <n>', 'replicas per partition (default: the cluster default)', intParser(1, 1000))
+    .option('--config <key=value>', 'topic config override, repeatable', parseConfigPair, {})
+    .action(async (name: string, opts: TopicsCreateArgs, cmd: Command) => { await done(handlers.topicsCreate(ctx(cmd), name, opts)) })
+  topics.command('list')
+    .description('list topics')
+    .action(async (_opts: unknown, cmd: Command) => { await done(handlers.topicsList(ctx(cmd))) })
+  topics.command('describe [name]')
+    .description('partitions, leaders, replicas and ISR of one topic or all')
+    .action(async (name: string | undefined, _opts: unknown, cmd: Command) => { await done(handlers.topicsDescribe(ctx(cmd), name)) })
+  topics.command('delete <name>')
+    .description('delete a topic and its data')
+    .action(async (name: string, _opts: unknown, cmd: Command) => { await done(handlers.topicsDelete(ctx(cmd), name)) })
+  topics.command('add-partitions <name>')
+    .description('grow a topic to --count partitions in total')
+    .requiredOption('--count <n>', 'the new total number of partitions', intParser(1, 1_000_000))
+    .action(async (name: string, opts: { count: number }, cmd: Command) => {
+      await done(handlers.topicsAddPartitions(ctx(cmd), name, opts.count))
+    })
+
+  program.command('produce <topic>')
+    .description('send stdin to a topic, one record per line')
+    .option('--key-separator <sep>', 'split each line into key<sep>value', parseSeparator)
+    .option('--partition <n>', 'send every record to this partition', intParser(0, 1_000_000))
+    .addOption(new Option('--acks <acks>', 'acknowledgement level: 0, 1 or all').default('all' as AcksOption, 'all').argParser(parseAcks))
+    .addOption(new Option('--compression <type>', 'none, gzip, snappy, lz4 or zstd').default('none' as CompressionOption).argParser(parseCompression))
+    .action(async (topic: string, opts: ProduceArgs, cmd: Command) => { await done(handlers.produce(ctx(cmd), topic, opts)) })
+
+  program.command('consume <topic>')
+    .description('print records of a topic, one value per line; stops at the end offsets seen at start unless --follow')
+    .option('--partition <n>', 'only this partition', intParser(0, 1_000_000))
+    .addOption(new Option('--from-beginning', 'start at the earliest offset (the default without --follow)').default(false)
+      .conflicts(['offset', 'fromTimestamp']))
+    .addOption(new Option('--offset <n>', 'start at this offset').argParser(parseOffset).conflicts(['fromTimestamp']))
+    .addOption(new Option('--from-timestamp <iso|ms>', 'start at the first record at or after this time').argParser(parseTimestamp))
+    .option('--max-messages <n>', 'stop after this many records', intParser(1))
+    .option('--follow', 'keep waiting for new records until Ctrl-C (starts at the end unless told otherwise)', false)
+    .option('--print-key', 'print the key before the value (tab-separated)', false)
+    .option('--print-offset', 'print partition:offset before the record (tab-separated)', false)
+    .action(async (topic: string, opts: ConsumeArgs, cmd: Command) => { await done(handlers.consume(ctx(cmd), topic, opts)) })
+
+  program.command('cluster').description('cluster information')
+    .command('describe')
+    .description('cluster id, controller and brokers')
+    .action(async (_opts: unknown, cmd: Command) => { await done(handlers.clusterDescribe(ctx(cmd))) })
+
+  return program
+}
+
+function bootstrapFromEnv (env: NodeJS.ProcessEnv): string[] {
+  const text = env.SLUICE_BOOTSTRAP
+  if (text === undefined || text.trim() === '') return [DEFAULT_BOOTSTRAP]
+  try {
+    return parseBootstrap(text)
+  } catch (err) {
+    throw new UsageError(`SLUICE_BOOTSTRAP: ${(err as Error).message}`)
+  }
+}
+
+/** Parses argv (without node and script) and runs the command; resolves with the exit code. */
+export async function runCli (argv: readonly string[], io: CliIo, handlers: CommandHandlers): Promise<number> {
+  let exitCode = 0
+  const program = buildProgram(io, handlers, (code) => { exitCode = code })
+  try {
+    await program.parseAsync([...argv], { from: 'user' })
+    return exitCode
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version "errors" exit 0; commander already printed usage problems.
+      return err.exitCode
+    }
+    io.stderr.write(formatError(err, { debug: io.env.SLUICE_DEBUG === '1' }))
+    return 1
+  }
+}

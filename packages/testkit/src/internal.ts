@@ -1,0 +1,2 @@
+export * from './index.js'
+export { track, trackChild } from './tracker.js'
