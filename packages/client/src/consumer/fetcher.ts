@@ -1,0 +1,254 @@
+/**
+ * The consumer's network side. One loop, woken by subscription changes, responses and timers:
+ * 1. partitions with a pending seek ('beginning' / 'end' / timestamp) are resolved with
+ *    ListOffsets;
+ * 2. fetchable partitions (position known, not paused, stopped or buffering) are grouped by
+ *    leader, and each leader without a fetch in flight gets one long-poll Fetch request carrying
+ *    all of them, on a bidi Fetch stream per broker (one request in flight per broker).
+ * Answers are applied only if the partition's generation is unchanged (no seek in between).
+ * Records below the fetch offset are dropped (a response starts with the whole batch containing
+ * it), control batches are skipped, and the fetch offset moves past the last batch returned.
+ * NOT_LEADER and other stale-metadata errors refresh metadata and retry after a backoff (the
+ * next fetch goes to the new leader); OFFSET_OUT_OF_RANGE follows `offsetReset`.
+ */
+import { CONTROL_MASK, SluiceError, decodeRecordBatches, toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import type { Logger } from '../logger.js'
+import type { ConnectionPool } from '../network/connection-pool.js'
+import type { MetadataCache } from '../network/metadata-cache.js'
+import { RequestStream } from '../network/request-stream.js'
+import type { RetryOptions } from '../options.js'
+import type { ConsumerMessage } from './consumer-types.js'
+import { listOffsets, seekTimestamp } from './list-offsets.js'
+import type { PartitionState, SubscriptionState } from './subscription.js'
+
+export interface FetcherOptions {
+  maxWaitMs: number
+  minBytes: number
+  maxBytes: number
+  maxPartitionBytes: number
+  isolationLevel: number
+  offsetReset: 'earliest' | 'latest' | 'none'
+  requestTimeoutMs: number
+  clientId: string
+  retry: RetryOptions
+}
+
+type FetchStream = RequestStream<wire.FetchRequest, wire.FetchResponse__Output>
+interface Sent { s: PartitionState, generation: number, offset: bigint }
+
+export class Fetcher {
+  private readonly streams = new Map<number, { endpoint: string, stream: FetchStream }>()
+  private readonly busy = new Set<number>()
+  private stopped = false
+  private running: Promise<void> | undefined
+
+  constructor (private readonly subs: SubscriptionState, private readonly cache: MetadataCache,
+    private readonly pool: ConnectionPool, private readonly options: FetcherOptions, private readonly log: Logger) {}
+
+  start (): void {
+    this.running ??= this.loop().catch((err: unknown) => { this.log.error({ err }, 'fetch loop failed') })
+  }
+
+  async stop (): Promise<void> {
+    this.stopped = true
+    for (const { stream } of this.streams.values()) stream.close()
+    this.streams.clear()
+    this.subs.notify()
+    await this.running
+  }
+
+  private async loop (): Promise<void> {
+    while (!this.stopped) {
+      const now = Date.now()
+      const a = this.resolveResets(now)
+      const b = this.dispatch(now)
+      await this.subs.changed(Math.min(a, b))
+    }
+  }
+
+  /** Starts ListOffsets for pending seeks; returns ms until a backed-off one may be retried. */
+  private resolveResets (now: number): number {
+    let wakeMs = 1000
+    const todo: Array<{ s: PartitionState, generation: number, timestamp: bigint }> = []
+    for (const s of this.subs.partitions.values()) {
+      if (s.pendingReset === undefined || s.resetting) continue
+      if (s.retryAtMs > now) {
+        wakeMs = Math.min(wakeMs, s.retryAtMs - now)
+        continue
+      }
+      s.resetting = true
+      todo.push({ s, generation: s.generation, timestamp: seekTimestamp(s.pendingReset) })
+    }
+    if (todo.length === 0) return wakeMs
+    listOffsets(this.cache, this.pool, todo.map(({ s, timestamp }) => ({ topic: s.topic, partition: s.partition, timestamp })),
+      { isolationLevel: this.options.isolationLevel, timeoutMs: this.options.requestTimeoutMs })
+      .then((answers) => {
+        for (const { s, generation } of todo) {
+          s.resetting = false
+          if (s.generation !== generation || this.subs.partitions.get(s.key) !== s) continue
+          const a = answers.get(s.key)!
+          if (a instanceof SluiceError) {
+            this.onPartitionError(s, a)
+          } else if (a.offset < 0n) { // no record at or after the timestamp: go to the end
+            s.pendingReset = 'end'
+          } else {
+            if (typeof s.pendingReset === 'object') s.skipBeforeTimestamp = BigInt(s.pendingReset.timestamp)
+            s.pendingReset = undefined
+            s.fetchOffset = a.offset
+            s.position = a.offset
+          }
+        }
+      })
+      .catch((err: unknown) => {
+        for (const { s } of todo) s.resetting = false
+        this.log.error({ err }, 'resolving seek positions failed')
+      })
+      .finally(() => { this.subs.notify() })
+    return wakeMs
+  }
+
+  /** Sends a fetch to every idle leader; returns ms until a backed-off partition may be fetched. */
+  private dispatch (now: number): number {
+    let wakeMs = 1000
+    const byBroker = new Map<number, PartitionState[]>()
+    for (const s of this.subs.partitions.values()) {
+      if (s.fetching || s.paused || s.stopped || s.error !== undefined || s.fetchOffset === undefined || s.buffered.length > 0) continue
+      if (s.retryAtMs > now) {
+        wakeMs = Math.min(wakeMs, s.retryAtMs - now)
+        continue
+      }
+      const leader = this.cache.leaderOf(s.topic, s.partition)
+      if (leader === undefined) {
+        this.onPartitionError(s, new SluiceError('LEADER_NOT_AVAILABLE', `no known leader for ${s.topic}/${s.partition}`))
+        continue
+      }
+      if (this.busy.has(leader.brokerId)) continue
+      const list = byBroker.get(leader.brokerId) ?? []
+      list.push(s)
+      byBroker.set(leader.brokerId, list)
+    }
+    for (const [brokerId, list] of byBroker) this.fetch(brokerId, list)
+    return wakeMs
+  }
+
+  private fetch (brokerId: number, parts: PartitionState[]): void {
+    const node = this.cache.brokers.get(brokerId)!
+    let entry = this.streams.get(brokerId)
+    if (entry === undefined || entry.endpoint !== node.endpoint) {
+      entry?.stream.close()
+      const client = this.pool.brokerClient(node.endpoint)
+      entry = { endpoint: node.endpoint, stream: new RequestStream(() => client.Fetch(), 1, `fetch from broker ${brokerId}`) }
+      this.streams.set(brokerId, entry)
+    }
+    this.busy.add(brokerId)
+    const sent: Sent[] = parts.map((s) => ({ s, generation: s.generation, offset: s.fetchOffset! }))
+    const topics = new Map<string, wire.PartitionFetchData[]>()
+    for (const { s, offset } of sent) {
+      s.fetching = true
+      const l = topics.get(s.topic) ?? []
+      l.push({ partition: s.partition, fetch_offset: toInt64String(offset), current_leader_epoch: -1,
+        partition_max_bytes: this.options.maxPartitionBytes, last_fetched_epoch: -1, log_start_offset: '-1' })
+      topics.set(s.topic, l)
+    }
+    const req: wire.FetchRequest = {
+      replica_id: -1,
+      max_wait_ms: this.options.maxWaitMs,
+      min_bytes: this.options.minBytes,
+      max_bytes: this.options.maxBytes,
+      isolation_level: this.options.isolationLevel,
+      client_id: this.options.clientId,
+      topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
+    }
+    entry.stream.request(req, { timeoutMs: this.options.maxWaitMs + this.options.requestTimeoutMs })
+      .then((res) => { this.onResponse(sent, res!) }, (err: unknown) => {
+        if (this.stopped) return
+        const e = err instanceof SluiceError ? err : new SluiceError('NETWORK_EXCEPTION', String(err), {}, { cause: err })
+        for (const x of sent) if (this.current(x)) this.onPartitionError(x.s, e)
+      })
+      .catch((err: unknown) => { this.log.error({ err }, 'fetch response handling failed') })
+      .finally(() => {
+        this.busy.delete(brokerId)
+        for (const { s } of sent) s.fetching = false
+        this.subs.notify()
+      })
+  }
+
+  private current (x: Sent): boolean {
+    return x.s.generation === x.generation && this.subs.partitions.get(x.s.key) === x.s
+  }
+
+  private onResponse (sent: Sent[], res: wire.FetchResponse__Output): void {
+    if (res.error_code !== 0) {
+      const e = SluiceError.fromId(res.error_code, res.error_message)
+      for (const x of sent) if (this.current(x)) this.onPartitionError(x.s, e)
+      return
+    }
+    const byKey = new Map<string, wire.PartitionFetchResponse__Output>()
+    for (const t of res.topics) for (const p of t.partitions) byKey.set(`${t.topic}\u0000${p.partition}`, p)
+    for (const x of sent) {
+      const p = byKey.get(x.s.key)
+      if (p === undefined || !this.current(x)) continue
+      this.onPartition(x.s, x.offset, p)
+    }
+  }
+
+  private onPartition (s: PartitionState, offset: bigint, p: wire.PartitionFetchResponse__Output): void {
+    if (p.error_code !== 0) {
+      const details = { topic: s.topic, partition: s.partition, offset, logStartOffset: toBigInt(p.log_start_offset), logEndOffset: toBigInt(p.log_end_offset) }
+      const e = SluiceError.fromId(p.error_code, p.error_code === 1
+        ? `offset ${offset} is out of range for ${s.topic}/${s.partition} (log start ${details.logStartOffset}, log end ${details.logEndOffset})`
+        : p.error_message, details)
+      this.onPartitionError(s, e)
+      return
+    }
+    s.highWatermark = toBigInt(p.high_watermark)
+    s.retryAtMs = 0
+    let batches
+    try {
+      batches = decodeRecordBatches(p.records)
+    } catch (err) {
+      this.onPartitionError(s, err instanceof SluiceError ? err : new SluiceError('CORRUPT_MESSAGE', String(err), { topic: s.topic, partition: s.partition }))
+      return
+    }
+    let next = offset
+    const out: ConsumerMessage[] = []
+    for (const b of batches) {
+      const end = b.header.baseOffset + BigInt(b.header.lastOffsetDelta) + 1n
+      if ((b.header.attributes & CONTROL_MASK) === 0) {
+        for (const r of b.records) {
+          if (r.offset < offset) continue
+          if (s.skipBeforeTimestamp !== undefined) {
+            if (r.timestamp < s.skipBeforeTimestamp) {
+              s.position = r.offset + 1n // skipped records count as consumed
+              continue
+            }
+            s.skipBeforeTimestamp = undefined
+          }
+          out.push({ topic: s.topic, partition: s.partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers })
+        }
+      }
+      if (end > next) next = end
+    }
+    if (p.records.length > 0 && batches.length === 0) {
+      this.log.warn({ topic: s.topic, partition: s.partition, maxPartitionBytes: this.options.maxPartitionBytes },
+        'fetch returned only a partial batch; raise maxPartitionBytes')
+    }
+    s.fetchOffset = next
+    if (out.length > 0) s.buffered.push(...out)
+  }
+
+  private onPartitionError (s: PartitionState, e: SluiceError): void {
+    if (e.code === 'OFFSET_OUT_OF_RANGE' && this.options.offsetReset !== 'none') {
+      this.log.warn({ topic: s.topic, partition: s.partition, offsetReset: this.options.offsetReset }, 'offset out of range, resetting')
+      this.subs.seek(s, this.options.offsetReset === 'earliest' ? 'beginning' : 'end')
+      return
+    }
+    if (e.retriable) {
+      if (e.staleMetadata) this.cache.refresh().then(() => { this.subs.notify() }, () => {})
+      s.retryAtMs = Date.now() + this.options.retry.initialBackoffMs
+      return
+    }
+    s.error = e
+    s.stopped = true
+  }
+}

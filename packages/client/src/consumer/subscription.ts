@@ -1,0 +1,122 @@
+/**
+ * What the consumer is assigned and where it stands in each partition. Shared by the fetcher
+ * (network side: fetch positions, buffers, errors) and the delivery side (iterators and run()).
+ *
+ * Per partition:
+ * - `fetchOffset`: next offset to fetch; undefined while a seek ('beginning', 'end', timestamp)
+ *   is being resolved.
+ * - `position`: next offset to hand to the application; moves as messages are delivered.
+ * - `generation`: bumped by every seek; fetch and ListOffsets answers for an older generation
+ *   are dropped, so a seek is never undone by a response already on its way.
+ * - `buffered`: fetched, not yet delivered. A partition is fetched again only once its buffer is
+ *   empty, which bounds memory to roughly one fetch response per broker.
+ * Single-threaded (event loop); `notify()` wakes everything waiting on `changed()`.
+ */
+import type { SluiceError } from '@sluice/protocol'
+import type { ConsumerMessage, SeekOffset } from './consumer-types.js'
+
+export interface PartitionState {
+  readonly topic: string
+  readonly partition: number
+  readonly key: string
+  fetchOffset: bigint | undefined
+  position: bigint | undefined
+  /** A seek target waiting for ListOffsets. */
+  pendingReset: Exclude<SeekOffset, bigint> | undefined
+  resetting: boolean
+  /**
+   * After a timestamp seek: leading records older than this are skipped. The broker may resolve
+   * a timestamp to the start of the batch containing the match rather than the record itself.
+   */
+  skipBeforeTimestamp: bigint | undefined
+  generation: number
+  paused: boolean
+  buffered: ConsumerMessage[]
+  highWatermark: bigint
+  /** An error that stopped the partition until the next seek; surfaced to the application once. */
+  error: SluiceError | undefined
+  errorReported: boolean
+  stopped: boolean
+  retryAtMs: number
+  fetching: boolean
+}
+
+export function tpKey (topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`
+}
+
+export class SubscriptionState {
+  readonly partitions = new Map<string, PartitionState>()
+  private waiters: Array<() => void> = []
+
+  add (topic: string, partition: number): PartitionState {
+    const key = tpKey(topic, partition)
+    const existing = this.partitions.get(key)
+    if (existing !== undefined) return existing
+    const s: PartitionState = {
+      topic,
+      partition,
+      key,
+      fetchOffset: undefined,
+      position: undefined,
+      pendingReset: undefined,
+      resetting: false,
+      skipBeforeTimestamp: undefined,
+      generation: 0,
+      paused: false,
+      buffered: [],
+      highWatermark: -1n,
+      error: undefined,
+      errorReported: false,
+      stopped: false,
+      retryAtMs: 0,
+      fetching: false,
+    }
+    this.partitions.set(key, s)
+    return s
+  }
+
+  get (topic: string, partition: number): PartitionState | undefined {
+    return this.partitions.get(tpKey(topic, partition))
+  }
+
+  /** Moves the partition to `offset` (a number) or schedules a lookup, dropping buffered data. */
+  seek (s: PartitionState, offset: SeekOffset): void {
+    s.generation++
+    s.buffered = []
+    s.error = undefined
+    s.errorReported = false
+    s.stopped = false
+    s.retryAtMs = 0
+    s.skipBeforeTimestamp = undefined
+    if (typeof offset === 'bigint') {
+      s.pendingReset = undefined
+      s.fetchOffset = offset
+      s.position = offset
+    } else {
+      s.pendingReset = offset
+      s.fetchOffset = undefined
+      s.position = undefined
+    }
+    this.notify()
+  }
+
+  notify (): void {
+    const w = this.waiters
+    this.waiters = []
+    for (const f of w) f()
+  }
+
+  /** Resolves at the next notify() or after `timeoutMs`. */
+  async changed (timeoutMs?: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined
+      const done = (): void => {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.waiters.push(done)
+      if (timeoutMs !== undefined) timer = setTimeout(done, Math.max(0, timeoutMs))
+    })
+  }
+}

@@ -1,0 +1,19 @@
+/** @sluice/client: the typed Sluice SDK. Only interfaces, types and factories are public. */
+export { connect } from './client.js'
+export type { SluiceClient } from './client.js'
+export type { ConnectOptions, RetryOptions } from './options.js'
+export type { Logger, LogFn } from './logger.js'
+export type {
+  Admin, NewTopic, CreatedTopic, TopicDescription, PartitionDescription, ConfigEntry, ClusterDescription,
+  BrokerDescription, ConfigAlteration, ElectLeadersResult,
+} from './admin/admin-types.js'
+export type {
+  Producer, ProducerOptions, ProducerRecord, RecordMetadata, HeadersInput,
+} from './producer/producer.js'
+export type { Partitioner, PartitionerArgs, KeylessStrategy } from './producer/partitioner.js'
+export type {
+  Consumer, ConsumerOptions, ConsumerMessage, ConsumerBatch, TopicPartition, SeekOffset, RunOptions, RunHandle,
+  EachMessagePayload, EachBatchPayload,
+} from './consumer/consumer-types.js'
+export { SluiceError, ErrorCode, isSluiceError } from '@sluice/protocol'
+export type { ErrorCodeName, CompressionType, RecordHeader } from '@sluice/protocol'

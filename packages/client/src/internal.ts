@@ -1,0 +1,12 @@
+/** For sibling packages and tests only; not a stable API. */
+export * from './index.js'
+export { withRetry, backoffMs, isRetriable, sleep, type RetryCallOptions } from './retry.js'
+export { silentLogger } from './logger.js'
+export { resolveConnectOptions, DEFAULT_RETRY, type ResolvedConnectOptions } from './options.js'
+export { RecordAccumulator, type DrainOptions, type DrainResult } from './producer/accumulator.js'
+export { ProducerBatch, estimateRecordBytes } from './producer/producer-batch.js'
+export { PartitionChooser } from './producer/partitioner.js'
+export { MetadataCache, type TopicInfo, type PartitionInfo, type BrokerNode } from './network/metadata-cache.js'
+export { ConnectionPool } from './network/connection-pool.js'
+export { RequestStream } from './network/request-stream.js'
+export { SluiceClientImpl } from './client.js'

@@ -1,0 +1,192 @@
+/**
+ * The client's view of the cluster: live brokers, where the metadata service is, and for every
+ * topic the client has asked about its partitions' leader, leader epoch, replicas and ISR.
+ *
+ * Invariants:
+ * - The cache is only replaced by whole Metadata responses from a broker, never patched.
+ * - Refreshes are coalesced (one in flight at a time) and at least `metadataMinRefreshMs` apart,
+ *   so a storm of NOT_LEADER errors costs one request, not one per partition.
+ * - Only topics someone asked for are requested ("tracked"); an empty tracked set asks for all.
+ */
+import { SluiceError, type wire } from '@sluice/protocol'
+import type { Logger } from '../logger.js'
+import type { ResolvedConnectOptions } from '../options.js'
+import { sleep, withRetry } from '../retry.js'
+import type { ConnectionPool } from './connection-pool.js'
+import { callUnary } from './unary.js'
+
+export interface BrokerNode {
+  brokerId: number
+  host: string
+  port: number
+  rack: string
+  endpoint: string
+}
+
+export interface PartitionInfo {
+  partition: number
+  /** -1 while the partition has no leader. */
+  leader: number
+  leaderEpoch: number
+  replicas: number[]
+  isr: number[]
+  offlineReplicas: number[]
+  errorCode: number
+}
+
+export interface TopicInfo {
+  name: string
+  topicId: string
+  isInternal: boolean
+  /** Indexed by partition number. */
+  partitions: PartitionInfo[]
+}
+
+export class MetadataCache {
+  readonly brokers = new Map<number, BrokerNode>()
+  readonly topics = new Map<string, TopicInfo>()
+  private readonly topicErrors = new Map<string, SluiceError>()
+  private readonly tracked = new Set<string>()
+  metadataEndpoints: string[] = []
+  clusterId = ''
+  controllerId = -1
+  private metadataEndpointIndex = 0
+  private lastRefreshMs = 0
+  private inFlight: Promise<void> | undefined
+  private readonly log: Logger
+
+  constructor (private readonly pool: ConnectionPool, private readonly options: ResolvedConnectOptions) {
+    this.log = options.logger.child({ component: 'metadata-cache' })
+  }
+
+  /** Fetches fresh metadata (coalesced with any refresh in flight, rate limited). */
+  async refresh (): Promise<void> {
+    if (this.inFlight !== undefined) return await this.inFlight
+    this.inFlight = (async () => {
+      try {
+        const wait = this.lastRefreshMs + this.options.metadataMinRefreshMs - Date.now()
+        if (wait > 0) await sleep(wait)
+        await this.fetchOnce()
+      } finally {
+        this.lastRefreshMs = Date.now()
+        this.inFlight = undefined
+      }
+    })()
+    return await this.inFlight
+  }
+
+  /** Asks for a refresh without waiting for it; failures are logged, the next caller retries. */
+  requestRefresh (): void {
+    this.refresh().catch((err: unknown) => { this.log.debug({ err }, 'background metadata refresh failed') })
+  }
+
+  /**
+   * The topic's metadata, refreshing (with the client's retry policy) until it is known and every
+   * partition is listed. UNKNOWN_TOPIC_OR_PARTITION is retriable, so an unknown topic fails only
+   * once the retries or `deadlineMs` run out.
+   */
+  async topic (name: string, options: { signal?: AbortSignal, deadlineMs?: number, fresh?: boolean } = {}): Promise<TopicInfo> {
+    this.tracked.add(name)
+    let fresh = options.fresh ?? false
+    return await withRetry(async () => {
+      const cached = this.topics.get(name)
+      if (cached !== undefined && !fresh) return cached
+      fresh = false
+      await this.refresh()
+      const t = this.topics.get(name)
+      if (t !== undefined) return t
+      throw this.topicErrors.get(name) ??
+        new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${name} does not exist`, { topic: name })
+    }, { retry: this.options.retry, signal: options.signal, deadlineMs: options.deadlineMs, operation: `metadata for topic ${name}` })
+  }
+
+  /** The leader's broker node, or undefined when unknown or offline (then a refresh is useful). */
+  leaderOf (topic: string, partition: number): BrokerNode | undefined {
+    const p = this.topics.get(topic)?.partitions[partition]
+    if (p === undefined || p.leader < 0) return undefined
+    return this.brokers.get(p.leader)
+  }
+
+  partitionInfo (topic: string, partition: number): PartitionInfo | undefined {
+    return this.topics.get(topic)?.partitions[partition]
+  }
+
+  /** The metadata-service endpoint to use for admin calls (refreshing if none is known yet). */
+  async metadataEndpoint (): Promise<string> {
+    if (this.metadataEndpoints.length === 0) await this.refresh()
+    const n = this.metadataEndpoints.length
+    if (n === 0) throw new SluiceError('METADATA_UNAVAILABLE', 'no broker reported a metadata-service endpoint')
+    return this.metadataEndpoints[this.metadataEndpointIndex % n]!
+  }
+
+  /** Moves to the next metadata-service instance after a failure there. */
+  rotateMetadataEndpoint (): void {
+    this.metadataEndpointIndex++
+  }
+
+  private candidates (): string[] {
+    const known = [...this.brokers.values()].map((b) => b.endpoint)
+    // Start at a random known broker so clients spread their metadata load.
+    const start = known.length > 0 ? Math.floor(Math.random() * known.length) : 0
+    const rotated = [...known.slice(start), ...known.slice(0, start)]
+    return [...new Set([...rotated, ...this.options.bootstrap])]
+  }
+
+  private async fetchOnce (): Promise<void> {
+    let lastErr: unknown
+    for (const endpoint of this.candidates()) {
+      try {
+        const client = this.pool.brokerClient(endpoint)
+        const req: wire.MetadataRequest = { topics: [...this.tracked], include_internal: true }
+        const res = await callUnary<wire.MetadataResponse__Output>(
+          (opts, cb) => client.Metadata(req, opts, cb), this.options.requestTimeoutMs)
+        this.apply(res)
+        return
+      } catch (err) {
+        if (err instanceof SluiceError && err.code === 'CLIENT_CLOSED') throw err
+        this.log.debug({ err, endpoint }, 'metadata request failed, trying the next broker')
+        lastErr = err
+      }
+    }
+    throw lastErr instanceof SluiceError && lastErr.retriable
+      ? lastErr
+      : new SluiceError('NETWORK_EXCEPTION', 'no broker answered a metadata request', {}, { cause: lastErr })
+  }
+
+  private apply (res: wire.MetadataResponse__Output): void {
+    this.clusterId = res.cluster_id
+    this.controllerId = res.controller_id
+    if (res.metadata_endpoints.length > 0) this.metadataEndpoints = [...res.metadata_endpoints]
+    this.brokers.clear()
+    for (const b of res.brokers) {
+      this.brokers.set(b.broker_id, { brokerId: b.broker_id, host: b.host, port: b.port, rack: b.rack, endpoint: `${b.host}:${b.port}` })
+    }
+    for (const t of res.topics) {
+      if (t.error_code !== 0) {
+        this.topics.delete(t.name)
+        this.topicErrors.set(t.name, SluiceError.fromId(t.error_code, t.error_message, { topic: t.name }))
+        continue
+      }
+      const partitions: PartitionInfo[] = []
+      for (const p of t.partitions) {
+        partitions[p.partition] = {
+          partition: p.partition,
+          leader: p.leader,
+          leaderEpoch: p.leader_epoch,
+          replicas: p.replicas,
+          isr: p.isr,
+          offlineReplicas: p.offline_replicas,
+          errorCode: p.error_code,
+        }
+      }
+      // A response missing some partition is an inconsistent view: treat as not yet available.
+      if (partitions.length === 0 || Array.from(partitions).includes(undefined as unknown as PartitionInfo)) {
+        this.topics.delete(t.name)
+        this.topicErrors.set(t.name, new SluiceError('LEADER_NOT_AVAILABLE', `topic ${t.name} has no complete partition list yet`, { topic: t.name }))
+        continue
+      }
+      this.topicErrors.delete(t.name)
+      this.topics.set(t.name, { name: t.name, topicId: t.topic_id, isInternal: t.is_internal, partitions })
+    }
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * One open or in-flight RecordBatch of a single partition, plus the promise its records'
+ * send() calls wait on. A batch is encoded once (the first time it is sent) and the same bytes
+ * are resent on retries, so a retried batch is byte-identical to the first try.
+ */
+import type { RecordInput, SluiceError } from '@sluice/protocol'
+
+export interface BatchResult {
+  /** Offset of the first record; -1n for acks=0. */
+  baseOffset: bigint
+  /** Broker append time when the topic uses LogAppendTime, else -1n. */
+  logAppendTimeMs: bigint
+}
+
+export class ProducerBatch {
+  readonly records: RecordInput[] = []
+  sizeBytes = 0
+  /** No more records may be added (full, or taken by the sender). */
+  closed = false
+  attempts = 0
+  /** Not to be sent before this time (backoff after a retriable error). */
+  retryAtMs = 0
+  encoded: Buffer | undefined
+  lastError: SluiceError | undefined
+  readonly done: Promise<BatchResult>
+  private settle: { resolve: (r: BatchResult) => void, reject: (e: unknown) => void } | undefined
+
+  constructor (readonly topic: string, readonly partition: number, readonly createdMs: number) {
+    this.done = new Promise<BatchResult>((resolve, reject) => { this.settle = { resolve, reject } })
+    // Callers attach their own handlers; this one only keeps an unobserved failure from
+    // becoming an unhandled rejection.
+    this.done.catch(() => {})
+  }
+
+  get key (): string { return `${this.topic}\u0000${this.partition}` }
+  get settled (): boolean { return this.settle === undefined }
+
+  complete (result: BatchResult): void {
+    const s = this.settle
+    this.settle = undefined
+    s?.resolve(result)
+  }
+
+  fail (err: unknown): void {
+    const s = this.settle
+    this.settle = undefined
+    s?.reject(err)
+  }
+}
+
+/** Bytes a record adds to a batch, roughly: payloads plus varint framing. */
+export function estimateRecordBytes (r: RecordInput): number {
+  let n = 21 + (r.key?.length ?? 0) + (r.value?.length ?? 0)
+  for (const h of r.headers ?? []) n += 10 + Buffer.byteLength(h.key) + (h.value?.length ?? 0)
+  return n
+}

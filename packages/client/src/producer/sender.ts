@@ -1,0 +1,232 @@
+/**
+ * The sender moves ready batches from the accumulator to the brokers: one Produce request per
+ * leader broker per round, on a long-lived bidi Produce stream per broker with at most
+ * `maxInFlight` requests outstanding. It runs in rounds triggered by wakeups (new or full batch,
+ * response, metadata refresh) and by one timer set to the earliest linger expiry.
+ *
+ * Per partition outcome: success completes the batch; a retriable error (NOT_LEADER, unknown
+ * partition, broken stream, timeout, ...) re-enqueues it with backoff and, for stale-metadata
+ * errors, refreshes metadata so the next round routes it to the new leader; once
+ * `deliveryTimeoutMs` has passed since the batch was created it fails with DELIVERY_TIMEOUT
+ * (cause: the last error). Non-retriable errors fail the batch at once.
+ */
+import { SluiceError, encodeRecordBatch, toBigInt, type CompressionType, type wire } from '@sluice/protocol'
+import type { Logger } from '../logger.js'
+import type { ConnectionPool } from '../network/connection-pool.js'
+import type { MetadataCache } from '../network/metadata-cache.js'
+import { RequestStream } from '../network/request-stream.js'
+import type { RetryOptions } from '../options.js'
+import { backoffMs } from '../retry.js'
+import type { RecordAccumulator } from './accumulator.js'
+import type { ProducerBatch } from './producer-batch.js'
+
+/** Upper bound of one Produce request; well under the 64 MiB gRPC message limit. */
+export const MAX_REQUEST_BYTES = 16 * 1024 * 1024
+
+export interface SenderOptions {
+  acks: 0 | 1 | -1
+  compression: CompressionType
+  maxInFlight: number
+  deliveryTimeoutMs: number
+  requestTimeoutMs: number
+  clientId: string
+  retry: RetryOptions
+}
+
+type ProduceStream = RequestStream<wire.ProduceRequest, wire.ProduceResponse__Output>
+
+export class Sender {
+  private readonly streams = new Map<number, { endpoint: string, stream: ProduceStream }>()
+  private readonly muted = new Set<string>()
+  private readonly inFlight = new Set<ProducerBatch>()
+  private scheduled = false
+  private timer: NodeJS.Timeout | undefined
+  private timerAtMs = Infinity
+  private flushes = 0
+  private closed = false
+  /** Called whenever batches complete, so blocked send() calls can recheck buffer space. */
+  onBatchDone: () => void = () => {}
+
+  constructor (private readonly acc: RecordAccumulator, private readonly cache: MetadataCache,
+    private readonly pool: ConnectionPool, private readonly options: SenderOptions,
+    private readonly log: Logger) {}
+
+  /** Runs a round soon (coalesced). */
+  wakeup (): void {
+    if (this.scheduled || this.closed) return
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
+      this.round()
+    })
+  }
+
+  /** Resolves once every batch appended before the call is completed or failed. */
+  async flush (): Promise<void> {
+    const pending = [...this.acc.queued(), ...this.inFlight].map(async (b) => await b.done)
+    if (pending.length === 0) return
+    this.flushes++
+    this.wakeup()
+    try {
+      await Promise.allSettled(pending)
+    } finally {
+      this.flushes--
+    }
+  }
+
+  /** Stops the sender: queued and in-flight batches fail with `err`, streams are closed. */
+  close (err: SluiceError): void {
+    this.closed = true
+    clearTimeout(this.timer)
+    for (const b of [...this.acc.queued(), ...this.inFlight]) this.finish(b, err)
+    for (const { stream } of this.streams.values()) stream.close()
+    this.streams.clear()
+  }
+
+  private round (): void {
+    if (this.closed) return
+    try {
+      this.roundUnsafe()
+    } catch (err) { // never let a bug escape into a timer callback and kill the process
+      this.log.error({ err }, 'producer send round failed')
+      this.schedule(Date.now() + this.options.retry.initialBackoffMs)
+    }
+  }
+
+  private roundUnsafe (): void {
+    for (const b of this.acc.expire(this.options.deliveryTimeoutMs)) this.failDelivery(b)
+    const { byBroker, nextReadyMs, unknownLeader } = this.acc.drain({
+      flush: this.flushes > 0,
+      muted: this.muted,
+      leaderOf: (t, p) => this.cache.leaderOf(t, p)?.brokerId,
+      canSend: (id) => this.streamFor(id)?.hasFreeSlot ?? true, // unknown broker: send() fails retriably
+      maxRequestBytes: MAX_REQUEST_BYTES,
+    })
+    for (const [brokerId, batches] of byBroker) this.send(brokerId, batches)
+    if (unknownLeader) {
+      this.cache.refresh().then(() => { this.wakeup() }, (err: unknown) => {
+        this.log.debug({ err }, 'metadata refresh failed')
+        this.schedule(Date.now() + this.options.retry.initialBackoffMs)
+      })
+    }
+    if (nextReadyMs !== undefined) this.schedule(nextReadyMs)
+    // Queued batches must still expire even when nothing else wakes us.
+    if (!this.acc.isEmpty) this.schedule(Date.now() + Math.min(this.options.deliveryTimeoutMs, 1000))
+  }
+
+  private schedule (atMs: number): void {
+    if (this.closed || atMs >= this.timerAtMs) return
+    clearTimeout(this.timer)
+    this.timerAtMs = atMs
+    this.timer = setTimeout(() => {
+      this.timerAtMs = Infinity
+      this.round()
+    }, Math.max(0, atMs - Date.now()))
+  }
+
+  private streamFor (brokerId: number): ProduceStream | undefined {
+    const node = this.cache.brokers.get(brokerId)
+    if (node === undefined) return undefined
+    const existing = this.streams.get(brokerId)
+    if (existing !== undefined && existing.endpoint === node.endpoint) return existing.stream
+    existing?.stream.close()
+    const client = this.pool.brokerClient(node.endpoint)
+    const stream: ProduceStream = new RequestStream(() => client.Produce(), this.options.maxInFlight, `produce to broker ${brokerId}`)
+    this.streams.set(brokerId, { endpoint: node.endpoint, stream })
+    return stream
+  }
+
+  private send (brokerId: number, drained: ProducerBatch[]): void {
+    const stream = this.streamFor(brokerId)
+    const topics = new Map<string, wire.PartitionProduceData[]>()
+    const sendable: ProducerBatch[] = []
+    for (const b of drained) {
+      try {
+        // Encoded once; retries resend the same bytes. The records are not needed afterwards.
+        b.encoded ??= encodeRecordBatch(b.records, { compression: this.options.compression })
+        b.records.length = 0
+      } catch (err) {
+        this.finish(b, err instanceof SluiceError ? err : new SluiceError('INVALID_RECORD', `encoding the batch failed: ${String(err)}`, {}, { cause: err }))
+        continue
+      }
+      sendable.push(b)
+      b.attempts++
+      if (this.options.acks !== 0) this.muted.add(b.key)
+      this.inFlight.add(b)
+      const list = topics.get(b.topic) ?? []
+      list.push({ partition: b.partition, records: b.encoded })
+      topics.set(b.topic, list)
+    }
+    if (sendable.length === 0) return
+    const batches = sendable
+    const req: wire.ProduceRequest = {
+      acks: this.options.acks,
+      timeout_ms: this.options.requestTimeoutMs,
+      client_id: this.options.clientId,
+      topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
+    }
+    const sent = stream === undefined
+      ? Promise.reject(new SluiceError('BROKER_NOT_AVAILABLE', `broker ${brokerId} is not in the metadata`))
+      : stream.request(req, { timeoutMs: this.options.requestTimeoutMs + 5000, expectResponse: this.options.acks !== 0 })
+    sent.then((res) => { this.onResponse(batches, res) }, (err: unknown) => {
+      const e = err instanceof SluiceError ? err : new SluiceError('NETWORK_EXCEPTION', String(err), {}, { cause: err })
+      for (const b of batches) this.onError(b, e)
+    }).finally(() => {
+      for (const b of batches) this.muted.delete(b.key)
+      this.wakeup()
+    }).catch((err: unknown) => { this.log.error({ err }, 'produce response handling failed') })
+  }
+
+  private onResponse (batches: ProducerBatch[], res: wire.ProduceResponse__Output | undefined): void {
+    if (res === undefined) { // acks=0: written is all we will ever know
+      for (const b of batches) this.finish(b, { baseOffset: -1n, logAppendTimeMs: -1n })
+      return
+    }
+    const byKey = new Map<string, wire.PartitionProduceResponse__Output>()
+    for (const t of res.topics) for (const p of t.partitions) byKey.set(`${t.topic}\u0000${p.partition}`, p)
+    for (const b of batches) {
+      const p = byKey.get(b.key)
+      if (p === undefined) {
+        this.finish(b, new SluiceError('UNKNOWN_SERVER_ERROR', 'the produce response did not mention this partition', { topic: b.topic, partition: b.partition }))
+      } else if (p.error_code === 0) {
+        this.finish(b, { baseOffset: toBigInt(p.base_offset), logAppendTimeMs: toBigInt(p.log_append_time_ms) })
+      } else {
+        this.onError(b, SluiceError.fromId(p.error_code, p.error_message, { topic: b.topic, partition: b.partition }))
+      }
+    }
+  }
+
+  private onError (b: ProducerBatch, err: SluiceError): void {
+    this.inFlight.delete(b)
+    if (this.closed || !err.retriable) {
+      this.finish(b, err)
+      return
+    }
+    b.lastError = err
+    if (Date.now() - b.createdMs >= this.options.deliveryTimeoutMs) {
+      this.failDelivery(b)
+      return
+    }
+    this.log.debug({ err, topic: b.topic, partition: b.partition, attempts: b.attempts }, 'retrying produce')
+    b.retryAtMs = Date.now() + backoffMs(this.options.retry, b.attempts)
+    if (err.staleMetadata) this.cache.requestRefresh()
+    this.acc.reenqueue(b)
+  }
+
+  private failDelivery (b: ProducerBatch): void {
+    this.finish(b, new SluiceError('DELIVERY_TIMEOUT',
+      `records for ${b.topic}/${b.partition} were not acknowledged within ${this.options.deliveryTimeoutMs} ms` +
+      (b.lastError !== undefined ? ` (last error: ${b.lastError.code}: ${b.lastError.message})` : ''),
+      { topic: b.topic, partition: b.partition, attempts: b.attempts, lastErrorCode: b.lastError?.code },
+      { cause: b.lastError }))
+  }
+
+  private finish (b: ProducerBatch, outcome: { baseOffset: bigint, logAppendTimeMs: bigint } | SluiceError): void {
+    this.inFlight.delete(b)
+    if (b.settled) return
+    this.acc.release(b)
+    if (outcome instanceof SluiceError) b.fail(outcome)
+    else b.complete(outcome)
+    this.onBatchDone()
+  }
+}
