@@ -1,0 +1,51 @@
+/**
+ * File naming inside a data dir (DESIGN.md §4, kafka-facts.md §2.1):
+ *   <dataDir>/<topic>-<partition>/<baseOffset 20 digits>.log | .index | .timeindex
+ *   <dataDir>/<topic>-<partition>/leader-epoch-checkpoint
+ *   <dataDir>/recovery-point-offset-checkpoint, <dataDir>/.sluice_cleanshutdown
+ * Topic names may contain '-', so the partition is the text after the last '-'.
+ */
+import path from 'node:path'
+
+export const LOG_SUFFIX = '.log'
+export const INDEX_SUFFIX = '.index'
+export const TIME_INDEX_SUFFIX = '.timeindex'
+export const CLEAN_SHUTDOWN_FILE = '.sluice_cleanshutdown'
+export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint'
+export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint'
+export const TEMP_SUFFIX = '.tmp'
+
+export function partitionDirName (topic: string, partition: number): string {
+  return `${topic}-${partition}`
+}
+
+/** Parses `<topic>-<partition>`; undefined for anything else (e.g. leftovers of other tools). */
+export function parsePartitionDirName (name: string): { topic: string, partition: number } | undefined {
+  const dash = name.lastIndexOf('-')
+  if (dash <= 0 || dash === name.length - 1) return undefined
+  const digits = name.slice(dash + 1)
+  if (!/^\d{1,9}$/.test(digits)) return undefined
+  return { topic: name.slice(0, dash), partition: Number(digits) }
+}
+
+export function segmentFileStem (baseOffset: bigint): string {
+  return baseOffset.toString().padStart(20, '0')
+}
+
+export interface SegmentPaths {
+  readonly log: string
+  readonly index: string
+  readonly timeIndex: string
+}
+
+export function segmentPaths (dir: string, baseOffset: bigint): SegmentPaths {
+  const stem = path.join(dir, segmentFileStem(baseOffset))
+  return { log: stem + LOG_SUFFIX, index: stem + INDEX_SUFFIX, timeIndex: stem + TIME_INDEX_SUFFIX }
+}
+
+/** Base offset of a `<20 digits>.<suffix>` file name, or undefined. */
+export function parseSegmentFileName (name: string, suffix: string): bigint | undefined {
+  if (!name.endsWith(suffix)) return undefined
+  const stem = name.slice(0, -suffix.length)
+  return /^\d{20}$/.test(stem) ? BigInt(stem) : undefined
+}

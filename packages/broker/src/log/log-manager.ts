@@ -1,0 +1,230 @@
+/**
+ * All partition logs of one data dir (DESIGN.md §4): loading and recovery at open, the
+ * clean-shutdown marker, the recovery-point checkpoint and the shared file-handle LRU.
+ *   <dataDir>/.sluice_cleanshutdown            written last by close(); consumed (deleted) by open
+ *   <dataDir>/recovery-point-offset-checkpoint "topic partition offset" lines (Kafka format)
+ *   <dataDir>/<topic>-<partition>/             one PartitionLog each
+ * The checkpoint is rewritten on close, when a truncation lowers a recovery point, after a log
+ * is deleted (so a re-created partition never inherits a stale point), and on request.
+ */
+import { randomUUID } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import type { Logger } from 'pino'
+import { fsyncDir, parseOffsetField, readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js'
+import { DEFAULT_MAX_OPEN_FILES, FileHandleCache } from './file-handle-cache.js'
+import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js'
+import { CLEAN_SHUTDOWN_FILE, parsePartitionDirName, partitionDirName, RECOVERY_POINT_CHECKPOINT_FILE } from './log-files.js'
+import { loadPartitionDir } from './partition-loader.js'
+import { PartitionLog } from './partition-log.js'
+import { emptyRecoveryStats, type RecoveryStats } from './segment-recovery.js'
+import { SerialQueue } from './serial-queue.js'
+
+const DELETED_DIR_SUFFIX = '-delete'
+const LOAD_CONCURRENCY = 8
+
+export interface LogManagerOptions {
+  dataDir: string
+  logger: Logger
+  /** Open file handles shared by all partitions (default 512). */
+  maxOpenFiles?: number
+  /** Config for logs found on disk until getOrCreateLog supplies theirs (default DEFAULT_LOG_CONFIG). */
+  defaultConfig?: Partial<LogConfig>
+}
+
+export class LogManager {
+  readonly dataDir: string
+  private readonly logger: Logger
+  private readonly cache: FileHandleCache
+  private readonly logs = new Map<string, PartitionLog>()
+  private readonly creating = new Map<string, Promise<PartitionLog>>()
+  private readonly checkpointQueue = new SerialQueue()
+  private readonly defaultConfig: LogConfig
+  private closed = false
+  /** What open() did: clean load or recovery, and how much it scanned. @internal (tests, metrics) */
+  readonly recoveryStats: RecoveryStats
+
+  private constructor (options: LogManagerOptions, stats: RecoveryStats) {
+    this.dataDir = options.dataDir
+    this.logger = options.logger.child({ component: 'log-manager' })
+    this.cache = new FileHandleCache({ maxOpenFiles: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES })
+    this.defaultConfig = { ...DEFAULT_LOG_CONFIG, ...options.defaultConfig }
+    this.recoveryStats = stats
+  }
+
+  static async open (options: LogManagerOptions): Promise<LogManager> {
+    await fs.mkdir(options.dataDir, { recursive: true })
+    const marker = path.join(options.dataDir, CLEAN_SHUTDOWN_FILE)
+    const clean = await fs.rm(marker).then(() => true, () => false)
+    if (clean) await fsyncDir(options.dataDir)
+    const manager = new LogManager(options, emptyRecoveryStats(clean))
+    try {
+      await manager.loadAll(clean)
+    } catch (err) {
+      await manager.cache.close()
+      throw err
+    }
+    manager.logger.info({ dataDir: options.dataDir, logs: manager.logs.size, ...manager.recoveryStats }, 'logs loaded')
+    return manager
+  }
+
+  private async loadAll (clean: boolean): Promise<void> {
+    const recoveryPoints = clean ? new Map<string, bigint>() : await this.readRecoveryPoints()
+    const entries = await fs.readdir(this.dataDir, { withFileTypes: true })
+    const todo: Array<{ topic: string, partition: number }> = []
+    for (const e of entries) {
+      if (!e.isDirectory()) continue
+      if (e.name.endsWith(DELETED_DIR_SUFFIX)) {
+        await fs.rm(path.join(this.dataDir, e.name), { recursive: true, force: true })
+        continue
+      }
+      const parsed = parsePartitionDirName(e.name)
+      if (parsed !== undefined) todo.push(parsed)
+    }
+    let next = 0
+    const worker = async (): Promise<void> => {
+      while (next < todo.length) {
+        const { topic, partition } = todo[next++]!
+        const key = partitionDirName(topic, partition)
+        const rp = clean ? undefined : (recoveryPoints.get(key) ?? 0n)
+        this.logs.set(key, await this.load(topic, partition, this.defaultConfig, rp))
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, todo.length) }, worker))
+  }
+
+  private async load (topic: string, partition: number, config: LogConfig, recoveryPoint: bigint | undefined): Promise<PartitionLog> {
+    const dir = path.join(this.dataDir, partitionDirName(topic, partition))
+    const logger = this.logger.child({ component: 'log', topic, partition })
+    const loaded = await loadPartitionDir({
+      dir, cache: this.cache, logger, indexIntervalBytes: config.indexIntervalBytes, recoveryPoint, stats: this.recoveryStats,
+    })
+    return new PartitionLog({
+      dir, topic, partition, config, cache: this.cache, logger, ...loaded,
+      onRecoveryPointLowered: () => this.checkpointRecoveryPoints(),
+    })
+  }
+
+  private async readRecoveryPoints (): Promise<Map<string, bigint>> {
+    const file = path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT_FILE)
+    const read = await readCheckpointFile(file, 3)
+    const points = new Map<string, bigint>()
+    if (read.kind === 'corrupt') this.logger.warn({ file, reason: read.reason }, 'recovery-point checkpoint unreadable, recovering every segment')
+    if (read.kind !== 'ok') return points
+    for (const [topic, partition, offset] of read.entries) {
+      const value = parseOffsetField(offset!)
+      if (value !== undefined && /^\d+$/.test(partition!)) points.set(partitionDirName(topic!, Number(partition)), value)
+    }
+    return points
+  }
+
+  getLog (topic: string, partition: number): PartitionLog | undefined {
+    return this.logs.get(partitionDirName(topic, partition))
+  }
+
+  /** The log of a partition replica, created empty if this data dir has none; applies `config`. */
+  async getOrCreateLog (topic: string, partition: number, config: LogConfig): Promise<PartitionLog> {
+    this.assertOpen()
+    const key = partitionDirName(topic, partition)
+    const existing = this.logs.get(key)
+    if (existing !== undefined) {
+      existing.updateConfig(config)
+      return existing
+    }
+    const pending = this.creating.get(key)
+    if (pending !== undefined) {
+      const log = await pending
+      log.updateConfig(config)
+      return log
+    }
+    const creation = (async () => {
+      const dir = path.join(this.dataDir, key)
+      await fs.mkdir(dir, { recursive: true })
+      await this.cache.evictUnder(dir + path.sep)
+      // A directory that already exists without being loaded is untrusted: recover it fully.
+      const log = await this.load(topic, partition, config, 0n)
+      this.logs.set(key, log)
+      return log
+    })()
+    this.creating.set(key, creation)
+    try {
+      return await creation
+    } finally {
+      this.creating.delete(key)
+    }
+  }
+
+  /** Closes the log and removes its directory (renamed away first, so a crash never leaves half of it). */
+  async deleteLog (topic: string, partition: number): Promise<void> {
+    this.assertOpen()
+    const key = partitionDirName(topic, partition)
+    await this.creating.get(key)?.catch(() => undefined)
+    const log = this.logs.get(key)
+    this.logs.delete(key)
+    const dir = path.join(this.dataDir, key)
+    if (log !== undefined) await log.discard()
+    await this.cache.evictUnder(dir + path.sep)
+    const doomed = `${dir}.${randomUUID()}${DELETED_DIR_SUFFIX}`
+    try {
+      await fs.rename(dir, doomed)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return
+      throw err
+    }
+    await fsyncDir(this.dataDir)
+    await fs.rm(doomed, { recursive: true, force: true })
+    await this.checkpointRecoveryPoints()
+    this.logger.info({ topic, partition }, 'log deleted')
+  }
+
+  listLogs (): Array<{ topic: string, partition: number }> {
+    return [...this.logs.values()].map(l => ({ topic: l.topic, partition: l.partition }))
+  }
+
+  /** Writes every log's recovery point to the checkpoint file (also done by close). */
+  async checkpointRecoveryPoints (): Promise<void> {
+    await this.checkpointQueue.run(async () => {
+      const entries = [...this.logs.values()].map(l => [l.topic, String(l.partition), l.recoveryPoint.toString()])
+      await this.cache.withSlot(() => writeCheckpointFile(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT_FILE), entries))
+    })
+  }
+
+  /** Open file handles right now / at most so far. @internal (tests) */
+  get openFileCount (): number { return this.cache.openCount }
+  get openFileCountMax (): number { return this.cache.openCountMax }
+
+  /** Flushes every log, writes the recovery-point checkpoint, then the clean-shutdown marker. */
+  async close (): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await Promise.all([...this.creating.values()].map(p => p.catch(() => undefined)))
+    const logs = [...this.logs.values()]
+    const results = await Promise.allSettled(logs.map(l => l.close()))
+    const failed = results.some(r => r.status === 'rejected') || logs.some(l => l.isFailed)
+    try {
+      await this.checkpointRecoveryPoints()
+      if (failed) {
+        this.logger.error({ dataDir: this.dataDir }, 'a log failed; not writing the clean-shutdown marker so the next start recovers')
+      } else {
+        const marker = path.join(this.dataDir, CLEAN_SHUTDOWN_FILE)
+        const fh = await fs.open(marker, 'w')
+        await fh.sync().finally(() => fh.close())
+        await fsyncDir(this.dataDir)
+      }
+    } finally {
+      await this.cache.close()
+    }
+    this.logger.info({ dataDir: this.dataDir, logs: logs.length, clean: !failed }, 'logs closed')
+  }
+
+  /** Releases file handles without flushing, checkpointing or the marker: a simulated crash. @internal (tests) */
+  async abandonForTesting (): Promise<void> {
+    this.closed = true
+    await Promise.all([...this.logs.values()].map(l => l.abandon()))
+    await this.cache.close()
+  }
+
+  private assertOpen (): void {
+    if (this.closed) throw new Error('log manager is closed')
+  }
+}

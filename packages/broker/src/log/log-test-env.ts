@@ -1,0 +1,38 @@
+/**
+ * Shared test scaffolding for the log tests (no vitest import, so it also type-checks in the
+ * build): a capturing pino logger, and leader/follower append helpers.
+ */
+import { pino, type Logger } from 'pino'
+import { validateBatches } from '@sluice/protocol'
+import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js'
+import type { PartitionLog } from './partition-log.js'
+
+export interface CapturedLogger {
+  logger: Logger
+  lines: Array<Record<string, unknown>>
+}
+
+/** A pino logger whose JSON lines are kept in memory (warn and above unless `level`). */
+export function captureLogger (level: pino.LevelWithSilent = 'warn'): CapturedLogger {
+  const lines: Array<Record<string, unknown>> = []
+  const logger = pino({ level }, { write (msg: string) { lines.push(JSON.parse(msg) as Record<string, unknown>) } })
+  return { logger, lines }
+}
+
+export function testConfig (overrides: Partial<LogConfig> = {}): LogConfig {
+  return { ...DEFAULT_LOG_CONFIG, ...overrides }
+}
+
+/** appendAsLeader over a copy of the batches (stamping writes into the buffer). */
+export async function appendLeader (log: PartitionLog, batches: readonly Buffer[], epoch = 0):
+  Promise<{ firstOffset: bigint, lastOffset: bigint, maxTimestamp: bigint, stamped: Buffer }> {
+  const buf = Buffer.concat(batches)
+  const result = await log.appendAsLeader(buf, validateBatches(buf), epoch)
+  return { ...result, stamped: buf }
+}
+
+/** Splits a buffer of whole batches into one buffer per batch. */
+export function splitBatches (buf: Buffer): Buffer[] {
+  if (buf.length === 0) return []
+  return validateBatches(buf).map(s => buf.subarray(s.position, s.position + s.sizeBytes))
+}

@@ -1,0 +1,406 @@
+/**
+ * One partition replica's log (DESIGN.md §4, docs/internal-apis.md `PartitionLog`): an ordered
+ * list of segments, the last one active. Invariants:
+ *   - one writer: appends, truncation, flush and close run through a SerialQueue; reads run
+ *     concurrently over a snapshot of the segment list and see only completed appends;
+ *   - offsets are contiguous: every batch starts at the previous batch's lastOffset + 1, the
+ *     first batch of a segment at the segment's base offset; logEndOffset is the active
+ *     segment's next offset;
+ *   - nothing is written for an append that fails validation; an I/O error during a write marks
+ *     the log failed (later writes throw KAFKA_STORAGE_ERROR, close skips the clean marker);
+ *   - the recovery point only moves past data that was fdatasynced together with its indexes.
+ * Idle, the object holds the segment list and a few numbers: no open file, timer or buffer.
+ */
+import { SluiceError, stampBatch, validateBatches, type BatchSpan } from '@sluice/protocol'
+import fs from 'node:fs/promises'
+import type { Logger } from 'pino'
+import { assertSpansTile, shouldRoll, UnexpectedAppendOffsetError, type PlannedBatch, type SegmentFill } from './append-plan.js'
+import type { FileHandleCache } from './file-handle-cache.js'
+import { GroupCommit } from './group-commit.js'
+import { indexBatch, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
+import type { EpochEntry, LeaderEpochCache } from './leader-epoch-cache.js'
+import type { LogConfig } from './log-config.js'
+import { segmentPaths } from './log-files.js'
+import { findOffsetForTimestamp, readBatches, type ReadOptions, type ReadResult } from './log-reader.js'
+import { Segment } from './segment.js'
+import { emptyRecoveryStats, recoverSegment } from './segment-recovery.js'
+import { SerialQueue } from './serial-queue.js'
+
+export interface PartitionLogInit {
+  dir: string
+  topic: string
+  partition: number
+  config: LogConfig
+  cache: FileHandleCache
+  logger: Logger
+  /** Non-empty, ascending base offsets; the last is the active segment. */
+  segments: Segment[]
+  epochs: LeaderEpochCache
+  recoveryPoint: bigint
+  /** Called after truncation lowered the recovery point, so the owner rewrites its checkpoint. */
+  onRecoveryPointLowered?: () => Promise<void>
+}
+
+export class PartitionLog {
+  readonly dir: string
+  readonly topic: string
+  readonly partition: number
+  private config: LogConfig
+  private segments: Segment[]
+  private readonly cache: FileHandleCache
+  private readonly logger: Logger
+  private readonly epochs: LeaderEpochCache
+  private readonly queue = new SerialQueue()
+  private readonly groupCommit: GroupCommit
+  /** Segments whose .log has writes not yet fdatasynced. */
+  private readonly dirty = new Set<Segment>()
+  private rollFlushes: Promise<void> = Promise.resolve()
+  private recoveryPointOffset: bigint
+  private closed = false
+  /** Set by an I/O error during a write; the log then refuses writes until reopened. */
+  private failed = false
+  private readonly onRecoveryPointLowered: (() => Promise<void>) | undefined
+
+  /** @internal built by LogManager */
+  constructor (init: PartitionLogInit) {
+    if (init.segments.length === 0) throw new Error('a partition log needs at least one segment')
+    this.dir = init.dir
+    this.topic = init.topic
+    this.partition = init.partition
+    this.config = { ...init.config }
+    this.segments = init.segments
+    this.cache = init.cache
+    this.logger = init.logger
+    this.epochs = init.epochs
+    this.recoveryPointOffset = init.recoveryPoint
+    this.onRecoveryPointLowered = init.onRecoveryPointLowered
+    this.groupCommit = new GroupCommit(() => this.syncDirtyLogs())
+  }
+
+  get logStartOffset (): bigint { return this.segments[0]!.baseOffset }
+  get logEndOffset (): bigint { return this.active.nextOffset }
+  /** Offset below which data and indexes are known to be on disk. */
+  get recoveryPoint (): bigint { return this.recoveryPointOffset }
+  get currentConfig (): Readonly<LogConfig> { return this.config }
+  get isFailed (): boolean { return this.failed }
+  /** Base offsets of the segments, oldest first. @internal (tests) */
+  get segmentBaseOffsets (): bigint[] { return this.segments.map(s => s.baseOffset) }
+  /** fdatasync calls made by group commit. @internal (tests) */
+  get groupCommitSyncCount (): number { return this.groupCommit.syncCount }
+
+  /** Applies a new config (topic config change); takes effect from the next append. */
+  updateConfig (config: LogConfig): void {
+    this.config = { ...config }
+  }
+
+  private get active (): Segment { return this.segments[this.segments.length - 1]! }
+
+  async appendAsLeader (batches: Buffer, spans: readonly BatchSpan[], leaderEpoch: number):
+    Promise<{ firstOffset: bigint, lastOffset: bigint, maxTimestamp: bigint }> {
+    const result = await this.queue.run(async () => {
+      this.assertWritable()
+      assertSpansTile(batches, spans)
+      for (const s of spans) {
+        if (s.sizeBytes > this.config.maxMessageBytes) {
+          throw new SluiceError('MESSAGE_TOO_LARGE', `batch of ${s.sizeBytes} bytes exceeds max.message.bytes ${this.config.maxMessageBytes}`,
+            { sizeBytes: s.sizeBytes, maxMessageBytes: this.config.maxMessageBytes })
+        }
+      }
+      const firstOffset = this.logEndOffset
+      let next = firstOffset
+      let maxTimestamp = -1n
+      const plan: PlannedBatch[] = spans.map(s => {
+        const baseOffset = next
+        next = baseOffset + BigInt(s.lastOffsetDelta) + 1n
+        if (s.maxTimestamp > maxTimestamp) maxTimestamp = s.maxTimestamp
+        return { position: s.position, sizeBytes: s.sizeBytes, baseOffset, lastOffset: next - 1n, maxTimestamp: s.maxTimestamp, partitionLeaderEpoch: leaderEpoch }
+      })
+      for (const b of plan) stampBatch(batches, b.position, b.baseOffset, leaderEpoch)
+      await this.write(batches, plan)
+      await this.noteEpochs(plan)
+      return { firstOffset, lastOffset: next - 1n, maxTimestamp }
+    })
+    if (this.config.flush === 'fsync') await this.groupCommit.request()
+    return result
+  }
+
+  async appendAsFollower (batches: Buffer): Promise<{ firstOffset: bigint, lastOffset: bigint }> {
+    const result = await this.queue.run(async () => {
+      this.assertWritable()
+      // Throws CORRUPT_MESSAGE / INVALID_BATCH before anything is written.
+      const spans = validateBatches(batches)
+      let expected = this.logEndOffset
+      const plan: PlannedBatch[] = spans.map(s => {
+        const baseOffset = batches.readBigInt64BE(s.position)
+        if (baseOffset !== expected) throw new UnexpectedAppendOffsetError(expected, baseOffset)
+        expected = baseOffset + BigInt(s.lastOffsetDelta) + 1n
+        return { position: s.position, sizeBytes: s.sizeBytes, baseOffset, lastOffset: expected - 1n, maxTimestamp: s.maxTimestamp, partitionLeaderEpoch: s.partitionLeaderEpoch }
+      })
+      await this.write(batches, plan)
+      await this.noteEpochs(plan)
+      return { firstOffset: plan[0]!.baseOffset, lastOffset: expected - 1n }
+    })
+    if (this.config.flush === 'fsync') await this.groupCommit.request()
+    return result
+  }
+
+  /** Writes planned batches, rolling between groups as append-plan.ts decides. */
+  private async write (buf: Buffer, plan: readonly PlannedBatch[]): Promise<void> {
+    try {
+      let seg = await this.activate(this.active)
+      let group = await this.startGroup(seg)
+      for (let i = 0; i < plan.length; i++) {
+        const b = plan[i]!
+        if (shouldRoll(group.fill, b, this.config)) {
+          if (i > group.from) await this.commitGroup(seg, buf, plan, group.from, i, group.pending, group.cursor)
+          seg = await this.roll(b.baseOffset)
+          group = await this.startGroup(seg, i)
+        }
+        indexBatch(group.cursor, group.pending, seg.baseOffset, group.fill.sizeBytes, b.sizeBytes, b.lastOffset,
+          b.maxTimestamp, this.config.indexIntervalBytes)
+        if (group.fill.sizeBytes === 0) group.fill.firstBatchMaxTimestamp = b.maxTimestamp
+        group.fill.sizeBytes += b.sizeBytes
+        group.fill.offsetIndexEntries = seg.offsetIndexEntries + group.pending.offsetCount
+        group.fill.timeIndexEntries = seg.timeIndexEntries + group.pending.timeCount
+      }
+      await this.commitGroup(seg, buf, plan, group.from, plan.length, group.pending, group.cursor)
+    } catch (err) {
+      this.failed = true
+      this.logger.error({ err }, 'log write failed; the log is offline until restart')
+      throw storageError(err, 'append failed')
+    }
+  }
+
+  private async startGroup (seg: Segment, from = 0): Promise<{ from: number, fill: SegmentFill, pending: PendingIndexEntries, cursor: IndexCursor }> {
+    const fill: SegmentFill = {
+      baseOffset: seg.baseOffset,
+      sizeBytes: seg.sizeBytes,
+      firstBatchMaxTimestamp: await seg.firstTimestamp(),
+      offsetIndexEntries: seg.offsetIndexEntries,
+      timeIndexEntries: seg.timeIndexEntries,
+    }
+    return { from, fill, pending: new PendingIndexEntries(), cursor: { ...seg.active!.cursor } }
+  }
+
+  private async commitGroup (seg: Segment, buf: Buffer, plan: readonly PlannedBatch[], from: number, to: number,
+    pending: PendingIndexEntries, cursor: IndexCursor): Promise<void> {
+    const first = plan[from]!
+    const last = plan[to - 1]!
+    this.dirty.add(seg)
+    await seg.append(buf, first.position, last.position + last.sizeBytes, last.lastOffset, first.maxTimestamp, pending, cursor)
+  }
+
+  /** Closes the active segment and starts a new one at `baseOffset`; the old one is fsynced in the background. */
+  private async roll (baseOffset: bigint): Promise<Segment> {
+    const old = this.active
+    await old.finalize()
+    this.dirty.add(old)
+    const seg = await Segment.create(baseOffset, segmentPaths(this.dir, baseOffset), this.cache)
+    this.segments = [...this.segments, seg]
+    this.logger.debug({ baseOffset: baseOffset.toString(), previousSizeBytes: old.sizeBytes }, 'segment rolled')
+    // Like Kafka, flush the closed segment asynchronously; this is what advances the recovery point.
+    this.rollFlushes = this.rollFlushes.then(async () => {
+      if (!this.segments.includes(old)) return
+      await old.flush()
+      this.dirty.delete(old)
+      const allBelowFlushed = [...this.dirty].every(s => s.baseOffset >= baseOffset)
+      if (allBelowFlushed && baseOffset > this.recoveryPointOffset) this.recoveryPointOffset = baseOffset
+    }).catch(err => { this.logger.warn({ err, segment: old.paths.log }, 'flush of rolled segment failed') })
+    return seg
+  }
+
+  /** Makes `seg` (the last segment) ready for appends: its indexes in memory, rebuilt if bad. */
+  private async activate (seg: Segment): Promise<Segment> {
+    if (await seg.loadActive()) return seg
+    const stat = await fs.stat(seg.paths.log)
+    this.logger.warn({ segment: seg.paths.log }, 'index of active segment is invalid, rebuilding')
+    await recoverSegment(seg, stat.size, { cache: this.cache, logger: this.logger, indexIntervalBytes: this.config.indexIntervalBytes, stats: emptyRecoveryStats(false) })
+    return seg
+  }
+
+  /** Adds epoch-cache entries for batches whose epoch is newer than the latest one. */
+  private async noteEpochs (plan: readonly PlannedBatch[]): Promise<void> {
+    let changed = false
+    for (const b of plan) {
+      const latest = this.epochs.latestEpoch
+      if (latest === undefined || b.partitionLeaderEpoch > latest) changed = this.epochs.assign(b.partitionLeaderEpoch, b.baseOffset) || changed
+    }
+    if (changed) await this.epochs.persist()
+  }
+
+  async read (offset: bigint, maxBytes: number, options: ReadOptions = {}): Promise<ReadResult> {
+    this.assertOpen()
+    const segments = this.segments
+    const start = segments[0]!.baseOffset
+    const end = segments[segments.length - 1]!.nextOffset
+    if (offset < start || offset > end) {
+      throw new SluiceError('OFFSET_OUT_OF_RANGE', `offset ${offset} is outside the log range [${start}, ${end}]`,
+        { offset: offset.toString(), logStartOffset: start.toString(), logEndOffset: end.toString() })
+    }
+    if (offset === end || (options.maxOffset !== undefined && offset >= options.maxOffset)) {
+      return { records: Buffer.alloc(0), firstOffset: offset }
+    }
+    try {
+      return await readBatches(segments, offset, Math.max(0, maxBytes), options)
+    } catch (err) {
+      throw storageError(err, 'read failed')
+    }
+  }
+
+  async offsetForTimestamp (ts: bigint): Promise<{ offset: bigint, timestamp: bigint } | undefined> {
+    this.assertOpen()
+    try {
+      const found = await findOffsetForTimestamp(this.segments, ts)
+      if (found === undefined) return undefined
+      const start = this.logStartOffset
+      return found.offset < start ? { offset: start, timestamp: found.timestamp } : found
+    } catch (err) {
+      throw storageError(err, 'timestamp lookup failed')
+    }
+  }
+
+  /** (epoch, startOffset) pairs of the leader-epoch cache, oldest first. */
+  leaderEpochs (): EpochEntry[] {
+    return this.epochs.all
+  }
+
+  /**
+   * KIP-101/279: the largest epoch <= `epoch` this log knows and the offset where it ends (the
+   * next epoch's start, or logEndOffset for the latest). `{ epoch: -1, endOffset: -1n }` when the
+   * requested epoch is newer than any known (Kafka's UNDEFINED_EPOCH / UNDEFINED_EPOCH_OFFSET).
+   */
+  endOffsetForEpoch (epoch: number): { epoch: number, endOffset: bigint } {
+    return this.epochs.endOffsetFor(epoch, this.logEndOffset)
+  }
+
+  /** Records that `epoch` starts at `startOffset` (default: logEndOffset), as a new leader does. */
+  async assignLeaderEpoch (epoch: number, startOffset?: bigint): Promise<void> {
+    await this.queue.run(async () => {
+      this.assertWritable()
+      if (this.epochs.assign(epoch, startOffset ?? this.logEndOffset)) await this.epochs.persist()
+    })
+  }
+
+  /** Removes every batch holding an offset >= `offset`; below logStartOffset it empties the log and restarts it at `offset`. */
+  async truncateTo (offset: bigint): Promise<void> {
+    await this.queue.run(async () => {
+      this.assertWritable()
+      await this.rollFlushes
+      if (offset >= this.logEndOffset) return
+      try {
+        if (offset <= this.logStartOffset) {
+          await this.truncateFully(offset)
+        } else {
+          const keep = this.segments.filter(s => s.baseOffset < offset)
+          const drop = this.segments.filter(s => s.baseOffset >= offset)
+          this.segments = keep
+          for (const seg of drop) await this.deleteSegmentFiles(seg)
+          const last = await this.activate(keep[keep.length - 1]!)
+          await last.truncateTo(offset)
+          this.dirty.add(last)
+        }
+      } catch (err) {
+        this.failed = true
+        throw storageError(err, 'truncation failed')
+      }
+      if (this.epochs.truncateFromEnd(this.logEndOffset)) await this.epochs.persist()
+      this.logger.info({ offset: offset.toString(), logEndOffset: this.logEndOffset.toString() }, 'log truncated')
+      if (this.recoveryPointOffset > this.logEndOffset) {
+        this.recoveryPointOffset = this.logEndOffset
+        await this.onRecoveryPointLowered?.()
+      }
+    })
+  }
+
+  private async truncateFully (offset: bigint): Promise<void> {
+    const old = this.segments
+    for (const seg of old) await this.deleteSegmentFiles(seg)
+    this.segments = [await Segment.create(offset, segmentPaths(this.dir, offset), this.cache)]
+    if (this.epochs.clear()) await this.epochs.persist()
+  }
+
+  private async deleteSegmentFiles (seg: Segment): Promise<void> {
+    this.dirty.delete(seg)
+    await seg.evictHandles()
+    await Promise.all([seg.paths.log, seg.paths.index, seg.paths.timeIndex].map(f => fs.rm(f, { force: true })))
+  }
+
+  /** fdatasync of everything written so far; advances the recovery point to logEndOffset. */
+  async flush (): Promise<void> {
+    await this.queue.run(async () => {
+      this.assertOpen()
+      await this.flushAll()
+    })
+  }
+
+  private async flushAll (): Promise<void> {
+    await this.rollFlushes
+    const end = this.logEndOffset
+    // Only segments written since their last flush; an idle log costs no fdatasync.
+    for (const seg of [...this.dirty]) {
+      await seg.flush()
+      this.dirty.delete(seg)
+    }
+    this.recoveryPointOffset = end
+  }
+
+  /** Group-commit body: fdatasync the .log of every segment written since the last sync. */
+  private async syncDirtyLogs (): Promise<void> {
+    const segs = [...this.dirty]
+    for (const seg of segs) {
+      try {
+        await seg.flushLog()
+      } catch (err) {
+        if (this.segments.includes(seg)) {
+          // Data whose fdatasync failed may be lost from the page cache: take the log offline.
+          this.failed = true
+          throw storageError(err, 'fdatasync failed')
+        }
+      }
+    }
+  }
+
+  /** Flushes, writes the closing time-index entry, and releases file handles. */
+  async close (): Promise<void> {
+    await this.queue.run(async () => {
+      if (this.closed) return
+      try {
+        if (!this.failed) {
+          if (await this.active.finalize()) this.dirty.add(this.active)
+          await this.flushAll()
+        }
+      } finally {
+        this.closed = true
+        await Promise.all(this.segments.map(s => s.evictHandles()))
+      }
+    })
+  }
+
+  /** Closes without flushing once queued writes are done (the log is being deleted). @internal */
+  async discard (): Promise<void> {
+    await this.queue.run(async () => {
+      await this.rollFlushes
+      await this.abandon()
+    })
+  }
+
+  /** Drops file handles without flushing or checkpointing, as a crash would. @internal (tests) */
+  async abandon (): Promise<void> {
+    this.closed = true
+    await Promise.all(this.segments.map(s => s.evictHandles()))
+  }
+
+  private assertOpen (): void {
+    if (this.closed) throw new SluiceError('KAFKA_STORAGE_ERROR', `log ${this.topic}-${this.partition} is closed`)
+  }
+
+  private assertWritable (): void {
+    this.assertOpen()
+    if (this.failed) throw new SluiceError('KAFKA_STORAGE_ERROR', `log ${this.topic}-${this.partition} is offline after an I/O error`)
+  }
+}
+
+function storageError (err: unknown, what: string): SluiceError {
+  if (err instanceof SluiceError) return err
+  return new SluiceError('KAFKA_STORAGE_ERROR', `${what}: ${(err as Error).message}`, {}, { cause: err })
+}

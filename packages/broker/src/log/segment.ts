@@ -1,0 +1,317 @@
+/**
+ * One log segment: `<base>.log` (whole batches back to back, offsets stamped, exactly as
+ * received), `<base>.index` and `<base>.timeindex` (see offset-index.ts, time-index.ts).
+ * In-memory state is small: sizes, entry counts, next offset and a few timestamps. Only the
+ * active (last) segment may hold its index entries in memory, loaded lazily on its first append
+ * or truncation, so an idle partition holds no index buffers. Invariants:
+ *   - sizeBytes / nextOffset / entry counts change only after the bytes they describe were
+ *     written, so concurrent readers never see a position past completed writes;
+ *   - every index entry points inside [0, sizeBytes) and at a batch boundary;
+ *   - the first batch of a segment has baseOffset == the segment's base offset.
+ */
+import type { BatchHeader } from '@sluice/protocol'
+import type { FileHandleCache } from './file-handle-cache.js'
+import { HeaderReader } from './header-scan.js'
+import { freshIndexCursor, maybeTimeEntry, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
+import { readAt, readExactly, writeFully } from './file-io.js'
+import type { SegmentPaths } from './log-files.js'
+import type { ScanOutcome } from './segment-scan.js'
+import { encodeOffsetEntry, lookupOffsetIndexFile, OFFSET_INDEX_ENTRY_BYTES, OffsetIndexEntries } from './offset-index.js'
+import { encodeTimeEntry, lookupTimeIndexFile, readLastTimeEntry, TIME_INDEX_ENTRY_BYTES, TimeIndexEntries } from './time-index.js'
+
+/** In-memory indexes of the active segment. */
+export interface ActiveIndexes {
+  readonly offsetIndex: OffsetIndexEntries
+  readonly timeIndex: TimeIndexEntries
+  cursor: IndexCursor
+}
+
+export interface SegmentState {
+  sizeBytes: number
+  nextOffset: bigint
+  offsetIndexEntries: number
+  timeIndexEntries: number
+  /** maxTimestamp of the first batch (rolling by time); undefined = not known yet. */
+  firstBatchMaxTimestamp?: bigint | undefined
+  /** Largest batch maxTimestamp; undefined = not loaded yet (read from the time index). */
+  maxTimestamp?: bigint | undefined
+}
+
+export class Segment {
+  sizeBytes: number
+  nextOffset: bigint
+  offsetIndexEntries: number
+  timeIndexEntries: number
+  firstBatchMaxTimestamp: bigint | undefined
+  private maxTimestampKnown: bigint | undefined
+  active: ActiveIndexes | undefined
+
+  constructor (readonly baseOffset: bigint, readonly paths: SegmentPaths, private readonly cache: FileHandleCache,
+    state: SegmentState) {
+    this.sizeBytes = state.sizeBytes
+    this.nextOffset = state.nextOffset
+    this.offsetIndexEntries = state.offsetIndexEntries
+    this.timeIndexEntries = state.timeIndexEntries
+    this.firstBatchMaxTimestamp = state.firstBatchMaxTimestamp
+    this.maxTimestampKnown = state.maxTimestamp
+  }
+
+  /** Creates empty files (truncating leftovers) for a new active segment. */
+  static async create (baseOffset: bigint, paths: SegmentPaths, cache: FileHandleCache): Promise<Segment> {
+    for (const file of [paths.log, paths.index, paths.timeIndex]) {
+      // A handle cached for an earlier file of the same name (deleted since) must not be reused.
+      await cache.evict(file)
+      await cache.use(file, async fh => { await fh.truncate(0) }, { create: true })
+    }
+    const seg = new Segment(baseOffset, paths, cache,
+      { sizeBytes: 0, nextOffset: baseOffset, offsetIndexEntries: 0, timeIndexEntries: 0, maxTimestamp: -1n })
+    seg.active = { offsetIndex: new OffsetIndexEntries(), timeIndex: new TimeIndexEntries(), cursor: freshIndexCursor(baseOffset) }
+    return seg
+  }
+
+  /** Largest batch timestamp in the segment (-1 if none). */
+  async maxTimestamp (): Promise<bigint> {
+    if (this.active !== undefined) return this.active.cursor.maxTimestampSoFar
+    if (this.maxTimestampKnown === undefined) {
+      const last = await readLastTimeEntry(this.cache, this.paths.timeIndex, this.timeIndexEntries)
+      this.maxTimestampKnown = last?.timestamp ?? -1n
+    }
+    return this.maxTimestampKnown
+  }
+
+  /**
+   * Loads the index files into memory so appends can extend them. Returns false if they are not
+   * a valid index of this .log (the caller then rebuilds them by scanning).
+   */
+  async loadActive (): Promise<boolean> {
+    if (this.active !== undefined) return true
+    const offBuf = await this.readWhole(this.paths.index, this.offsetIndexEntries * OFFSET_INDEX_ENTRY_BYTES)
+    const timeBuf = await this.readWhole(this.paths.timeIndex, this.timeIndexEntries * TIME_INDEX_ENTRY_BYTES)
+    const offsetIndex = offBuf === undefined ? undefined : OffsetIndexEntries.parse(offBuf, this.sizeBytes)
+    const timeIndex = timeBuf === undefined ? undefined : TimeIndexEntries.parse(timeBuf)
+    if (offsetIndex === undefined || timeIndex === undefined) return false
+    const cursor = await this.restoreCursor(offsetIndex, timeIndex)
+    if (cursor === undefined) return false
+    this.active = { offsetIndex, timeIndex, cursor }
+    return true
+  }
+
+  /** maxTimestamp of the first batch, read from its header on first use. */
+  async firstTimestamp (): Promise<bigint | undefined> {
+    if (this.sizeBytes === 0) return undefined
+    if (this.firstBatchMaxTimestamp === undefined) {
+      const h = await this.cache.use(this.paths.log, fh => new HeaderReader(fh, this.paths.log).headerAt(0, this.sizeBytes))
+      this.firstBatchMaxTimestamp = h?.maxTimestamp
+    }
+    return this.firstBatchMaxTimestamp
+  }
+
+  /**
+   * Appends buf[start, end) (whole batches, offsets stamped) with one positional write, then the
+   * pending index entries, then publishes the new state. `cursor` is the index cursor after
+   * these batches; the caller computed it and `pending` with indexBatch.
+   */
+  async append (buf: Buffer, start: number, end: number, lastOffset: bigint, firstMaxTimestamp: bigint,
+    pending: PendingIndexEntries, cursor: IndexCursor): Promise<void> {
+    const active = this.active
+    if (active === undefined) throw new Error('append to a segment that is not active')
+    await this.cache.use(this.paths.log, fh => writeFully(fh, buf, start, end, this.sizeBytes))
+    await this.appendIndexEntries(pending)
+    for (let i = 0; i < pending.offsetCount; i++) active.offsetIndex.append(pending.offsetRel[i]!, pending.offsetPos[i]!)
+    for (let i = 0; i < pending.timeCount; i++) active.timeIndex.append(pending.timeTs[i]!, pending.timeRel[i]!)
+    active.cursor = cursor
+    if (this.sizeBytes === 0) this.firstBatchMaxTimestamp = firstMaxTimestamp
+    this.offsetIndexEntries += pending.offsetCount
+    this.timeIndexEntries += pending.timeCount
+    this.sizeBytes += end - start
+    this.nextOffset = lastOffset + 1n
+  }
+
+  private async appendIndexEntries (pending: PendingIndexEntries): Promise<void> {
+    if (pending.offsetCount > 0) {
+      const b = Buffer.allocUnsafe(pending.offsetCount * OFFSET_INDEX_ENTRY_BYTES)
+      for (let i = 0; i < pending.offsetCount; i++) encodeOffsetEntry(b, i * 8, pending.offsetRel[i]!, pending.offsetPos[i]!)
+      const at = this.offsetIndexEntries * OFFSET_INDEX_ENTRY_BYTES
+      await this.cache.use(this.paths.index, fh => writeFully(fh, b, 0, b.length, at))
+    }
+    if (pending.timeCount > 0) {
+      const b = Buffer.allocUnsafe(pending.timeCount * TIME_INDEX_ENTRY_BYTES)
+      for (let i = 0; i < pending.timeCount; i++) encodeTimeEntry(b, i * 12, pending.timeTs[i]!, pending.timeRel[i]!)
+      const at = this.timeIndexEntries * TIME_INDEX_ENTRY_BYTES
+      await this.cache.use(this.paths.timeIndex, fh => writeFully(fh, b, 0, b.length, at))
+    }
+  }
+
+  /**
+   * Ends the active phase (roll or close): writes the closing time-index entry so the file's last
+   * entry is the segment's max timestamp, and drops the in-memory indexes. True if it wrote.
+   */
+  async finalize (): Promise<boolean> {
+    const active = this.active
+    if (active === undefined) return false
+    const pending = new PendingIndexEntries()
+    const cursor = { ...active.cursor }
+    maybeTimeEntry(cursor, pending, this.baseOffset)
+    await this.appendIndexEntries(pending)
+    this.timeIndexEntries += pending.timeCount
+    this.maxTimestampKnown = cursor.maxTimestampSoFar
+    this.active = undefined
+    return pending.timeCount > 0
+  }
+
+  /** Position of the greatest indexed batch ending at or before `offset` (a safe scan start). */
+  async indexedPositionFor (offset: bigint): Promise<number> {
+    const rel = offset - this.baseOffset
+    if (rel < 0n) return 0
+    const relTarget = rel > 0x7fffffffn ? 0x7fffffff : Number(rel)
+    const active = this.active
+    if (active !== undefined) return active.offsetIndex.lookup(relTarget)
+    return await lookupOffsetIndexFile(this.cache, this.paths.index, this.offsetIndexEntries, relTarget, this.sizeBytes)
+  }
+
+  /** First batch at or after `position` with maxTimestamp >= ts, below `limit`. */
+  async seekTimestamp (position: number, limit: number, ts: bigint): Promise<BatchHeader | undefined> {
+    return await this.cache.use(this.paths.log, fh => new HeaderReader(fh, this.paths.log).seekTimestamp(position, limit, ts))
+  }
+
+  /** The last entry of the .index file, or undefined if it cannot be read. */
+  async readLastOffsetEntry (): Promise<{ relOffset: number, position: number } | undefined> {
+    if (this.offsetIndexEntries === 0) return undefined
+    const entry = Buffer.allocUnsafe(OFFSET_INDEX_ENTRY_BYTES)
+    const ok = await this.cache.use(this.paths.index, fh => readExactly(fh, entry, (this.offsetIndexEntries - 1) * OFFSET_INDEX_ENTRY_BYTES))
+    return ok ? { relOffset: entry.readInt32BE(0), position: entry.readInt32BE(4) } : undefined
+  }
+
+  /** Relative offset of the greatest time entry with timestamp < ts (see TimeIndexEntries). */
+  async timeIndexLookupBefore (ts: bigint): Promise<number | undefined> {
+    const active = this.active
+    if (active !== undefined) return active.timeIndex.lookupBefore(ts)
+    return await lookupTimeIndexFile(this.cache, this.paths.timeIndex, this.timeIndexEntries, ts)
+  }
+
+  /** The batch holding `offset` (first batch with lastOffset >= offset) below `limit`. */
+  async seek (offset: bigint, limit: number): Promise<{ position: number, header: BatchHeader | undefined }> {
+    const start = await this.indexedPositionFor(offset)
+    return await this.cache.use(this.paths.log, fh => new HeaderReader(fh, this.paths.log).seekOffset(start, limit, offset))
+  }
+
+  /**
+   * Removes every batch holding offsets >= `offset` (a whole batch goes if it straddles it).
+   * The segment must be active (loadActive done). Returns the new next offset.
+   */
+  async truncateTo (offset: bigint): Promise<bigint> {
+    const active = this.active
+    if (active === undefined) throw new Error('truncate of a segment that is not active')
+    const { position, header } = await this.seek(offset, this.sizeBytes)
+    if (header === undefined) return this.nextOffset
+    await this.cache.use(this.paths.log, fh => fh.truncate(position))
+    active.offsetIndex.truncateToPosition(position)
+    active.timeIndex.truncateToRelOffset(Number(header.baseOffset - this.baseOffset))
+    await this.cache.use(this.paths.index, fh => fh.truncate(active.offsetIndex.length * OFFSET_INDEX_ENTRY_BYTES))
+    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(active.timeIndex.length * TIME_INDEX_ENTRY_BYTES))
+    this.offsetIndexEntries = active.offsetIndex.length
+    this.timeIndexEntries = active.timeIndex.length
+    this.sizeBytes = position
+    this.nextOffset = header.baseOffset
+    if (position === 0) this.firstBatchMaxTimestamp = undefined
+    const cursor = await this.restoreCursor(active.offsetIndex, active.timeIndex)
+    if (cursor === undefined) throw new Error(`segment ${this.paths.log} has no valid batch tail after truncation`)
+    active.cursor = cursor
+    return this.nextOffset
+  }
+
+  /**
+   * Rebuilds the index cursor from the index files' last entries plus a header scan of the batches
+   * after the last offset-index entry: only those can hold a timestamp above the last time entry
+   * (at every offset-index entry a grown max is written), so the scan is bounded by about
+   * indexIntervalBytes. Also checks that the tail ends exactly at sizeBytes at nextOffset.
+   */
+  private async restoreCursor (offsetIndex: OffsetIndexEntries, timeIndex: TimeIndexEntries): Promise<IndexCursor | undefined> {
+    const cursor = freshIndexCursor(this.baseOffset)
+    const n = timeIndex.length
+    if (n > 0) {
+      cursor.maxTimestampSoFar = timeIndex.timestampAt(n - 1)
+      cursor.offsetOfMaxTimestampSoFar = this.baseOffset + BigInt(timeIndex.relOffsetAt(n - 1))
+      cursor.lastTimeEntryTimestamp = cursor.maxTimestampSoFar
+    }
+    const from = offsetIndex.length > 0 ? offsetIndex.positionAt(offsetIndex.length - 1) : 0
+    const tail = await this.scanTail(from)
+    if (tail === undefined || (tail.lastOffset !== undefined && tail.lastOffset + 1n !== this.nextOffset)) return undefined
+    if (tail.maxTimestamp > cursor.maxTimestampSoFar) {
+      cursor.maxTimestampSoFar = tail.maxTimestamp
+      cursor.offsetOfMaxTimestampSoFar = tail.offsetOfMaxTimestamp
+    }
+    cursor.bytesSinceLastIndexEntry = this.sizeBytes - from
+    return cursor
+  }
+
+  /**
+   * Header scan from `from` (a batch boundary) to sizeBytes: the last batch's lastOffset and the
+   * largest maxTimestamp seen; undefined if the batches do not end exactly at sizeBytes.
+   */
+  async scanTail (from: number): Promise<{ lastOffset: bigint | undefined, maxTimestamp: bigint, offsetOfMaxTimestamp: bigint } | undefined> {
+    return await this.cache.use(this.paths.log, async fh => {
+      const reader = new HeaderReader(fh, this.paths.log)
+      let pos = from
+      let lastOffset: bigint | undefined
+      let maxTimestamp = -1n
+      let offsetOfMaxTimestamp = this.baseOffset
+      try {
+        for (;;) {
+          const h = await reader.headerAt(pos, this.sizeBytes)
+          if (h === undefined) break
+          lastOffset = h.baseOffset + BigInt(h.lastOffsetDelta)
+          if (h.maxTimestamp > maxTimestamp) {
+            maxTimestamp = h.maxTimestamp
+            offsetOfMaxTimestamp = lastOffset
+          }
+          pos += h.sizeBytes
+        }
+      } catch {
+        return undefined
+      }
+      return pos === this.sizeBytes ? { lastOffset, maxTimestamp, offsetOfMaxTimestamp } : undefined
+    })
+  }
+
+  /** Adopts the result of a recovery scan (the files were already truncated and re-indexed). */
+  adoptScan (outcome: ScanOutcome): void {
+    this.sizeBytes = outcome.validBytes
+    this.nextOffset = outcome.nextOffset
+    this.offsetIndexEntries = outcome.offsetIndex.length
+    this.timeIndexEntries = outcome.timeIndex.length
+    this.firstBatchMaxTimestamp = outcome.firstBatchMaxTimestamp
+    this.maxTimestampKnown = undefined
+    this.active = { offsetIndex: outcome.offsetIndex, timeIndex: outcome.timeIndex, cursor: outcome.cursor }
+  }
+
+  /** fdatasync of the .log and both indexes. */
+  async flush (): Promise<void> {
+    await this.cache.use(this.paths.log, fh => fh.datasync())
+    await this.cache.use(this.paths.index, fh => fh.datasync(), { create: true })
+    await this.cache.use(this.paths.timeIndex, fh => fh.datasync(), { create: true })
+  }
+
+  async flushLog (): Promise<void> {
+    await this.cache.use(this.paths.log, fh => fh.datasync())
+  }
+
+  /** Reads up to `length` bytes of the .log at `position`. */
+  async readLog (position: number, length: number): Promise<Buffer> {
+    return await this.cache.use(this.paths.log, fh => readAt(fh, position, length))
+  }
+
+  async evictHandles (): Promise<void> {
+    await Promise.all([this.paths.log, this.paths.index, this.paths.timeIndex].map(p => this.cache.evict(p)))
+  }
+
+  private async readWhole (file: string, bytes: number): Promise<Buffer | undefined> {
+    if (bytes === 0) return Buffer.alloc(0)
+    try {
+      const buf = await this.cache.use(file, fh => readAt(fh, 0, bytes))
+      return buf.length === bytes ? buf : undefined
+    } catch {
+      return undefined
+    }
+  }
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * The broker process: `sluice-broker [--config file.json] [--broker-id 1 --data-dir d ...]`.
+ * Prints `LISTENING <port>` on its own stdout line once registered and serving (logs go to
+ * stderr so that line stays easy to find); SIGINT/SIGTERM stop it cleanly; a bad config lists
+ * every problem and exits 1.
+ */
+import { pino } from 'pino'
+import { loadBrokerConfig } from './config.js'
+import { startBroker } from './broker.js'
+
+async function main (): Promise<void> {
+  const loaded = loadBrokerConfig(process.argv.slice(2), process.env)
+  if (!loaded.ok) {
+    process.stderr.write('sluice-broker: invalid configuration:\n' + loaded.problems.map((p) => `  - ${p}\n`).join(''))
+    process.exit(1)
+  }
+  const config = loaded.config
+  const logger = pino({ level: config.logLevel, base: { service: 'broker' } }, pino.destination(2))
+  const broker = await startBroker({
+    brokerId: config.brokerId,
+    host: config.host,
+    port: config.port,
+    dataDir: config.dataDir,
+    metadataEndpoints: config.metadataEndpoints,
+    advertisedHost: config.advertisedHost,
+    rack: config.rack,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    logger,
+  })
+  process.stdout.write(`LISTENING ${broker.port}\n`)
+  let stopping = false
+  const shutdown = (signal: string): void => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'stopping')
+    broker.stop().then(() => process.exit(0), (err: unknown) => {
+      logger.error({ err }, 'unclean stop')
+      process.exit(1)
+    })
+  }
+  process.on('SIGINT', () => shutdown('SIGINT'))
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`sluice-broker: failed to start: ${(err as Error)?.stack ?? String(err)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,138 @@
+import path from 'node:path'
+import * as grpc from '@grpc/grpc-js'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { startMetadataServer } from '@sluice/metadata'
+import { GRPC_CHANNEL_OPTIONS, decodeRecordBatches, errorId, loadSluiceProto } from '@sluice/protocol'
+import { startBroker } from './index.js'
+import { brokerInternals } from './internal.js'
+import {
+  BrokerTestClient, batch, createTopic, eventually, onlyPartition, startTestCluster, tempDir, uniqueTopic, waitForLeaders,
+  type TestCluster,
+} from './__fixtures__/harness.js'
+
+function produce (client: BrokerTestClient, topic: string, values: string[], acks = 1) {
+  return client.produce({ acks, topics: [{ topic, partitions: [{ partition: 0, records: batch(values) }] }] })
+}
+
+async function topicOn (cluster: TestCluster, configs: Record<string, string> = {}) {
+  const client = new BrokerTestClient(cluster.brokers[0]!.endpoint)
+  const topic = uniqueTopic()
+  await createTopic(cluster, { name: topic, num_partitions: 1, replication_factor: 1, configs })
+  await waitForLeaders(client, topic, 1)
+  return { client, topic }
+}
+
+describe('broker metadata session', () => {
+  it('keeps serving while the metadata service is down and registers again with a new epoch', async () => {
+    const dir = await tempDir('session')
+    const metaDir = path.join(dir, 'metadata')
+    let metadata = await startMetadataServer({ host: '127.0.0.1', port: 0, dataDir: metaDir })
+    const port = metadata.port
+    onTestFinished(() => metadata.stop())
+    const broker = await startBroker({
+      brokerId: 1, host: '127.0.0.1', port: 0, dataDir: path.join(dir, 'broker'),
+      metadataEndpoints: [metadata.endpoint], heartbeatIntervalMs: 200, sessionTimeoutMs: 3000,
+    })
+    onTestFinished(() => broker.stop())
+    const session = brokerInternals(broker)!.session
+    const firstEpoch = session.brokerEpoch
+    expect(firstEpoch).toBeDefined()
+
+    const client = new BrokerTestClient(broker.endpoint)
+    const topic = uniqueTopic()
+    const admin = new (loadSluiceProto().sluice.v1.Metadata)(metadata.endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS)
+    onTestFinished(() => admin.close())
+    await new Promise((resolve, reject) => admin.CreateTopics({ topics: [{ name: topic, num_partitions: 1, replication_factor: 1 }] },
+      (err, res) => err !== null ? reject(err) : resolve(res)))
+    await waitForLeaders(client, topic, 1)
+    expect(onlyPartition(await produce(client, topic, ['one'])).error_code).toBe(0)
+
+    await metadata.stop()
+    await eventually(async () => session.brokerEpoch === undefined ? true : undefined, 'the session to drop')
+    // Reads and (for now) writes go on from the last known metadata.
+    expect(onlyPartition(await produce(client, topic, ['two'])).error_code).toBe(0)
+    const f = onlyPartition(await client.fetch({ topics: [{ topic, partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 1 << 20, current_leader_epoch: -1 }] }] }))
+    expect(decodeRecordBatches(f.records).flatMap((b) => b.records.map((r) => r.value?.toString()))).toEqual(['one', 'two'])
+
+    metadata = await startMetadataServer({ host: '127.0.0.1', port, dataDir: metaDir })
+    const secondEpoch = await eventually(async () => session.brokerEpoch, 'the broker to register again', 15_000)
+    expect(secondEpoch).toBeGreaterThan(firstEpoch!)
+    await waitForLeaders(client, topic, 1)
+    const after = await eventually(async () => {
+      const r = onlyPartition(await produce(client, topic, ['three']))
+      return r.error_code === 0 ? r : undefined
+    }, 'produce after re-registration')
+    expect(after.base_offset).toBe('2')
+  })
+})
+
+describe('broker produce details', () => {
+  it('pauses and resumes a stream with more requests in flight than its bound, answering each once', async () => {
+    const cluster = await startTestCluster(1)
+    const { client, topic } = await topicOn(cluster)
+    const n = 200
+    const answers = await Promise.all(Array.from({ length: n }, (_, i) => produce(client, topic, [`v${i}`])))
+    expect(new Set(client.answered).size).toBe(n)
+    expect(answers.map((a) => Number(onlyPartition(a).base_offset)).sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, i) => i))
+  })
+
+  it('stamps LogAppendTime batches with the broker clock and a valid CRC', async () => {
+    const cluster = await startTestCluster(1)
+    const { client, topic } = await topicOn(cluster, { 'message.timestamp.type': 'LogAppendTime' })
+    const before = BigInt(Date.now())
+    const r = onlyPartition(await client.produce({ acks: 1, topics: [{ topic, partitions: [{ partition: 0, records: batch(['t'], { timestamp: 42n }) }] }] }))
+    expect(r.error_code).toBe(0)
+    expect(BigInt(r.log_append_time_ms)).toBeGreaterThanOrEqual(before)
+    const f = onlyPartition(await client.fetch({ topics: [{ topic, partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 1 << 20, current_leader_epoch: -1 }] }] }))
+    const [decoded] = decodeRecordBatches(f.records) // verifies the CRC
+    expect(decoded?.header.maxTimestamp).toBe(BigInt(r.log_append_time_ms))
+    expect((decoded!.header.attributes & 0x08) !== 0).toBe(true)
+  })
+
+  it('rejects acks=-1 with NOT_ENOUGH_REPLICAS when the ISR is below min.insync.replicas, appending nothing', async () => {
+    const cluster = await startTestCluster(1)
+    const { client, topic } = await topicOn(cluster, { 'min.insync.replicas': '2' })
+    expect(onlyPartition(await produce(client, topic, ['x'], -1)).error_code).toBe(errorId('NOT_ENOUGH_REPLICAS'))
+    expect(onlyPartition(await produce(client, topic, ['y'], 1)).base_offset).toBe('0')
+  })
+
+  it('drops a parked fetch when its stream is cancelled', async () => {
+    const cluster = await startTestCluster(1)
+    const { topic } = await topicOn(cluster)
+    const purgatory = brokerInternals(cluster.brokers[0]!)!.context.purgatory
+    const raw = new (loadSluiceProto().sluice.v1.Broker)(cluster.brokers[0]!.endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS)
+    onTestFinished(() => raw.close())
+    const stream = raw.Fetch()
+    stream.on('error', () => undefined)
+    stream.write({ correlation_id: '1', replica_id: -1, max_wait_ms: 60_000, min_bytes: 1, max_bytes: 1000,
+      topics: [{ topic, partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 1000, current_leader_epoch: -1 }] }] })
+    await eventually(async () => purgatory.size === 1 ? true : undefined, 'the fetch to park')
+    stream.cancel()
+    await eventually(async () => purgatory.size === 0 && purgatory.watchedPartitionCount === 0 ? true : undefined, 'the parked fetch to go')
+  })
+
+  it('applies AlterConfigs to the produce limit and to the hosted log', async () => {
+    const cluster = await startTestCluster(1)
+    const { client, topic } = await topicOn(cluster)
+    const log = brokerInternals(cluster.brokers[0]!)!.logManager.getLog(topic, 0)!
+    expect(onlyPartition(await produce(client, topic, ['m'.repeat(3000)])).error_code).toBe(0)
+    await new Promise((resolve, reject) => cluster.admin.AlterConfigs({ resources: [{ topic, configs: [
+      { name: 'max.message.bytes', value: '2000', op: 'set' }, { name: 'segment.bytes', value: '65536', op: 'set' },
+    ] }] }, (err, res) => err !== null ? reject(err) : resolve(res)))
+    await eventually(async () => log.currentConfig.segmentBytes === 65536 ? true : undefined, 'the log to get the new config')
+    expect(onlyPartition(await produce(client, topic, ['m'.repeat(3000)])).error_code).toBe(errorId('MESSAGE_TOO_LARGE'))
+    expect(onlyPartition(await produce(client, topic, ['small'])).base_offset).toBe('1')
+  })
+
+  it('accepts a multi-megabyte produce and returns it in one fetch', async () => {
+    const cluster = await startTestCluster(1)
+    const { client, topic } = await topicOn(cluster, { 'max.message.bytes': String(8 << 20) })
+    const big = batch(Array.from({ length: 64 }, (_, i) => `${i}:` + 'p'.repeat(64 * 1024)))
+    expect(big.length).toBeGreaterThan(4 << 20)
+    const r = onlyPartition(await client.produce({ acks: 1, topics: [{ topic, partitions: [{ partition: 0, records: big }] }] }))
+    expect(r.error_code).toBe(0)
+    const f = onlyPartition(await client.fetch({ max_bytes: 16 << 20, topics: [{ topic, partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 16 << 20, current_leader_epoch: -1 }] }] }))
+    expect(f.records.length).toBe(big.length)
+    expect(decodeRecordBatches(f.records)[0]?.records).toHaveLength(64)
+  })
+})

@@ -1,0 +1,194 @@
+/**
+ * The broker's session with the metadata service: the Metadata service's BrokerSession stream
+ * (proto/sluice/v1/metadata.proto). Up: RegisterBroker, then a BrokerHeartbeat every
+ * heartbeatIntervalMs carrying the broker epoch the service assigned. Down: BrokerRegistered,
+ * heartbeat acks, MetadataUpdate (first a full snapshot, then deltas) and SessionError.
+ *
+ * Invariants:
+ * - At most one stream is open at a time. When it breaks, errors, reports a SessionError, or no
+ *   message arrives within sessionTimeoutMs, it is torn down and a new one registers again
+ *   (the service assigns a new broker epoch) after a jittered exponential backoff, trying the
+ *   next metadata endpoint; the endpoint list follows the service's metadata_endpoints.
+ * - Updates are handed to `onUpdate` one at a time, in arrival order; a failing update is logged
+ *   and the next one still runs.
+ * - Losing the session does not stop the broker: it keeps serving from its last metadata.
+ */
+import * as grpc from '@grpc/grpc-js'
+import type { Logger } from 'pino'
+import {
+  GRPC_CHANNEL_OPTIONS, errorNameFromId, fromGrpcError, loadSluiceProto, toBigInt, type wire,
+} from '@sluice/protocol'
+
+export interface MetadataSessionOptions {
+  readonly brokerId: number
+  readonly advertisedHost: string
+  readonly port: number
+  readonly rack: string
+  readonly sessionTimeoutMs: number
+  readonly heartbeatIntervalMs: number
+  /** The endpoints to try, read afresh before each connection attempt. */
+  readonly endpoints: () => readonly string[]
+  readonly onUpdate: (update: wire.MetadataUpdate__Output) => Promise<void>
+  readonly logger: Logger
+}
+
+const BACKOFF_MIN_MS = 100
+const BACKOFF_MAX_MS = 5000
+
+export class MetadataSession {
+  private stopped = false
+  private call: grpc.ClientDuplexStream<wire.BrokerSessionRequest, wire.BrokerSessionResponse__Output> | undefined
+  private client: wire.MetadataClient | undefined
+  private brokerEpochValue: bigint | undefined
+  private clusterId = ''
+  private updates: Promise<void> = Promise.resolve()
+  private loop: Promise<void> | undefined
+  private wakeBackoff: (() => void) | undefined
+  private readyResolve!: () => void
+  /** Resolves once registered and the first snapshot is applied. */
+  readonly ready: Promise<void> = new Promise((resolve) => { this.readyResolve = resolve })
+
+  constructor (private readonly options: MetadataSessionOptions) {}
+
+  /** The current session's broker epoch, undefined while not registered. */
+  get brokerEpoch (): bigint | undefined { return this.brokerEpochValue }
+
+  start (): void {
+    this.loop ??= this.run()
+  }
+
+  async stop (): Promise<void> {
+    this.stopped = true
+    this.wakeBackoff?.()
+    this.teardown()
+    await this.loop
+    await this.updates
+  }
+
+  /** AlterPartition on the current metadata endpoint (for ISR changes by leaders). */
+  alterPartition (request: wire.AlterPartitionRequest): Promise<wire.AlterPartitionResponse__Output> {
+    const client = this.client
+    if (client === undefined) return Promise.reject(fromGrpcError({ code: grpc.status.UNAVAILABLE, details: 'no metadata session' }))
+    return new Promise((resolve, reject) => {
+      client.AlterPartition(request, { deadline: Date.now() + this.options.sessionTimeoutMs },
+        (err, res) => err !== null || res === undefined ? reject(fromGrpcError(err)) : resolve(res))
+    })
+  }
+
+  private async run (): Promise<void> {
+    let attempt = 0
+    let index = 0
+    while (!this.stopped) {
+      const endpoints = this.options.endpoints()
+      const endpoint = endpoints[index % Math.max(1, endpoints.length)]
+      if (endpoint === undefined) throw new Error('no metadata endpoints configured')
+      const registered = await this.runOnce(endpoint)
+      if (this.stopped) break
+      attempt = registered ? 0 : attempt + 1
+      index++
+      const delayMs = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(attempt, 10)) * (0.5 + Math.random() / 2)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs)
+        this.wakeBackoff = () => { clearTimeout(timer); resolve() }
+      })
+      this.wakeBackoff = undefined
+    }
+  }
+
+  /** One stream's life; resolves to whether it got registered. */
+  private runOnce (endpoint: string): Promise<boolean> {
+    const log = this.options.logger
+    const Metadata = loadSluiceProto().sluice.v1.Metadata
+    const client = new Metadata(endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS)
+    const call = client.BrokerSession()
+    this.client = client
+    this.call = call
+    let registered = false
+    let lastHeardMs = Date.now()
+    let heartbeat: NodeJS.Timeout | undefined
+    // The watchdog also covers a service that accepts the stream but never answers.
+    const watchdog = setInterval(() => {
+      if (Date.now() - lastHeardMs > this.options.sessionTimeoutMs) {
+        log.warn({ endpoint }, 'metadata session timed out')
+        call.cancel()
+      }
+    }, Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2)))
+
+    return new Promise<boolean>((resolve) => {
+      let done = false
+      const end = (why: string, err?: unknown): void => {
+        if (done) return
+        done = true
+        clearInterval(watchdog)
+        clearInterval(heartbeat)
+        this.brokerEpochValue = undefined
+        if (this.call === call) { this.call = undefined; this.client = undefined }
+        try { call.cancel() } catch { /* already closed */ }
+        client.close()
+        if (!this.stopped) log.warn({ endpoint, err, why }, 'metadata session lost; will register again')
+        resolve(registered)
+      }
+      call.on('data', (msg: wire.BrokerSessionResponse__Output) => {
+        lastHeardMs = Date.now()
+        try {
+          if (msg.registered != null) {
+            registered = true
+            this.brokerEpochValue = toBigInt(msg.registered.broker_epoch)
+            if (msg.registered.cluster_id !== '') this.clusterId = msg.registered.cluster_id
+            log.info({ endpoint, brokerEpoch: msg.registered.broker_epoch, clusterId: this.clusterId }, 'registered with the metadata service')
+            clearInterval(heartbeat)
+            heartbeat = setInterval(() => this.sendHeartbeat(call), this.options.heartbeatIntervalMs)
+          } else if (msg.update != null) {
+            this.enqueueUpdate(msg.update)
+          } else if (msg.error != null) {
+            end(`session error ${errorNameFromId(msg.error.error_code)}: ${msg.error.error_message}`)
+          }
+        } catch (err) {
+          log.error({ err }, 'bad message on the metadata session')
+          end('bad message', err)
+        }
+      })
+      call.on('error', (err) => end('stream error', err))
+      call.on('end', () => end('stream ended by the service'))
+      call.on('close', () => end('stream closed'))
+      call.write({
+        register: {
+          broker_id: this.options.brokerId,
+          host: this.options.advertisedHost,
+          port: this.options.port,
+          rack: this.options.rack,
+          admin_port: 0,
+          session_timeout_ms: this.options.sessionTimeoutMs,
+          cluster_id: this.clusterId,
+        },
+      })
+    })
+  }
+
+  private sendHeartbeat (call: grpc.ClientDuplexStream<wire.BrokerSessionRequest, wire.BrokerSessionResponse__Output>): void {
+    const epoch = this.brokerEpochValue
+    if (epoch === undefined || call !== this.call) return
+    try {
+      call.write({ heartbeat: { broker_id: this.options.brokerId, broker_epoch: epoch.toString() } })
+    } catch (err) {
+      this.options.logger.debug({ err }, 'heartbeat write failed')
+    }
+  }
+
+  private enqueueUpdate (update: wire.MetadataUpdate__Output): void {
+    if (update.cluster_id !== '') this.clusterId = update.cluster_id
+    this.updates = this.updates.then(async () => {
+      if (this.stopped) return
+      try {
+        await this.options.onUpdate(update)
+        if (update.full) this.readyResolve()
+      } catch (err) {
+        this.options.logger.error({ err, full: update.full }, 'could not apply a metadata update')
+      }
+    })
+  }
+
+  private teardown (): void {
+    try { this.call?.cancel() } catch { /* already closed */ }
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Produce (proto/sluice/v1/broker.proto ProduceRequest -> ProduceResponse), DESIGN.md §2.
+ *
+ * Per partition, in this order: the topic-partition must be in the metadata cache
+ * (UNKNOWN_TOPIC_OR_PARTITION), this broker must lead it (NOT_LEADER_OR_FOLLOWER), every batch
+ * must pass validateBatches (CORRUPT_MESSAGE / INVALID_BATCH) and fit max.message.bytes
+ * (MESSAGE_TOO_LARGE), client batches may not be control batches (INVALID_RECORD), and acks=-1
+ * needs min.insync.replicas in the ISR (NOT_ENOUGH_REPLICAS). Only then is the partition's whole
+ * records field appended, stamped with offsets and the leader epoch in place. A partition that
+ * fails appends nothing; the other partitions of the request are unaffected. Records are never
+ * decoded: only batch headers are read (and rewritten for LogAppendTime topics).
+ */
+import {
+  CONTROL_MASK, OFF_ATTRIBUTES, OFF_CRC, OFF_MAX_TIMESTAMP, TIMESTAMP_TYPE_MASK, SluiceError, crc32c,
+  toInt64String, validateBatches, type BatchSpan, type wire,
+} from '@sluice/protocol'
+import { errorFields, errorFieldsFrom, NO_ERROR, type BrokerContext } from './context.js'
+
+const VALID_ACKS = new Set([-1, 0, 1])
+/** acks=-1 waits this long when the request names no timeout. */
+const DEFAULT_ACKS_TIMEOUT_MS = 30_000
+
+/** Handles one request; resolves to undefined when no answer is due (acks=0). */
+export async function handleProduce (ctx: BrokerContext, req: wire.ProduceRequest__Output): Promise<wire.ProduceResponse | undefined> {
+  const acksValid = VALID_ACKS.has(req.acks)
+  const topics = await Promise.all(req.topics.map(async (t) => ({
+    topic: t.topic,
+    partitions: await Promise.all(t.partitions.map((p) => acksValid
+      ? producePartition(ctx, req, t.topic, p)
+      : failed(p.partition, 'INVALID_REQUIRED_ACKS', `acks must be -1, 0 or 1, not ${req.acks}`))),
+  })))
+  if (req.acks === 0) return undefined
+  return { correlation_id: req.correlation_id, topics, throttle_time_ms: 0 }
+}
+
+async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__Output, topic: string,
+  data: wire.PartitionProduceData__Output): Promise<wire.PartitionProduceResponse> {
+  const partition = data.partition
+  try {
+    if (ctx.cache.partition(topic, partition) === undefined) {
+      return failed(partition, 'UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`)
+    }
+    const replica = ctx.replicas.get(topic, partition)
+    if (replica === undefined || !replica.isLeader) {
+      return failed(partition, 'NOT_LEADER_OR_FOLLOWER', `broker ${ctx.brokerId} is not the leader of ${topic}-${partition}`)
+    }
+    const config = ctx.cache.topicConfig(topic)
+    let spans = validateBatches(data.records)
+    const maxBytes = config['max.message.bytes']
+    for (const span of spans) {
+      if (span.sizeBytes > maxBytes) {
+        return failed(partition, 'MESSAGE_TOO_LARGE', `a ${span.sizeBytes}-byte batch exceeds max.message.bytes ${maxBytes} of ${topic}`)
+      }
+      if ((span.attributes & CONTROL_MASK) !== 0) {
+        return failed(partition, 'INVALID_RECORD', 'producers may not send control batches')
+      }
+    }
+    if (req.acks === -1 && replica.isr.length < config['min.insync.replicas']) {
+      return failed(partition, 'NOT_ENOUGH_REPLICAS',
+        `${replica.isr.length} in-sync replicas, min.insync.replicas is ${config['min.insync.replicas']}`)
+    }
+    let logAppendTimeMs = -1n
+    if (config['message.timestamp.type'] === 'LogAppendTime') {
+      logAppendTimeMs = BigInt(Date.now())
+      spans = stampLogAppendTime(data.records, spans, logAppendTimeMs)
+    }
+    const result = await replica.appendAsLeader(data.records, spans)
+    if (req.acks === -1) {
+      await replica.waitForHighWatermark(result.lastOffset + 1n, req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS)
+    }
+    return {
+      partition,
+      ...NO_ERROR,
+      base_offset: toInt64String(result.firstOffset),
+      log_append_time_ms: toInt64String(logAppendTimeMs),
+      log_start_offset: toInt64String(replica.logStartOffset),
+    }
+  } catch (err) {
+    const f = errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Produce' })
+    return { partition, ...f, base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
+  }
+}
+
+function failed (partition: number, code: Parameters<typeof errorFields>[0], message: string): wire.PartitionProduceResponse {
+  return { partition, ...errorFields(code, message), base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
+}
+
+/**
+ * LogAppendTime topics: the broker's clock replaces maxTimestamp and the timestamp-type bit is
+ * set (Kafka does the same). Both are covered by the CRC, so it is recomputed; the records
+ * themselves are untouched.
+ */
+function stampLogAppendTime (buf: Buffer, spans: readonly BatchSpan[], nowMs: bigint): BatchSpan[] {
+  return spans.map((s) => {
+    const attributes = s.attributes | TIMESTAMP_TYPE_MASK
+    buf.writeInt16BE(attributes, s.position + OFF_ATTRIBUTES)
+    buf.writeBigInt64BE(nowMs, s.position + OFF_MAX_TIMESTAMP)
+    buf.writeUInt32BE(crc32c(buf.subarray(s.position + OFF_ATTRIBUTES, s.position + s.sizeBytes)), s.position + OFF_CRC)
+    return { ...s, attributes, maxTimestamp: nowMs }
+  })
+}
+
+/** A response naming every partition of `req` with one error (the request as a whole failed). */
+export function produceErrorResponse (req: wire.ProduceRequest__Output, err: unknown): wire.ProduceResponse | undefined {
+  if (req.acks === 0) return undefined
+  const e = err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String((err as Error)?.message ?? err))
+  return {
+    correlation_id: req.correlation_id,
+    topics: req.topics.map((t) => ({
+      topic: t.topic,
+      partitions: t.partitions.map((p) => failed(p.partition, e.code, e.message)),
+    })),
+  }
+}
