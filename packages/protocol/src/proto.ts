@@ -3,7 +3,7 @@
  * match the type generator's in scripts/gen-proto-types.mjs: field names as written
  * (snake_case), int64 as decimal strings, defaults filled in, oneofs named.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
@@ -39,9 +39,10 @@ let cached: SluiceProto | undefined
 export function loadSluiceProto (): SluiceProto {
   if (cached !== undefined) return cached
   const root = protoRoot()
-  const definition = protoLoader.loadSync(
-    ['sluice/v1/common.proto', 'sluice/v1/broker.proto', 'sluice/v1/metadata.proto'],
-    { ...PROTO_LOADER_OPTIONS, includeDirs: [root] })
+  // Every file of the contract, so a new .proto needs no change here.
+  const files = readdirSync(root + 'sluice/v1').filter((f) => f.endsWith('.proto')).sort()
+    .map((f) => `sluice/v1/${f}`)
+  const definition = protoLoader.loadSync(files, { ...PROTO_LOADER_OPTIONS, includeDirs: [root] })
   cached = grpc.loadPackageDefinition(definition) as unknown as SluiceProto
   return cached
 }
