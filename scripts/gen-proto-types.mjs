@@ -32,6 +32,8 @@ function walk (dir) {
     if (statSync(p).isDirectory()) { walk(p); continue }
     if (!p.endsWith('.ts')) continue
     let text = readFileSync(p, 'utf8')
+    // The generator writes absolute paths; keep the output the same in every checkout.
+    text = text.replaceAll(protoDir + '/', 'proto/')
     writeFileSync(p, banner + text)
   }
 }

@@ -1,0 +1,136 @@
+/**
+ * Store sessions on ZooKeeper: each `createSession` opens a dedicated ZooKeeper connection, and
+ * that connection's ZooKeeper session owns the store session's ephemeral nodes. So a broker's
+ * /brokers/ids/<id> vanishes when *its* session ends, whichever way it ends:
+ *
+ * - closeSession: the connection is closed; ZooKeeper deletes the ephemerals before it answers.
+ * - lease lapse: the MetadataStore contract says a session expires when it is not touched for
+ *   timeoutMs (the controller relies on it: a broker that stops heartbeating but keeps its stream
+ *   open, e.g. SIGSTOPped, must be declared lost). ZooKeeper's pings would keep the connection
+ *   alive forever, so a sweep here closes sessions whose lease lapsed, then runs onExpired.
+ * - ZooKeeper expiry: this process lost ZooKeeper for longer than the negotiated session timeout
+ *   (at least 2 x tickTime, 4 s by default) or died. ZooKeeper deletes the ephemerals itself;
+ *   when the library learns of it (on reconnect) onExpired runs. A reconnect within the timeout
+ *   keeps the session and its ephemerals, with nothing to do.
+ * onExpired runs at most once per session, never for closeSession or store close.
+ */
+import { SluiceError } from '@sluice/protocol'
+import type { Logger } from 'pino'
+import type { SessionId } from './metadata-store.js'
+import { ZkConnection, type ZkConnectionOptions } from './zookeeper-connection.js'
+
+interface Session {
+  readonly conn: ZkConnection
+  readonly timeoutMs: number
+  lastTouchMs: number
+  readonly onExpired?: (id: SessionId) => void
+}
+
+export class SessionTable {
+  private readonly sessions = new Map<SessionId, Session>()
+  private sweepTimer: NodeJS.Timeout | undefined
+  private sweepEveryMs = Infinity
+  private closed = false
+
+  constructor (private readonly connectOptions: Omit<ZkConnectionOptions, 'sessionTimeoutMs' | 'onExpired'>,
+    private readonly log: Logger, private readonly now: () => number) {}
+
+  async create (timeoutMs: number, onExpired?: (id: SessionId) => void): Promise<SessionId> {
+    let id: SessionId | undefined
+    const conn = await ZkConnection.open({
+      ...this.connectOptions,
+      sessionTimeoutMs: timeoutMs,
+      onExpired: () => { if (id !== undefined) this.expire(id, 'zookeeper').catch(() => {}) },
+    })
+    id = conn.sessionId
+    if (this.closed) {
+      // The store was closed while this session was connecting.
+      await conn.close()
+      throw new SluiceError('METADATA_UNAVAILABLE', 'the metadata store is closed')
+    }
+    this.sessions.set(id, { conn, timeoutMs, lastTouchMs: this.now(), ...(onExpired !== undefined ? { onExpired } : {}) })
+    this.scheduleSweep(timeoutMs)
+    this.log.debug({ session: id, timeoutMs, zkTimeoutMs: conn.negotiatedTimeoutMs }, 'zookeeper session opened')
+    return id
+  }
+
+  /** The live connection of a session, or META_SESSION_EXPIRED (what creating an ephemeral on a dead session says). */
+  connectionOf (id: SessionId | undefined, path: string): ZkConnection {
+    const s = id === undefined ? undefined : this.sessions.get(id)
+    if (s === undefined || s.conn.state === 'expired' || s.conn.state === 'closed') {
+      throw new SluiceError('META_SESSION_EXPIRED', `session ${String(id)} is not live`, { path })
+    }
+    return s.conn
+  }
+
+  /** @internal The ZooKeeper connection behind a session (tests use it to make ZooKeeper expire it). */
+  connection (id: SessionId): ZkConnection | undefined {
+    return this.sessions.get(id)?.conn
+  }
+
+  async touch (id: SessionId): Promise<void> {
+    const s = this.sessions.get(id)
+    if (s === undefined || s.conn.state === 'expired' || this.now() - s.lastTouchMs > s.timeoutMs) {
+      if (s !== undefined) await this.expire(id, s.conn.state === 'expired' ? 'zookeeper' : 'lease')
+      throw new SluiceError('META_SESSION_EXPIRED', `session ${id} has expired`)
+    }
+    s.lastTouchMs = this.now()
+  }
+
+  async close (id: SessionId): Promise<void> {
+    const s = this.sessions.get(id)
+    if (s === undefined) return
+    this.forget(id)
+    await s.conn.close()
+  }
+
+  async closeAll (): Promise<void> {
+    this.closed = true
+    const all = [...this.sessions.values()]
+    this.sessions.clear()
+    this.stopSweep()
+    await Promise.all(all.map(async (s) => { await s.conn.close() }))
+  }
+
+  private async expire (id: SessionId, why: 'lease' | 'zookeeper'): Promise<void> {
+    const s = this.sessions.get(id)
+    if (s === undefined) return
+    this.forget(id)
+    // Closing makes ZooKeeper delete the ephemerals now, before onExpired runs (as embedded does).
+    await s.conn.close()
+    this.log.info({ session: id, timeoutMs: s.timeoutMs, why }, 'metadata session expired')
+    if (s.onExpired !== undefined) {
+      const cb = s.onExpired
+      queueMicrotask(() => { try { cb(id) } catch (e) { this.log.error({ err: e }, 'session expiry callback threw') } })
+    }
+  }
+
+  private forget (id: SessionId): void {
+    this.sessions.delete(id)
+    if (this.sessions.size === 0) this.stopSweep()
+  }
+
+  private scheduleSweep (timeoutMs: number): void {
+    const every = Math.max(5, Math.min(1000, Math.floor(timeoutMs / 4)))
+    if (this.sweepTimer !== undefined && every >= this.sweepEveryMs) return
+    this.stopSweep()
+    this.sweepEveryMs = every
+    this.sweepTimer = setInterval(() => { this.sweep() }, every)
+    this.sweepTimer.unref()
+  }
+
+  private stopSweep (): void {
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer)
+    this.sweepTimer = undefined
+    this.sweepEveryMs = Infinity
+  }
+
+  private sweep (): void {
+    const now = this.now()
+    for (const [id, s] of this.sessions) {
+      if (now - s.lastTouchMs > s.timeoutMs) {
+        this.expire(id, 'lease').catch((e: unknown) => { this.log.error({ err: e, session: id }, 'session expiry failed') })
+      }
+    }
+  }
+}
