@@ -9,8 +9,9 @@ import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
 import type { ProtoGrpcType as BrokerProto } from './generated/broker.js'
 import type { ProtoGrpcType as MetadataProto } from './generated/metadata.js'
+import type { ProtoGrpcType as GroupProto } from './generated/group.js'
 
-export type SluiceProto = BrokerProto & MetadataProto
+export type SluiceProto = BrokerProto & MetadataProto & GroupProto
 
 /** The loader options shared by every process; see the type generator's flags. */
 export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
