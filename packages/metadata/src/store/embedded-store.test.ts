@@ -41,33 +41,6 @@ async function waitFor (cond: () => boolean | Promise<boolean>, what: string, de
 }
 
 describe('EmbeddedStore contract', () => {
-  it('versions and compare-and-set', async () => {
-    const s = await openStore(await tempDir())
-    expect(await s.create('/a', b('1'))).toBe('/a')
-    expect((await s.get('/a')).version).toBe(0)
-    expect(await s.set('/a', b('2'), 0)).toBe(1)
-    expect(await codeOf(s.set('/a', b('3'), 0))).toBe('META_BAD_VERSION')
-    expect((await s.get('/a')).data.toString()).toBe('2')
-    expect(await s.set('/a', b('4'), -1)).toBe(2)
-    expect(await codeOf(s.delete('/a', 1))).toBe('META_BAD_VERSION')
-    expect(await codeOf(s.get('/missing'))).toBe('META_NO_NODE')
-    expect(await codeOf(s.set('/missing', b(''), -1))).toBe('META_NO_NODE')
-    expect(await codeOf(s.create('/a', b('')))).toBe('META_NODE_EXISTS')
-    expect(await codeOf(s.create('/x/y', b('')))).toBe('META_NO_NODE')
-    await s.create('/a/c2', b(''))
-    await s.create('/a/c1', b(''))
-    expect(await s.children('/a')).toEqual(['c1', 'c2'])
-    expect(await codeOf(s.delete('/a', -1))).toBe('META_NOT_EMPTY')
-    expect((await s.exists('/a'))?.numChildren).toBe(2)
-    for (const bad of ['', 'a', '/a/', '/a//b', '/a/./b', '/..']) {
-      expect(await codeOf(s.get(bad))).toBe('INVALID_ARGUMENT')
-    }
-    await s.delete('/a/c1', 0)
-    await s.delete('/a/c2', -1)
-    await s.delete('/a', 2)
-    expect(await s.exists('/a')).toBeUndefined()
-  })
-
   it('sequential names grow per parent and never repeat, even across restarts', async () => {
     const dir = await tempDir()
     let s = await EmbeddedStore.open({ dataDir: dir })
@@ -81,22 +54,6 @@ describe('EmbeddedStore contract', () => {
     s = await openStore(dir)
     expect(await s.children('/q')).toEqual(['item-0000000000'])
     expect(await s.create('/q/item-', b('c'), { mode: 'persistent-sequential' })).toBe('/q/item-0000000003')
-  })
-
-  it('ephemeral nodes vanish when their session closes', async () => {
-    const s = await openStore(await tempDir())
-    await mkdirp(s, '/brokers/ids')
-    expect(await codeOf(s.create('/brokers/ids/1', b(''), { mode: 'ephemeral' }))).toBe('META_SESSION_EXPIRED')
-    const sid = await s.createSession(60_000)
-    const other = await s.createSession(60_000)
-    await s.create('/brokers/ids/1', b('x'), { mode: 'ephemeral', sessionId: sid })
-    await s.create('/brokers/ids/2', b('y'), { mode: 'ephemeral', sessionId: other })
-    expect((await s.get('/brokers/ids/1')).ephemeralOwner).toBe(sid)
-    expect(await codeOf(s.create('/brokers/ids/1/child', b('')))).toBe('INVALID_ARGUMENT')
-    await s.closeSession(sid)
-    expect(await s.children('/brokers/ids')).toEqual(['2'])
-    expect(await codeOf(s.touchSession(sid))).toBe('META_SESSION_EXPIRED')
-    await s.closeSession(sid) // closing twice is a no-op
   })
 
   it('expires sessions that miss their touches and keeps touched ones', async () => {
@@ -128,83 +85,9 @@ describe('EmbeddedStore contract', () => {
     await waitFor(async () => (await s.exists('/gone')) === undefined && fired, 'session expiry by the sweep timer')
   })
 
-  it('multi is all-or-nothing and checks versions', async () => {
-    const s = await openStore(await tempDir())
-    await s.create('/v', b('0'))
-    await s.set('/v', b('1'), -1)
-    const err = await s.multi([
-      { type: 'create', path: '/m', data: b('') },
-      { type: 'create', path: '/m/x', data: b('') },
-      { type: 'set', path: '/v', data: b('2'), version: -1 },
-      { type: 'check', path: '/v', version: 1 },
-    ]).catch((e: unknown) => e)
-    expect(err).toBeInstanceOf(SluiceError)
-    expect((err as SluiceError).code).toBe('META_BAD_VERSION') // the set made /v version 2
-    expect((err as SluiceError).details.opIndex).toBe(3)
-    expect(await s.exists('/m')).toBeUndefined()
-    expect((await s.get('/v')).data.toString()).toBe('1')
-    const res = await s.multi([
-      { type: 'check', path: '/v', version: 1 },
-      { type: 'create', path: '/m', data: b('') },
-      { type: 'create', path: '/m/s-', data: b(''), mode: 'persistent-sequential' },
-      { type: 'set', path: '/v', data: b('2'), version: 1 },
-      { type: 'delete', path: '/m/s-0000000000', version: 0 },
-    ])
-    expect(res).toEqual([{ type: 'check' }, { type: 'create', path: '/m' }, { type: 'create', path: '/m/s-0000000000' },
-      { type: 'set', version: 2 }, { type: 'delete' }])
-  })
-
-  it('watches fire once per registration', async () => {
-    const s = await openStore(await tempDir())
-    const data: WatchEvent[] = []
-    const kids: WatchEvent[] = []
-    await s.watchData('/w', (e) => data.push(e))
-    await s.create('/w', b(''))
-    await s.watchChildren('/w', (e) => kids.push(e))
-    await s.set('/w', b('1'), -1)
-    await s.create('/w/a', b(''))
-    await s.create('/w/b', b(''))
-    await waitFor(() => data.length === 1 && kids.length === 1, 'watch events')
-    expect(data).toEqual([{ type: 'created', path: '/w' }])
-    expect(kids).toEqual([{ type: 'children', path: '/w' }])
-    await s.watchData('/w', (e) => data.push(e))
-    const cancel = await s.watchData('/w', () => { throw new Error('cancelled watch fired') })
-    cancel()
-    await s.set('/w', b('2'), -1)
-    await s.set('/w', b('3'), -1)
-    await waitFor(() => data.length === 2, 'second data event')
-    expect(data[1]).toEqual({ type: 'changed', path: '/w' })
-    expect(await codeOf(s.watchChildren('/nope', () => {}))).toBe('META_NO_NODE')
-    // A data watch sees the deletion of its node; a children watch too.
-    await s.watchData('/w/a', (e) => data.push(e))
-    await s.watchChildren('/w/a', (e) => kids.push(e))
-    await s.delete('/w/a', -1)
-    await waitFor(() => data.length === 3 && kids.length === 2, 'deletion events')
-    expect(data[2]).toEqual({ type: 'deleted', path: '/w/a' })
-    expect(kids[1]).toEqual({ type: 'deleted', path: '/w/a' })
-  })
 })
 
 describe('EmbeddedStore durability', () => {
-  it('keeps persistent nodes and versions across close/reopen, drops ephemerals', async () => {
-    const dir = await tempDir()
-    let s = await EmbeddedStore.open({ dataDir: dir })
-    await mkdirp(s, '/brokers/topics')
-    await s.create('/brokers/topics/t', b('{"v":1}'))
-    await s.set('/brokers/topics/t', b('{"v":2}'), 0)
-    await s.create('/tmp', b(''))
-    await s.delete('/tmp', 0)
-    const sid = await s.createSession(60_000)
-    await mkdirp(s, '/brokers/ids')
-    await s.create('/brokers/ids/1', b(''), { mode: 'ephemeral', sessionId: sid })
-    await s.close()
-    s = await openStore(dir)
-    expect((await s.get('/brokers/topics/t')).data.toString()).toBe('{"v":2}')
-    expect((await s.get('/brokers/topics/t')).version).toBe(1)
-    expect(await s.exists('/tmp')).toBeUndefined()
-    expect(await s.children('/brokers/ids')).toEqual([])
-  })
-
   it('stops at a torn or corrupt journal tail and keeps working', async () => {
     const dir = await tempDir()
     let s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: 1_000_000 })
@@ -312,10 +195,4 @@ describe('EmbeddedStore durability', () => {
     }), { numRuns: 25 })
   })
 
-  it('refuses operations after close', async () => {
-    const s = await EmbeddedStore.open({ dataDir: await tempDir() })
-    await s.close()
-    expect(await codeOf(s.get('/'))).toBe('METADATA_UNAVAILABLE')
-    expect(await codeOf(s.create('/x', b('')))).toBe('METADATA_UNAVAILABLE')
-  })
 })

@@ -24,6 +24,7 @@ import { pino } from 'pino'
 import { SerialQueue } from '../util/serial-queue.js'
 import { Journal } from './journal.js'
 import { readSnapshot, writeSnapshot } from './snapshot.js'
+import { LeaseTable } from './session-leases.js'
 import { ZnodeTree, newTx, type TreeTx } from './znode-tree.js'
 import {
   assertValidPath, type CancelWatch, type CreateOptions, type MetadataStore, type NodeData, type NodeStat,
@@ -42,26 +43,26 @@ export interface EmbeddedStoreOptions {
 }
 
 interface Session {
-  readonly timeoutMs: number
-  lastTouchMs: number
   readonly onExpired?: (id: SessionId) => void
 }
 
 export class EmbeddedStore implements MetadataStore {
   private readonly tree = new ZnodeTree()
   private readonly writes = new SerialQueue()
-  private readonly sessions = new Map<SessionId, Session>()
+  private readonly sessions: LeaseTable<Session>
   private readonly dataWatches = new Map<string, Set<WatchCallback>>()
   private readonly childWatches = new Map<string, Set<WatchCallback>>()
   private readonly sessionPrefix = randomBytes(6).toString('hex')
   private sessionSeq = 0
-  private sweepTimer: NodeJS.Timeout | undefined
-  private sweepEveryMs = Infinity
   private state: 'open' | 'failed' | 'closed' = 'open'
   private zxid = 0
 
   private constructor (private readonly options: EmbeddedStoreOptions, private readonly journal: Journal,
-    private readonly log: Logger, private readonly now: () => number) {}
+    private readonly log: Logger, private readonly now: () => number) {
+    this.sessions = new LeaseTable<Session>(now, (id) => {
+      this.expire(id).catch((e: unknown) => { this.log.error({ err: e, session: id }, 'session expiry failed') })
+    })
+  }
 
   static async open (options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
     await mkdir(options.dataDir, { recursive: true })
@@ -182,18 +183,16 @@ export class EmbeddedStore implements MetadataStore {
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new SluiceError('INVALID_ARGUMENT', `session timeout ${timeoutMs} must be positive`)
     this.assertWritable()
     const id = `${this.sessionPrefix}-${++this.sessionSeq}`
-    this.sessions.set(id, { timeoutMs, lastTouchMs: this.now(), ...(onExpired !== undefined ? { onExpired } : {}) })
-    this.scheduleSweep(timeoutMs)
+    this.sessions.add(id, timeoutMs, onExpired !== undefined ? { onExpired } : {})
     return id
   }
 
   async touchSession (id: SessionId): Promise<void> {
-    const s = this.sessions.get(id)
-    if (s === undefined || this.now() - s.lastTouchMs > s.timeoutMs) {
-      if (s !== undefined) await this.expire(id)
+    if (this.sessions.lapsed(id)) {
+      await this.expire(id)
       throw new SluiceError('META_SESSION_EXPIRED', `session ${id} has expired`)
     }
-    s.lastTouchMs = this.now()
+    this.sessions.renew(id)
   }
 
   async closeSession (id: SessionId): Promise<void> {
@@ -202,20 +201,19 @@ export class EmbeddedStore implements MetadataStore {
   }
 
   private async expire (id: SessionId): Promise<void> {
-    const s = this.sessions.get(id)
-    if (s === undefined) return
+    const lease = this.sessions.get(id)
+    if (lease === undefined) return
     await this.endSession(id)
-    this.log.info({ session: id, timeoutMs: s.timeoutMs }, 'metadata session expired')
-    if (s.onExpired !== undefined) {
-      const cb = s.onExpired
+    this.log.info({ session: id, timeoutMs: lease.timeoutMs }, 'metadata session expired')
+    if (lease.value.onExpired !== undefined) {
+      const cb = lease.value.onExpired
       queueMicrotask(() => { try { cb(id) } catch (e) { this.log.error({ err: e }, 'session expiry callback threw') } })
     }
   }
 
   /** Removes the session and its ephemeral nodes (no journal: they were never durable). */
   private async endSession (id: SessionId): Promise<void> {
-    this.sessions.delete(id)
-    if (this.sessions.size === 0) this.stopSweep()
+    this.sessions.remove(id)
     await this.writes.run(() => {
       if (this.state === 'closed') return
       const tx = newTx()
@@ -226,36 +224,11 @@ export class EmbeddedStore implements MetadataStore {
     })
   }
 
-  private scheduleSweep (timeoutMs: number): void {
-    const every = Math.max(5, Math.min(1000, Math.floor(timeoutMs / 4)))
-    if (this.sweepTimer !== undefined && every >= this.sweepEveryMs) return
-    this.stopSweep()
-    this.sweepEveryMs = every
-    this.sweepTimer = setInterval(() => { this.sweep() }, every)
-    this.sweepTimer.unref()
-  }
-
-  private stopSweep (): void {
-    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer)
-    this.sweepTimer = undefined
-    this.sweepEveryMs = Infinity
-  }
-
   /** @internal visible for testing: runs one expiry sweep now. */
   async sweepNow (): Promise<void> {
-    const now = this.now()
-    const due = [...this.sessions].filter(([, s]) => now - s.lastTouchMs > s.timeoutMs).map(([id]) => id)
-    await Promise.all(due.map(async (id) => { await this.expire(id) }))
+    await Promise.all(this.sessions.due().map(async (id) => { await this.expire(id) }))
   }
 
-  private sweep (): void {
-    const now = this.now()
-    for (const [id, s] of this.sessions) {
-      if (now - s.lastTouchMs > s.timeoutMs) {
-        this.expire(id).catch((e: unknown) => { this.log.error({ err: e, session: id }, 'session expiry failed') })
-      }
-    }
-  }
 
   // ---- watches ----
 
@@ -292,11 +265,10 @@ export class EmbeddedStore implements MetadataStore {
 
   async close (): Promise<void> {
     if (this.state === 'closed') return
-    this.stopSweep()
+    this.sessions.clear()
     await this.writes.run(async () => {
       if (this.state === 'open') await this.maybeSnapshot(true)
       this.state = 'closed'
-      this.sessions.clear()
       this.dataWatches.clear()
       this.childWatches.clear()
       await this.journal.close()

@@ -17,23 +17,24 @@
 import { SluiceError } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import type { SessionId } from './metadata-store.js'
+import { LeaseTable } from './session-leases.js'
 import { ZkConnection, type ZkConnectionOptions } from './zookeeper-connection.js'
 
 interface Session {
   readonly conn: ZkConnection
-  readonly timeoutMs: number
-  lastTouchMs: number
   readonly onExpired?: (id: SessionId) => void
 }
 
 export class SessionTable {
-  private readonly sessions = new Map<SessionId, Session>()
-  private sweepTimer: NodeJS.Timeout | undefined
-  private sweepEveryMs = Infinity
+  private readonly sessions: LeaseTable<Session>
   private closed = false
 
   constructor (private readonly connectOptions: Omit<ZkConnectionOptions, 'sessionTimeoutMs' | 'onExpired'>,
-    private readonly log: Logger, private readonly now: () => number) {}
+    private readonly log: Logger, now: () => number) {
+    this.sessions = new LeaseTable<Session>(now, (id) => {
+      this.expire(id, 'lease').catch((e: unknown) => { this.log.error({ err: e, session: id }, 'session expiry failed') })
+    })
+  }
 
   async create (timeoutMs: number, onExpired?: (id: SessionId) => void): Promise<SessionId> {
     let id: SessionId | undefined
@@ -48,89 +49,56 @@ export class SessionTable {
       await conn.close()
       throw new SluiceError('METADATA_UNAVAILABLE', 'the metadata store is closed')
     }
-    this.sessions.set(id, { conn, timeoutMs, lastTouchMs: this.now(), ...(onExpired !== undefined ? { onExpired } : {}) })
-    this.scheduleSweep(timeoutMs)
+    this.sessions.add(id, timeoutMs, { conn, ...(onExpired !== undefined ? { onExpired } : {}) })
     this.log.debug({ session: id, timeoutMs, zkTimeoutMs: conn.negotiatedTimeoutMs }, 'zookeeper session opened')
     return id
   }
 
   /** The live connection of a session, or META_SESSION_EXPIRED (what creating an ephemeral on a dead session says). */
   connectionOf (id: SessionId | undefined, path: string): ZkConnection {
-    const s = id === undefined ? undefined : this.sessions.get(id)
-    if (s === undefined || s.conn.state === 'expired' || s.conn.state === 'closed') {
+    const conn = id === undefined ? undefined : this.sessions.get(id)?.value.conn
+    if (conn === undefined || conn.state === 'expired' || conn.state === 'closed') {
       throw new SluiceError('META_SESSION_EXPIRED', `session ${String(id)} is not live`, { path })
     }
-    return s.conn
+    return conn
   }
 
   /** @internal The ZooKeeper connection behind a session (tests use it to make ZooKeeper expire it). */
   connection (id: SessionId): ZkConnection | undefined {
-    return this.sessions.get(id)?.conn
+    return this.sessions.get(id)?.value.conn
   }
 
   async touch (id: SessionId): Promise<void> {
-    const s = this.sessions.get(id)
-    if (s === undefined || s.conn.state === 'expired' || this.now() - s.lastTouchMs > s.timeoutMs) {
-      if (s !== undefined) await this.expire(id, s.conn.state === 'expired' ? 'zookeeper' : 'lease')
+    const conn = this.sessions.get(id)?.value.conn
+    if (conn === undefined || conn.state === 'expired' || this.sessions.lapsed(id)) {
+      if (conn !== undefined) await this.expire(id, conn.state === 'expired' ? 'zookeeper' : 'lease')
       throw new SluiceError('META_SESSION_EXPIRED', `session ${id} has expired`)
     }
-    s.lastTouchMs = this.now()
+    this.sessions.renew(id)
   }
 
   async close (id: SessionId): Promise<void> {
-    const s = this.sessions.get(id)
-    if (s === undefined) return
-    this.forget(id)
-    await s.conn.close()
+    const lease = this.sessions.remove(id)
+    if (lease === undefined) return
+    await lease.value.conn.close()
   }
 
   async closeAll (): Promise<void> {
     this.closed = true
     const all = [...this.sessions.values()]
     this.sessions.clear()
-    this.stopSweep()
-    await Promise.all(all.map(async (s) => { await s.conn.close() }))
+    await Promise.all(all.map(async (lease) => { await lease.value.conn.close() }))
   }
 
   private async expire (id: SessionId, why: 'lease' | 'zookeeper'): Promise<void> {
-    const s = this.sessions.get(id)
-    if (s === undefined) return
-    this.forget(id)
+    const lease = this.sessions.remove(id)
+    if (lease === undefined) return
     // Closing makes ZooKeeper delete the ephemerals now, before onExpired runs (as embedded does).
-    await s.conn.close()
-    this.log.info({ session: id, timeoutMs: s.timeoutMs, why }, 'metadata session expired')
-    if (s.onExpired !== undefined) {
-      const cb = s.onExpired
+    await lease.value.conn.close()
+    this.log.info({ session: id, timeoutMs: lease.timeoutMs, why }, 'metadata session expired')
+    if (lease.value.onExpired !== undefined) {
+      const cb = lease.value.onExpired
       queueMicrotask(() => { try { cb(id) } catch (e) { this.log.error({ err: e }, 'session expiry callback threw') } })
-    }
-  }
-
-  private forget (id: SessionId): void {
-    this.sessions.delete(id)
-    if (this.sessions.size === 0) this.stopSweep()
-  }
-
-  private scheduleSweep (timeoutMs: number): void {
-    const every = Math.max(5, Math.min(1000, Math.floor(timeoutMs / 4)))
-    if (this.sweepTimer !== undefined && every >= this.sweepEveryMs) return
-    this.stopSweep()
-    this.sweepEveryMs = every
-    this.sweepTimer = setInterval(() => { this.sweep() }, every)
-    this.sweepTimer.unref()
-  }
-
-  private stopSweep (): void {
-    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer)
-    this.sweepTimer = undefined
-    this.sweepEveryMs = Infinity
-  }
-
-  private sweep (): void {
-    const now = this.now()
-    for (const [id, s] of this.sessions) {
-      if (now - s.lastTouchMs > s.timeoutMs) {
-        this.expire(id, 'lease').catch((e: unknown) => { this.log.error({ err: e, session: id }, 'session expiry failed') })
-      }
     }
   }
 }
