@@ -6,7 +6,7 @@ import fc from 'fast-check'
 import { SluiceError } from '@sluice/protocol'
 import { EmbeddedStore, JOURNAL_FILE, type EmbeddedStoreOptions } from './embedded-store.js'
 import { SNAPSHOT_FILE } from './snapshot.js'
-import { mkdirp, type WatchEvent } from './metadata-store.js'
+import { mkdirp } from './metadata-store.js'
 
 async function tempDir (): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-store-'))
