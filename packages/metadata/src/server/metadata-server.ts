@@ -15,11 +15,16 @@ import { alterPartition, describeCluster, electLeaders, initProducerId } from '.
 import { createPartitions, createTopics, deleteTopics } from '../controller/topic-commands.js'
 import { mathRandomInt, type RandomInt } from '../controller/placement.js'
 import { serveBrokerSession } from './broker-session.js'
+import { GroupCoordinator } from '../group/coordinator.js'
+import { controllerClusterAccess } from '../group/cluster-access.js'
+import type { GroupCoordinatorOptions } from '../group/group-config.js'
 
 export interface MetadataServerOptions {
   host: string; port: number /* 0 = ephemeral */; dataDir: string
   defaultNumPartitions?: number; defaultReplicationFactor?: number
   brokerSessionTimeoutMs?: number; logger?: Logger
+  /** Group coordinator settings (session timeout bounds, initial delay, offsets topic, retention). */
+  groupCoordinator?: GroupCoordinatorOptions
 }
 
 export interface MetadataServerHandle {
@@ -66,14 +71,28 @@ export async function startMetadataServerInternal (options: InternalMetadataServ
     await store.close()
     throw e
   }
+  let groups: GroupCoordinator
+  try {
+    const access = controllerClusterAccess(controller)
+    groups = new GroupCoordinator({
+      cluster: access, partitionsOf: access.partitionsOf, logger: log.child({ component: 'group-coordinator' }),
+      ...(options.groupCoordinator !== undefined ? { options: options.groupCoordinator } : {}),
+    })
+  } catch (e) {
+    await controller.stop()
+    await store.close()
+    throw e
+  }
   const server = new grpc.Server(GRPC_SERVER_OPTIONS)
   server.addService(loadSluiceProto().sluice.v1.Metadata.service, handlers(controller, log.child({ component: 'rpc' })))
+  server.addService(loadSluiceProto().sluice.v1.GroupCoordinator.service, groups.handlers())
   let port: number
   try {
     port = await new Promise<number>((resolve, reject) => {
       server.bindAsync(`${bindHost(opts.host)}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => { if (err !== null) reject(err); else resolve(p) })
     })
   } catch (e) {
+    await groups.stop()
     await controller.stop()
     await store.close()
     throw new SluiceError('INVALID_ARGUMENT', `cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}`, {}, { cause: e })
@@ -86,6 +105,7 @@ export async function startMetadataServerInternal (options: InternalMetadataServ
     endpoint,
     stop: async () => {
       stopped ??= (async () => {
+        await groups.stop()
         await controller.stop()
         await shutdown(server)
         await store.close()
@@ -107,7 +127,7 @@ async function shutdown (server: grpc.Server): Promise<void> {
   })
 }
 
-function checkOptions (o: InternalMetadataServerOptions): Required<Omit<InternalMetadataServerOptions, 'logger' | 'controllerId' | 'random' | 'snapshotEveryEntries'>> {
+function checkOptions (o: InternalMetadataServerOptions): Required<Omit<InternalMetadataServerOptions, 'logger' | 'controllerId' | 'random' | 'snapshotEveryEntries' | 'groupCoordinator'>> {
   const problems: string[] = []
   const int = (name: string, v: number | undefined, dflt: number, min: number, max: number): number => {
     const x = v ?? dflt
