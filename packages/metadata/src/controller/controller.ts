@@ -24,6 +24,7 @@ import {
 } from './layout.js'
 import { afterBrokersLost, electOffline, type ElectionContext } from './partition-election.js'
 import type { RandomInt } from './placement.js'
+import { PreferredLeaderBalancer } from './preferred-leader-balancer.js'
 import { ProducerIdAllocator } from './producer-ids.js'
 
 export interface ControllerOptions {
@@ -37,6 +38,11 @@ export interface ControllerOptions {
   /** The id this metadata-service node reports as controller (never a broker id: 3000 by default). */
   readonly controllerId: number
   readonly random: RandomInt
+  /**
+   * Delay before leadership moves back to a preferred replica that re-entered the ISR
+   * (preferred-leader-balancer.ts); default 2000, negative disables it.
+   */
+  readonly preferredLeaderElectionDelayMs?: number
 }
 
 /** The downstream half of one BrokerSession stream. */
@@ -74,9 +80,11 @@ export class Controller {
   private readonly timers: NodeJS.Timeout[] = []
   private stopping = false
   readonly producerIds: ProducerIdAllocator
+  readonly preferredLeaders: PreferredLeaderBalancer
 
   private constructor (readonly options: ControllerOptions) {
     this.log = options.logger
+    this.preferredLeaders = new PreferredLeaderBalancer(this, options.preferredLeaderElectionDelayMs ?? 2000)
     this.producerIds = new ProducerIdAllocator(options.store, options.controllerId, () => this.fenceOp())
   }
 
@@ -300,6 +308,7 @@ export class Controller {
     // brokers stay alive and register with the next controller).
     await this.queue.run(async () => { this.stopping = true })
     for (const t of this.timers) clearTimeout(t)
+    this.preferredLeaders.stop()
     for (const s of this.sessions.values()) s.sink.close()
     this.sessions.clear()
     if (this.controllerSession !== undefined) await this.options.store.closeSession(this.controllerSession).catch(() => {})

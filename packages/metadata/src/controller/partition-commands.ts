@@ -50,6 +50,7 @@ export async function alterPartition (ctl: Controller, req: wire.AlterPartitionR
       const next: PartitionStateRecord = { ...s, isr: [...req.new_isr], controllerEpoch: ctl.controllerEpoch, partitionEpoch: s.partitionEpoch + 1 }
       await ctl.commit(ctl.partitionChange((topic, p) => (topic === t && p === req.partition ? next : undefined)))
       ctl.log.info({ topic: req.topic, partition: req.partition, isr: next.isr, partitionEpoch: next.partitionEpoch }, 'ISR changed')
+      ctl.preferredLeaders.onIsrExpanded(replicas, next.leader, next.isr.filter((r) => !s.isr.includes(r)))
     }
     return { error_code: 0, error_message: '', state: ctl.view.partitionToWire(t, req.partition) }
   })

@@ -1,0 +1,54 @@
+/**
+ * Automatic preferred-leader election (Kafka's auto.leader.rebalance, made event-driven): when a
+ * partition's preferred replica (the first in its assignment) re-enters the ISR while another
+ * replica leads, leadership moves back to it after `delayMs`. The delay lets a flapping broker
+ * settle and lets an explicit ElectLeaders go first; then one pass elects the preferred replica of
+ * every partition where it is live, in sync and not leading, in one commit (one delta to the
+ * brokers). One timer at most, and only while a pass is due.
+ */
+import type { Controller } from './controller.js'
+import type { PartitionStateRecord } from './layout.js'
+import { electPreferred } from './partition-election.js'
+
+export class PreferredLeaderBalancer {
+  private timer: NodeJS.Timeout | undefined
+  private stopped = false
+
+  /** `delayMs` < 0 disables the automatic election (ElectLeaders still works). */
+  constructor (private readonly ctl: Controller, private readonly delayMs: number) {}
+
+  /** The ISR of a partition grew by `joined`; schedules a pass if its preferred replica is among them. */
+  onIsrExpanded (replicas: readonly number[], leader: number, joined: readonly number[]): void {
+    const preferred = replicas[0]
+    if (this.delayMs < 0 || this.stopped || preferred === undefined || preferred === leader || !joined.includes(preferred)) return
+    if (this.timer !== undefined) return // the pending pass covers this partition too
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.ctl.serial(async () => { await this.pass() })
+        .catch((e: unknown) => { if (!this.stopped) this.ctl.log.warn({ err: e }, 'automatic preferred-leader election failed') })
+    }, this.delayMs)
+    this.timer.unref()
+  }
+
+  stop (): void {
+    this.stopped = true
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  private async pass (): Promise<void> {
+    const changes = new Map<string, PartitionStateRecord>()
+    for (const t of this.ctl.view.topics.values()) {
+      for (let p = 0; p < t.states.length; p++) {
+        const s = t.states[p]!
+        const replicas = t.assignment[p]!
+        if (replicas[0] === undefined || s.leader === replicas[0]) continue
+        const outcome = electPreferred(replicas, s, this.ctl.electionContext(t.name))
+        if (outcome.ok) changes.set(`${t.name}\u0000${p}`, outcome.state)
+      }
+    }
+    if (changes.size === 0) return
+    await this.ctl.commit(this.ctl.partitionChange((t, p) => changes.get(`${t.name}\u0000${p}`)))
+    this.ctl.log.info({ partitions: changes.size }, 'leadership moved back to preferred replicas')
+  }
+}
