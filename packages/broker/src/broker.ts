@@ -7,13 +7,24 @@
  * updates are applied to the replicas first and to the cache second, so the Metadata RPC never
  * advertises a leadership whose log is not open yet.
  * Stop order: drain the gRPC streams (answer what is in flight), end the metadata session (the
- * controller moves leadership at once), stop the replicas, then close the logs cleanly.
+ * controller moves leadership at once), stop the fetchers and replicas (writing the
+ * high-watermark checkpoint), then close the logs cleanly.
+ *
+ * Replication wiring (docs/replication.md): followers fetch through the ReplicaFetcherManager;
+ * leaders take writes only while the metadata session holds its lease (the fencing rule), send
+ * ISR changes with AlterPartition on the session's endpoint, and wake parked follower fetches on
+ * every append.
  */
 import { pino, type Logger } from 'pino'
+import { SluiceError } from '@sluice/protocol'
 import { LogManager } from './log/index.js'
 import { MetadataCache } from './metadata-cache.js'
 import { MetadataSession } from './metadata-session.js'
 import { ReplicaManager } from './replica-manager.js'
+import { followerFetchKey } from './replication/follower-fetch.js'
+import { readHighWatermarks } from './replication/hw-checkpoint.js'
+import { ReplicaFetcherManager } from './replication/replica-fetcher-manager.js'
+import { LogMaintenance } from './log-maintenance.js'
 import { DelayedFetchPurgatory } from './server/delayed-fetch.js'
 import { startGrpcServer, type BrokerGrpcServer } from './server/grpc-server.js'
 import type { BrokerContext } from './server/context.js'
@@ -29,6 +40,24 @@ export interface BrokerOptions {
   sessionTimeoutMs?: number
   heartbeatIntervalMs?: number
   logger?: Logger
+  /** A follower that has not caught up for this long leaves the ISR (default 30000). */
+  replicaLagMaxMs?: number
+  /** Long-poll wait of follower fetches (default 500). */
+  replicaFetchWaitMaxMs?: number
+  /** Minimum bytes a follower fetch waits for (default 1). */
+  replicaFetchMinBytes?: number
+  /** Per-partition byte limit of follower fetches (default 1 MiB). */
+  replicaFetchMaxBytes?: number
+  /** Broker id -> host:port dialled for replication instead of the advertised address. */
+  replicaConnectOverrides?: Readonly<Record<number, string>>
+  /** How often the replication-offset-checkpoint is written (default 5000). */
+  highWatermarkCheckpointIntervalMs?: number
+  /** Retention/compaction/checkpoint scheduler period (log.retention.check.interval.ms, default 300000). */
+  logRetentionCheckIntervalMs?: number
+  /** Delay before deleted segment files are removed (file.delete.delay.ms, default 60000). */
+  fileDeleteDelayMs?: number
+  /** Offset-map budget of the log cleaner in bytes (default 16 MiB). */
+  logCleanerDedupeBufferBytes?: number
 }
 
 export interface BrokerHandle {
@@ -43,6 +72,8 @@ export interface BrokerInternals {
   readonly context: BrokerContext
   readonly session: MetadataSession
   readonly logManager: LogManager
+  readonly fetchers: ReplicaFetcherManager
+  readonly maintenance: LogMaintenance
 }
 
 const internals = new WeakMap<BrokerHandle, BrokerInternals>()
@@ -55,20 +86,56 @@ export function brokerInternals (handle: BrokerHandle): BrokerInternals | undefi
 export async function startBroker (options: BrokerOptions): Promise<BrokerHandle> {
   if (options.metadataEndpoints.length === 0) throw new Error('startBroker: metadataEndpoints is empty')
   const logger = (options.logger ?? pino({ level: 'silent' })).child({ brokerId: options.brokerId })
-  const logManager = await LogManager.open({ dataDir: options.dataDir, logger })
+  const logManager = await LogManager.open({ dataDir: options.dataDir, logger, fileDeleteDelayMs: options.fileDeleteDelayMs })
   const cache = new MetadataCache({
     metadataEndpoints: options.metadataEndpoints,
     onBadConfig: (topic, problem) => logger.warn({ topic, problem }, 'ignoring a topic config entry'),
   })
   const purgatory = new DelayedFetchPurgatory({ onError: (err) => logger.error({ err }, 'delayed fetch completion failed') })
+  // The session starts after the server listens; the hooks below read it when they run.
+  let session: MetadataSession | undefined
+  const fetchers = new ReplicaFetcherManager({
+    brokerId: options.brokerId,
+    cache,
+    connectOverrides: Object.fromEntries(Object.entries(options.replicaConnectOverrides ?? {})),
+    brokerEpoch: () => session?.brokerEpoch,
+    waitMaxMs: options.replicaFetchWaitMaxMs ?? 500,
+    minBytes: options.replicaFetchMinBytes ?? 1,
+    maxBytesPerPartition: options.replicaFetchMaxBytes ?? 1024 * 1024,
+    logger: logger.child({ component: 'replica-fetcher' }),
+  })
+  const replicaLogger = logger.child({ component: 'replicas' })
   const replicas = new ReplicaManager({
     brokerId: options.brokerId,
     logManager,
-    logger: logger.child({ component: 'replicas' }),
+    logger: replicaLogger,
+    fetchers,
+    replicaLagMaxMs: options.replicaLagMaxMs ?? 30_000,
+    initialHighWatermarks: await readHighWatermarks(options.dataDir, logger),
+    highWatermarkCheckpointIntervalMs: options.highWatermarkCheckpointIntervalMs ?? 5000,
     hooks: {
       onHighWatermarkAdvanced: (key, bytes) => purgatory.notify(key, bytes),
-      onStateChange: (key) => purgatory.wake(key),
+      onLogAppended: (key, bytes) => purgatory.notify(followerFetchKey(key), bytes),
+      onStateChange: (key) => { purgatory.wake(key); purgatory.wake(followerFetchKey(key)) },
+      canLead: () => session?.hasLease() ?? false,
+      isBrokerLive: (id) => cache.broker(id) !== undefined,
+      alterPartition: async (topic, partition, req) => {
+        const epoch = session?.brokerEpoch
+        if (session === undefined || epoch === undefined) throw new SluiceError('BROKER_NOT_AVAILABLE', 'not registered with the metadata service')
+        return await session.alterPartition({
+          broker_id: options.brokerId, broker_epoch: epoch.toString(), topic, partition,
+          leader_epoch: req.leaderEpoch, partition_epoch: req.partitionEpoch, new_isr: [...req.newIsr],
+        })
+      },
+      onEvent: (event, details) => replicaLogger.info(details, event),
     },
+  })
+  const maintenance = new LogMaintenance({
+    logManager,
+    logger: logger.child({ component: 'log-maintenance' }),
+    intervalMs: options.logRetentionCheckIntervalMs,
+    cleanerDedupeBufferBytes: options.logCleanerDedupeBufferBytes,
+    highWatermark: (topic, partition) => replicas.get(topic, partition)?.highWatermark,
   })
   const context: BrokerContext = { brokerId: options.brokerId, cache, replicas, purgatory, logger: logger.child({ component: 'server' }) }
 
@@ -76,19 +143,23 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
   try {
     server = await startGrpcServer(context, options.host, options.port)
   } catch (err) {
+    await replicas.close()
     await logManager.close()
     throw err
   }
   const advertisedHost = options.advertisedHost ?? (options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host)
-  const session = new MetadataSession({
+  session = new MetadataSession({
     brokerId: options.brokerId,
     advertisedHost,
     port: server.port,
     rack: options.rack ?? '',
     sessionTimeoutMs: options.sessionTimeoutMs ?? 9000,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 2000,
-    // The service's own list first (it follows failover), then the configured ones as a fallback.
-    endpoints: () => [...new Set([...cache.metadataEndpoints, ...options.metadataEndpoints])],
+    // Only the configured endpoints, as Kafka brokers use only their configured controller
+    // quorum: the operator decides the route (a proxy, a load balancer, a NAT), and an address
+    // the metadata service advertises may not be reachable from here. Failover between several
+    // metadata instances happens within this list.
+    endpoints: () => options.metadataEndpoints,
     logger: logger.child({ component: 'metadata-session' }),
     onUpdate: async (update) => {
       await replicas.applyDelta(cache.planUpdate(update))
@@ -101,7 +172,8 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
     stopping ??= (async () => {
       purgatory.close()
       await server.stop()
-      await session.stop()
+      await session?.stop()
+      await maintenance.stop()
       await replicas.close()
       await logManager.close()
       logger.info('broker stopped')
@@ -110,14 +182,20 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
   }
 
   session.start()
-  await session.ready
+  try {
+    await session.ready
+  } catch (err) {
+    await stop()
+    throw err
+  }
   const handle: BrokerHandle = {
     brokerId: options.brokerId,
     port: server.port,
     endpoint: `${advertisedHost}:${server.port}`,
     stop,
   }
-  internals.set(handle, { context, session, logManager })
+  maintenance.start()
+  internals.set(handle, { context, session, logManager, fetchers, maintenance })
   logger.info({ port: server.port, endpoint: handle.endpoint }, 'broker started')
   return handle
 }

@@ -6,11 +6,14 @@ describe('loadBrokerConfig', () => {
     const r = loadBrokerConfig(
       ['--broker-id', '3', '--port=0', '--metadata-endpoints', 'a:1, b:2'],
       { SLUICE_BROKER_ID: '9', SLUICE_DATA_DIR: '/tmp/x', SLUICE_HEARTBEAT_INTERVAL_MS: '500' })
-    expect(r).toEqual({
+    // toMatchObject: other settings (retention, ...) have defaults of their own.
+    expect(r).toMatchObject({
       ok: true,
       config: {
         brokerId: 3, host: '0.0.0.0', port: 0, dataDir: '/tmp/x', metadataEndpoints: ['a:1', 'b:2'],
         sessionTimeoutMs: 9000, heartbeatIntervalMs: 500, logLevel: 'info',
+        replicaLagMaxMs: 30_000, replicaFetchWaitMaxMs: 500, replicaFetchMinBytes: 1, replicaFetchMaxBytes: 1024 * 1024,
+        highWatermarkCheckpointIntervalMs: 5000, replicaConnectOverrides: {},
       },
     })
   })
@@ -32,5 +35,16 @@ describe('loadBrokerConfig', () => {
       '--heartbeat-interval-ms', '5000', '--session-timeout-ms', '4000'], {})
     expect(r.ok).toBe(false)
     if (!r.ok) expect(r.problems.join('\n')).toContain('heartbeatIntervalMs must be smaller')
+  })
+
+  it('parses replica connect overrides from a flag or the environment and rejects bad entries', () => {
+    const base = ['--broker-id', '1', '--data-dir', '/d', '--metadata-endpoints', 'm:1']
+    const r = loadBrokerConfig([...base, '--replica-connect-overrides', '2=127.0.0.1:40001, 3=127.0.0.1:40002'], {})
+    expect(r.ok && r.config.replicaConnectOverrides).toEqual({ 2: '127.0.0.1:40001', 3: '127.0.0.1:40002' })
+    const e = loadBrokerConfig(base, { SLUICE_REPLICA_CONNECT_OVERRIDES: '7=h:9' })
+    expect(e.ok && e.config.replicaConnectOverrides).toEqual({ 7: 'h:9' })
+    const bad = loadBrokerConfig([...base, '--replica-connect-overrides', 'x=h:1,2=nohost'], {})
+    expect(bad.ok).toBe(false)
+    if (!bad.ok) expect(bad.problems.join('\n')).toContain('replicaConnectOverrides')
   })
 })

@@ -15,6 +15,21 @@ const endpointList = z.preprocess(
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 
+/**
+ * "2=127.0.0.1:40001,3=127.0.0.1:40002" from env/flags, or a JSON object {"2": "host:port"} from
+ * the file: broker id -> the address this broker dials for replication instead of the advertised
+ * one (the e2e suite routes replica traffic through a TCP proxy this way).
+ */
+const connectOverrides = z.preprocess((v) => {
+  if (typeof v !== 'string') return v
+  const out: Record<string, string> = {}
+  for (const item of v.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const eq = item.indexOf('=')
+    out[eq < 0 ? item : item.slice(0, eq).trim()] = eq < 0 ? '' : item.slice(eq + 1).trim()
+  }
+  return out
+}, z.record(z.string().regex(/^\d{1,10}$/, 'keys must be broker ids'), endpoint))
+
 export const brokerConfigSchema = z.object({
   brokerId: int(0, 2 ** 31 - 1).describe('This broker\'s id, unique in the cluster. Restart: yes'),
   host: z.string().min(1).default('0.0.0.0').describe('Address to listen on'),
@@ -25,10 +40,28 @@ export const brokerConfigSchema = z.object({
   rack: z.string().optional(),
   sessionTimeoutMs: int(1000, 600_000).default(9000).describe('Metadata session timeout'),
   heartbeatIntervalMs: int(100, 60_000).default(2000).describe('Heartbeat interval to the metadata service'),
+  replicaLagMaxMs: int(10, 3_600_000).default(30_000)
+    .describe('A follower that has not caught up for this long leaves the ISR (replica.lag.time.max.ms)'),
+  replicaFetchWaitMaxMs: int(0, 60_000).default(500).describe('Long-poll wait of follower fetches (replica.fetch.wait.max.ms)'),
+  replicaFetchMinBytes: int(1, 64 * 1024 * 1024).default(1).describe('Minimum bytes a follower fetch waits for'),
+  replicaFetchMaxBytes: int(1024, 64 * 1024 * 1024).default(1024 * 1024).describe('Per-partition byte limit of follower fetches'),
+  highWatermarkCheckpointIntervalMs: int(10, 600_000).default(5000)
+    .describe('How often the replication-offset-checkpoint (high watermarks) is written'),
+  replicaConnectOverrides: connectOverrides.default({})
+    .describe('broker id=host:port pairs dialled for replication instead of the advertised address'),
+  logRetentionCheckIntervalMs: int(10, 86_400_000).default(300_000)
+    .describe('How often retention, compaction and the log checkpoints run (log.retention.check.interval.ms)'),
+  fileDeleteDelayMs: int(0, 86_400_000).default(60_000)
+    .describe('Delay before the files of a deleted segment are removed (file.delete.delay.ms)'),
+  logCleanerDedupeBufferBytes: int(1024, 2 ** 31 - 1).default(16 * 1024 * 1024)
+    .describe('Memory of the log cleaner\'s key map, 24 bytes per key (log.cleaner.dedupe.buffer.size)'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 }).refine((c) => c.heartbeatIntervalMs < c.sessionTimeoutMs, {
   message: 'heartbeatIntervalMs must be smaller than sessionTimeoutMs (a third of it is a good value)',
   path: ['heartbeatIntervalMs'],
+}).refine((c) => c.replicaFetchWaitMaxMs < c.replicaLagMaxMs, {
+  message: 'replicaFetchWaitMaxMs must be smaller than replicaLagMaxMs (a caught-up follower waits that long per fetch)',
+  path: ['replicaFetchWaitMaxMs'],
 })
 
 export type BrokerConfig = z.infer<typeof brokerConfigSchema>

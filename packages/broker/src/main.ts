@@ -27,6 +27,15 @@ async function main (): Promise<void> {
     rack: config.rack,
     sessionTimeoutMs: config.sessionTimeoutMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
+    replicaLagMaxMs: config.replicaLagMaxMs,
+    replicaFetchWaitMaxMs: config.replicaFetchWaitMaxMs,
+    replicaFetchMinBytes: config.replicaFetchMinBytes,
+    replicaFetchMaxBytes: config.replicaFetchMaxBytes,
+    replicaConnectOverrides: config.replicaConnectOverrides,
+    highWatermarkCheckpointIntervalMs: config.highWatermarkCheckpointIntervalMs,
+    logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
+    fileDeleteDelayMs: config.fileDeleteDelayMs,
+    logCleanerDedupeBufferBytes: config.logCleanerDedupeBufferBytes,
     logger,
   })
   process.stdout.write(`LISTENING ${broker.port}\n`)

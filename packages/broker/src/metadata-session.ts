@@ -11,7 +11,14 @@
  *   next metadata endpoint; the endpoint list follows the service's metadata_endpoints.
  * - Updates are handed to `onUpdate` one at a time, in arrival order; a failing update is logged
  *   and the next one still runs.
- * - Losing the session does not stop the broker: it keeps serving from its last metadata.
+ * - Losing the session does not stop the broker: it keeps serving from its last metadata, but
+ *   `hasLease` turns false, and leaders refuse writes until it is true again (the fencing rule,
+ *   docs/replication.md). The lease runs from the *send* time of the last acknowledged heartbeat
+ *   (or of the registration): the controller restarts its session timer when that heartbeat
+ *   arrives, which is later, so the lease always ends before the controller can expire the
+ *   session and move leadership. After a new registration the lease also waits for the first
+ *   full snapshot of that session to be applied: that snapshot is the controller confirming (or
+ *   moving) this broker's leaderships.
  */
 import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
@@ -42,6 +49,12 @@ export class MetadataSession {
   private brokerEpochValue: bigint | undefined
   private clusterId = ''
   private updates: Promise<void> = Promise.resolve()
+  /** Send times of heartbeats not yet acknowledged, oldest first (acks come back in order). */
+  private heartbeatsSentMs: number[] = []
+  private leaseStartMs = 0
+  /** Counts streams; an update belongs to the stream that delivered it. */
+  private generation = 0
+  private snapshotApplied = false
   private loop: Promise<void> | undefined
   private wakeBackoff: (() => void) | undefined
   private readyResolve!: () => void
@@ -52,6 +65,14 @@ export class MetadataSession {
 
   /** The current session's broker epoch, undefined while not registered. */
   get brokerEpoch (): bigint | undefined { return this.brokerEpochValue }
+
+  /**
+   * Whether this broker may act as a leader: registered, the session's first snapshot applied,
+   * and less than sessionTimeoutMs since the send time of the last acknowledged heartbeat.
+   */
+  hasLease (nowMs: number = Date.now()): boolean {
+    return this.brokerEpochValue !== undefined && this.snapshotApplied && nowMs - this.leaseStartMs < this.options.sessionTimeoutMs
+  }
 
   start (): void {
     this.loop ??= this.run()
@@ -103,6 +124,10 @@ export class MetadataSession {
     const call = client.BrokerSession()
     this.client = client
     this.call = call
+    const generation = ++this.generation
+    this.snapshotApplied = false
+    this.heartbeatsSentMs = []
+    let registerSentMs = Date.now()
     let registered = false
     let lastHeardMs = Date.now()
     let heartbeat: NodeJS.Timeout | undefined
@@ -122,6 +147,7 @@ export class MetadataSession {
         clearInterval(watchdog)
         clearInterval(heartbeat)
         this.brokerEpochValue = undefined
+        this.snapshotApplied = false
         if (this.call === call) { this.call = undefined; this.client = undefined }
         try { call.cancel() } catch { /* already closed */ }
         client.close()
@@ -133,13 +159,17 @@ export class MetadataSession {
         try {
           if (msg.registered != null) {
             registered = true
+            this.leaseStartMs = registerSentMs
             this.brokerEpochValue = toBigInt(msg.registered.broker_epoch)
             if (msg.registered.cluster_id !== '') this.clusterId = msg.registered.cluster_id
             log.info({ endpoint, brokerEpoch: msg.registered.broker_epoch, clusterId: this.clusterId }, 'registered with the metadata service')
             clearInterval(heartbeat)
             heartbeat = setInterval(() => this.sendHeartbeat(call), this.options.heartbeatIntervalMs)
+          } else if (msg.heartbeat_ack != null) {
+            const sent = this.heartbeatsSentMs.shift()
+            if (sent !== undefined && sent > this.leaseStartMs) this.leaseStartMs = sent
           } else if (msg.update != null) {
-            this.enqueueUpdate(msg.update)
+            this.enqueueUpdate(msg.update, generation)
           } else if (msg.error != null) {
             end(`session error ${errorNameFromId(msg.error.error_code)}: ${msg.error.error_message}`)
           }
@@ -151,6 +181,7 @@ export class MetadataSession {
       call.on('error', (err) => end('stream error', err))
       call.on('end', () => end('stream ended by the service'))
       call.on('close', () => end('stream closed'))
+      registerSentMs = Date.now()
       call.write({
         register: {
           broker_id: this.options.brokerId,
@@ -170,18 +201,25 @@ export class MetadataSession {
     if (epoch === undefined || call !== this.call) return
     try {
       call.write({ heartbeat: { broker_id: this.options.brokerId, broker_epoch: epoch.toString() } })
+      this.heartbeatsSentMs.push(Date.now())
+      // A service that never acknowledges must not grow this list: the watchdog ends the stream
+      // long before, but bound it anyway.
+      if (this.heartbeatsSentMs.length > 1000) this.heartbeatsSentMs.shift()
     } catch (err) {
       this.options.logger.debug({ err }, 'heartbeat write failed')
     }
   }
 
-  private enqueueUpdate (update: wire.MetadataUpdate__Output): void {
+  private enqueueUpdate (update: wire.MetadataUpdate__Output, generation: number): void {
     if (update.cluster_id !== '') this.clusterId = update.cluster_id
     this.updates = this.updates.then(async () => {
       if (this.stopped) return
       try {
         await this.options.onUpdate(update)
-        if (update.full) this.readyResolve()
+        if (update.full) {
+          if (generation === this.generation && this.brokerEpochValue !== undefined) this.snapshotApplied = true
+          this.readyResolve()
+        }
       } catch (err) {
         this.options.logger.error({ err, full: update.full }, 'could not apply a metadata update')
       }

@@ -33,7 +33,7 @@ function records (n: number): { buf: Buffer, spans: ReturnType<typeof validateBa
 describe('Partition', () => {
   it('advances the high watermark after each leader append and reports the bytes', async () => {
     const { partition, events } = await setup()
-    partition.applyState(state(1, 3))
+    await partition.applyState(state(1, 3))
     expect(partition.isLeader).toBe(true)
     const a = records(2)
     const r = await partition.appendAsLeader(a.buf, a.spans)
@@ -45,10 +45,10 @@ describe('Partition', () => {
 
   it('serialises concurrent appends and refuses them once it is a follower', async () => {
     const { partition } = await setup()
-    partition.applyState(state(1, 0))
+    await partition.applyState(state(1, 0))
     const results = await Promise.all([records(1), records(3), records(1)].map((x) => partition.appendAsLeader(x.buf, x.spans)))
     expect(results.map((r) => r.firstOffset)).toEqual([0n, 1n, 4n])
-    partition.applyState(state(2, 1))
+    await partition.applyState(state(2, 1))
     expect(partition.isLeader).toBe(false)
     const x = records(1)
     await expect(partition.appendAsLeader(x.buf, x.spans)).rejects.toSatisfy((e) => isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'))
@@ -57,18 +57,18 @@ describe('Partition', () => {
 
   it('fails high-watermark waiters on leadership loss and on timeout', async () => {
     const { partition, events } = await setup()
-    partition.applyState(state(1, 0))
-    const waiting = partition.waitForHighWatermark(10n, 60_000)
-    partition.applyState(state(2, 1))
-    await expect(waiting).rejects.toSatisfy((e) => isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'))
+    await partition.applyState(state(1, 0))
+    const waiting = expect(partition.waitForHighWatermark(10n, 60_000)).rejects.toSatisfy((e) => isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'))
+    await partition.applyState(state(2, 1))
+    await waiting
     expect(events.filter((e) => e[0] === 'state').length).toBe(2)
-    partition.applyState(state(1, 2))
+    await partition.applyState(state(1, 2))
     await expect(partition.waitForHighWatermark(10n, 20)).rejects.toSatisfy((e) => isSluiceError(e, 'REQUEST_TIMED_OUT'))
   })
 
   it('close settles queued appends (refused, nothing written) and refuses more', async () => {
     const { partition } = await setup()
-    partition.applyState(state(1, 0))
+    await partition.applyState(state(1, 0))
     const x = records(1)
     let outcome = 'pending'
     void partition.appendAsLeader(x.buf, x.spans).then(() => { outcome = 'appended' },

@@ -1,24 +1,31 @@
 /**
  * One hosted partition replica: its log, its role (leader or follower, from the controller's
- * partition state), leader epoch, ISR and high watermark.
+ * partition state), leader epoch, ISR and high watermark (DESIGN.md §6, kafka-facts.md §3).
  *
  * Invariants:
- * - Appends are serialised here (one writer at a time, as PartitionLog requires), and each runs
- *   only if this replica is still leader when its turn comes (else it fails with the retriable
- *   NOT_LEADER_OR_FOLLOWER and writes nothing); it is stamped with the leader epoch current at
- *   that moment.
- * - The high watermark never moves backwards while this replica leads, and never passes the log
- *   end offset. It is recomputed after every append in `maybeAdvanceHighWatermark`, the one place
- *   where the policy lives: today the ISR is only the leader, so HW = LEO; with replication it
- *   becomes min(LEO) over the ISR (DESIGN.md §6), and acks=-1 waits complete when it passes.
- * - Waiters for the high watermark (acks=-1) are bounded; they fail with NOT_LEADER_OR_FOLLOWER
- *   when leadership is lost or the replica is closed, and with REQUEST_TIMED_OUT at their timeout.
+ * - Log writes are serialised here (one writer at a time, as PartitionLog requires): leader
+ *   appends, follower appends, truncation and the leader-epoch stamp of a new leadership all run
+ *   on `appendTail`, and each checks at its turn that the role (and leader epoch) it was meant for
+ *   still holds; otherwise it fails with the retriable NOT_LEADER_OR_FOLLOWER and writes nothing.
+ * - As leader: the high watermark is min(LEO) over the maximal ISR (committed ISR ∪ a pending
+ *   addition) and over caught-up followers about to join (Kafka's maybeIncrementLeaderHW). It
+ *   never moves backwards and never passes the log end offset. A leader accepts writes only while
+ *   `canLead()` (the broker's metadata-session lease) holds.
+ * - As follower: HW = min(leader's HW, own LEO); appends come only from the current leader's
+ *   fetch responses, in the leader epoch they were fetched in.
+ * - acks=-1 waiters are bounded; they fail with NOT_LEADER_OR_FOLLOWER when leadership is lost or
+ *   the replica closes, and with REQUEST_TIMED_OUT at their timeout.
  * Event-loop only.
  */
 import assert from 'node:assert/strict'
-import { SluiceError, type BatchSpan } from '@sluice/protocol'
+import { SluiceError, type BatchSpan, type wire } from '@sluice/protocol'
 import type { PartitionLog } from './log/index.js'
 import type { PartitionStateView } from './metadata-cache.js'
+import { lastFetchedEpoch } from './replication/divergence.js'
+import { FollowerTracker } from './replication/follower-tracker.js'
+import { PendingIsrChange, type IsrChangeRequest } from './replication/isr-change.js'
+import { HighWatermarkWaiters } from './replication/hw-waiters.js'
+import { ProducerStateManager } from './producer-state/index.js'
 
 export type ReplicaRole = 'leader' | 'follower' | 'closed'
 
@@ -27,32 +34,58 @@ export interface PartitionHooks {
   onHighWatermarkAdvanced (key: string, bytes: number): void
   /** Role or leader epoch changed, or the replica closed: parked fetches must re-evaluate. */
   onStateChange (key: string): void
+  /** The leader appended `bytes` (what parked follower fetches wait for). */
+  onLogAppended? (key: string, bytes: number): void
+  /** The fencing rule: whether this broker may act as leader now (default: always). */
+  canLead? (): boolean
+  /** Whether a broker is registered (live) now; a dead follower is not proposed for the ISR. */
+  isBrokerLive? (brokerId: number): boolean
+  /** Sends AlterPartition for this partition (default: refuses, so the ISR never changes). */
+  alterPartition? (topic: string, partition: number, request: IsrChangeRequest): Promise<wire.AlterPartitionResponse__Output>
+  /** Something worth a log line happened (ISR proposals dropped, send errors). */
+  onEvent? (event: string, details: Record<string, unknown>): void
+}
+
+export interface PartitionOptions {
+  /** replica.lag.time.max.ms (default 30000). */
+  readonly replicaLagMaxMs?: number
+  /** The HW from the replication-offset-checkpoint; clamped to the log end offset. */
+  readonly initialHighWatermark?: bigint
+  readonly isrRetryBackoffMs?: number
+  readonly now?: () => number
 }
 
 export interface LeaderAppendResult {
   readonly firstOffset: bigint
   readonly lastOffset: bigint
   readonly maxTimestamp: bigint
+  /** Set by an `around` hook that answered a duplicate without appending. */
+  readonly duplicate?: boolean
 }
 
-interface HighWatermarkWaiter {
-  readonly offset: bigint
-  readonly resolve: () => void
-  readonly reject: (err: SluiceError) => void
-  timer?: NodeJS.Timeout
-}
-
-const MAX_HW_WAITERS = 100_000
+/**
+ * Runs around the log append inside the partition's serialised section, after the leadership
+ * check (the idempotent-producer checks use it): it may call `append` or answer without it.
+ */
+export type LeaderAppendAround = (append: () => Promise<LeaderAppendResult>) => Promise<LeaderAppendResult>
 
 export class Partition {
+  /** Idempotent-producer state (producer-state/): the leader's `around` hook and the follower append go through it. */
+  readonly producers: ProducerStateManager
   private roleValue: ReplicaRole = 'follower'
   private leaderEpochValue = -1
   private stateValue: PartitionStateView | undefined
-  private hw = 0n
+  private hw: bigint
   /** Bytes appended since the HW last advanced; an estimate handed to parked fetches. */
   private unreportedBytes = 0
   private appendTail: Promise<unknown> = Promise.resolve()
-  private hwWaiters: HighWatermarkWaiter[] = []
+  /** Offset where the current leadership's epoch starts (-1 until stamped, and as follower). */
+  private leaderEpochStartOffset = -1n
+  private readonly followers = new FollowerTracker()
+  private readonly isrChange: PendingIsrChange
+  private readonly waiters = new HighWatermarkWaiters()
+  private readonly lagMaxMs: number
+  private readonly now: () => number
 
   constructor (
     readonly topic: string,
@@ -61,96 +94,239 @@ export class Partition {
     readonly log: PartitionLog,
     private readonly brokerId: number,
     private readonly hooks: PartitionHooks,
-  ) {}
+    options: PartitionOptions = {},
+  ) {
+    this.lagMaxMs = options.replicaLagMaxMs ?? 30_000
+    this.now = options.now ?? Date.now
+    this.producers = new ProducerStateManager(log)
+    const initial = options.initialHighWatermark ?? 0n
+    this.hw = initial > log.logEndOffset ? log.logEndOffset : initial < 0n ? 0n : initial
+    this.isrChange = new PendingIsrChange({
+      send: (req) => hooks.alterPartition !== undefined
+        ? hooks.alterPartition(topic, partition, req)
+        : Promise.reject(new SluiceError('BROKER_NOT_AVAILABLE', 'no metadata session to change the ISR')),
+      retryBackoffMs: options.isrRetryBackoffMs ?? 1000,
+      onCommitted: (state) => this.onIsrCommitted(state),
+      onDropped: (reason) => this.event('ISR change dropped', { reason }),
+      onSendError: (err) => this.event('AlterPartition failed; will retry', { err }),
+      current: () => ({ leaderEpoch: this.leaderEpochValue, partitionEpoch: this.partitionEpoch }),
+    })
+  }
 
   get role (): ReplicaRole { return this.roleValue }
   get isLeader (): boolean { return this.roleValue === 'leader' }
   get leaderEpoch (): number { return this.leaderEpochValue }
+  get leader (): number { return this.stateValue?.leader ?? -1 }
+  get replicas (): readonly number[] { return this.stateValue?.replicas ?? [] }
+  /** The committed ISR (the controller's). */
   get isr (): readonly number[] { return this.stateValue?.isr ?? [] }
+  /** Committed ISR ∪ a pending addition: what the HW and the acks=-1 checks count. */
+  get maximalIsr (): readonly number[] { return this.isrChange.maximal(this.isr) }
+  get partitionEpoch (): number { return this.stateValue?.partitionEpoch ?? -1 }
   get topicId (): string { return this.stateValue?.topicId ?? '' }
   get highWatermark (): bigint { return this.hw }
   get logEndOffset (): bigint { return this.log.logEndOffset }
   get logStartOffset (): bigint { return this.log.logStartOffset }
+  /** Whether this replica leads and holds the broker's lease, i.e. may take writes now. */
+  get acceptsWrites (): boolean { return this.roleValue === 'leader' && (this.hooks.canLead?.() ?? true) }
+  /** Epoch of the last batch in the log (what a follower sends as last_fetched_epoch). */
+  get lastFetchedEpoch (): number { return lastFetchedEpoch(this.log.leaderEpochs(), this.log.logEndOffset) }
 
-  /** Applies the controller's state for this partition (leader, epoch, ISR). */
-  applyState (state: PartitionStateView): void {
+  /**
+   * Applies the controller's state for this partition (leader, epochs, ISR). Becoming leader (or
+   * a new leader epoch as leader) stamps the epoch into the leader-epoch cache before any append
+   * of the new leadership; becoming follower fails acks=-1 waiters.
+   */
+  async applyState (state: PartitionStateView): Promise<void> {
     assert(this.roleValue !== 'closed', 'state applied to a closed replica')
     const before = { role: this.roleValue, epoch: this.leaderEpochValue }
+    if (state.leaderEpoch === before.epoch && state.partitionEpoch < this.partitionEpoch) return // older than an AlterPartition answer
     this.stateValue = state
     this.leaderEpochValue = state.leaderEpoch
     this.roleValue = state.leader === this.brokerId ? 'leader' : 'follower'
-    if (this.roleValue === 'leader' && before.role !== 'leader') {
-      // A new leader starts from its own log: with the ISR limited to the leader, everything it
-      // holds is committed. (With replication: Kafka's leader keeps its HW and lets followers
-      // move it; that replaces this line.)
-      this.hw = this.hw > this.log.logEndOffset ? this.log.logEndOffset : this.hw
-      this.maybeAdvanceHighWatermark()
+    this.isrChange.onState(state.leaderEpoch, state.partitionEpoch)
+    const changed = before.role !== this.roleValue || before.epoch !== this.leaderEpochValue
+    if (this.roleValue !== 'leader') {
+      this.isrChange.cancel()
+      this.followers.clear()
+      this.leaderEpochStartOffset = -1n
+      this.waiters.failAll(new SluiceError('NOT_LEADER_OR_FOLLOWER', `broker ${this.brokerId} is no longer the leader of ${this.topic}-${this.partition}`))
+      if (changed) await this.dropUnusedLeaderEpoch()
+    } else if (changed) {
+      this.isrChange.cancel()
+      this.followers.reset(state.replicas, state.isr, this.brokerId, this.now())
+      if (this.hw > this.log.logEndOffset) this.hw = this.log.logEndOffset
+      await this.stampLeaderEpoch(state.leaderEpoch)
     }
-    if (this.roleValue !== 'leader') this.failWaiters('NOT_LEADER_OR_FOLLOWER', 'this broker is no longer the leader')
-    if (before.role !== this.roleValue || before.epoch !== this.leaderEpochValue) this.hooks.onStateChange(this.key)
+    if (changed) this.hooks.onStateChange(this.key)
+    this.maybeAdvanceHighWatermark()
+  }
+
+  /** Appends validated batches as leader, after every earlier write of this partition. */
+  appendAsLeader (records: Buffer, spans: readonly BatchSpan[], around?: LeaderAppendAround): Promise<LeaderAppendResult> {
+    return this.serially(async () => {
+      if (!this.acceptsWrites) {
+        throw new SluiceError('NOT_LEADER_OR_FOLLOWER', this.roleValue === 'leader'
+          ? `broker ${this.brokerId} lost its metadata session and may not take writes for ${this.topic}-${this.partition}`
+          : `not the leader of ${this.topic}-${this.partition}`)
+      }
+      const append = async (): Promise<LeaderAppendResult> => {
+        const result = await this.log.appendAsLeader(records, spans, this.leaderEpochValue)
+        this.unreportedBytes += records.length
+        this.hooks.onLogAppended?.(this.key, records.length)
+        this.maybeAdvanceHighWatermark()
+        return result
+      }
+      return await (around === undefined ? append() : around(append))
+    })
   }
 
   /**
-   * Appends validated batches as leader. Runs after every earlier append of this partition; fails
-   * with NOT_LEADER_OR_FOLLOWER if leadership was lost meanwhile.
+   * Resolves once the high watermark reaches `offset` (the exclusive end of a batch), with the
+   * maximal ISR size at that moment (for NOT_ENOUGH_REPLICAS_AFTER_APPEND).
    */
-  appendAsLeader (records: Buffer, spans: readonly BatchSpan[]): Promise<LeaderAppendResult> {
-    const run = async (): Promise<LeaderAppendResult> => {
-      if (this.roleValue !== 'leader') throw new SluiceError('NOT_LEADER_OR_FOLLOWER', `not the leader of ${this.topic}-${this.partition}`)
-      const result = await this.log.appendAsLeader(records, spans, this.leaderEpochValue)
-      this.unreportedBytes += records.length
-      this.maybeAdvanceHighWatermark()
-      return result
-    }
-    const p = this.appendTail.then(run, run)
+  waitForHighWatermark (offset: bigint, timeoutMs: number): Promise<{ isrSize: number }> {
+    if (this.hw >= offset) return Promise.resolve({ isrSize: this.maximalIsr.length })
+    if (this.roleValue !== 'leader') return Promise.reject(new SluiceError('NOT_LEADER_OR_FOLLOWER'))
+    return this.waiters.add(offset, timeoutMs)
+  }
+
+  // ---- leader side of replication ----
+
+  /**
+   * A follower fetched at `fetchOffset` (its LEO): update its state, maybe add it to the ISR,
+   * maybe advance the HW. The caller checked that it is a replica and the epochs match.
+   */
+  recordFollowerFetch (followerId: number, fetchOffset: bigint): void {
+    if (this.roleValue !== 'leader') return
+    const s = this.followers.update(followerId, fetchOffset, this.log.logEndOffset, this.now())
+    if (s === undefined) return
+    this.maybeExpandIsr(followerId, fetchOffset)
+    this.maybeAdvanceHighWatermark()
+  }
+
+  /** The periodic check: propose removing followers that have not caught up for replicaLagMaxMs. */
+  maybeShrinkIsr (): void {
+    if (this.roleValue !== 'leader' || this.isrChange.active || this.stateValue === undefined) return
+    const nowMs = this.now()
+    const isr = this.isr
+    const keep = isr.filter((id) => id === this.brokerId || this.followers.isCaughtUp(id, nowMs, this.lagMaxMs))
+    if (keep.length === isr.length || !keep.includes(this.brokerId)) return
+    this.event('shrinking the ISR', { isr, newIsr: keep, lagMaxMs: this.lagMaxMs })
+    this.isrChange.propose({ newIsr: keep, leaderEpoch: this.leaderEpochValue, partitionEpoch: this.partitionEpoch })
+  }
+
+  private maybeExpandIsr (followerId: number, followerLeo: bigint): void {
+    if (this.isrChange.active || this.isr.includes(followerId) || this.stateValue === undefined) return
+    if (this.leaderEpochStartOffset < 0n || followerLeo < this.hw || followerLeo < this.leaderEpochStartOffset) return
+    if (!(this.hooks.isBrokerLive?.(followerId) ?? true)) return
+    const newIsr = [...this.isr, followerId]
+    this.event('expanding the ISR', { isr: this.isr, newIsr })
+    this.isrChange.propose({ newIsr, leaderEpoch: this.leaderEpochValue, partitionEpoch: this.partitionEpoch })
+    this.maybeAdvanceHighWatermark()
+  }
+
+  private onIsrCommitted (state: wire.PartitionState__Output): void {
+    const cur = this.stateValue
+    if (cur === undefined || this.roleValue !== 'leader' || state.partition_epoch <= cur.partitionEpoch) return
+    this.stateValue = { ...cur, isr: [...state.isr], partitionEpoch: state.partition_epoch }
+    this.event('ISR changed', { isr: state.isr, partitionEpoch: state.partition_epoch })
+    this.maybeAdvanceHighWatermark()
+  }
+
+  // ---- follower side of replication ----
+
+  /** Appends batches fetched from the leader of `leaderEpoch`; refused if the role moved on. */
+  appendAsFollower (records: Buffer, leaderEpoch: number): Promise<{ firstOffset: bigint, lastOffset: bigint }> {
+    return this.serially(async () => {
+      this.assertFollowing(leaderEpoch)
+      return await this.producers.appendAsFollower(records, () => this.log.appendAsFollower(records))
+    })
+  }
+
+  /** Truncates the log (divergence) while following the leader of `leaderEpoch`. */
+  truncateTo (offset: bigint, leaderEpoch: number): Promise<void> {
+    return this.serially(async () => {
+      this.assertFollowing(leaderEpoch)
+      await this.log.truncateTo(offset)
+      if (this.hw > this.log.logEndOffset) this.hw = this.log.logEndOffset
+    })
+  }
+
+  /** The leader's HW from a fetch response: HW = min(leader HW, own LEO), never backwards. */
+  updateFollowerHighWatermark (leaderHighWatermark: bigint): void {
+    if (this.roleValue !== 'follower') return
+    const leo = this.log.logEndOffset
+    const next = leaderHighWatermark < leo ? leaderHighWatermark : leo
+    if (next > this.hw) this.hw = next
+  }
+
+  /** Waits for queued writes, then stops serving: later calls fail NOT_LEADER_OR_FOLLOWER. */
+  async close (): Promise<void> {
+    this.roleValue = 'closed'
+    this.isrChange.cancel()
+    await this.appendTail
+    await this.producers.close()
+    this.waiters.failAll(new SluiceError('NOT_LEADER_OR_FOLLOWER', 'the replica was closed'))
+    this.hooks.onStateChange(this.key)
+  }
+
+  // ---- internals ----
+
+  private serially<T> (fn: () => Promise<T>): Promise<T> {
+    const p = this.appendTail.then(fn, fn)
     this.appendTail = p.catch(() => undefined)
     return p
   }
 
-  /** Resolves once the high watermark reaches `offset` (exclusive end of the batch). */
-  waitForHighWatermark (offset: bigint, timeoutMs: number): Promise<void> {
-    if (this.hw >= offset) return Promise.resolve()
-    if (this.roleValue !== 'leader') return Promise.reject(new SluiceError('NOT_LEADER_OR_FOLLOWER'))
-    if (this.hwWaiters.length >= MAX_HW_WAITERS) return Promise.reject(new SluiceError('REQUEST_TIMED_OUT', 'too many requests waiting for replication'))
-    return new Promise((resolve, reject) => {
-      const waiter: HighWatermarkWaiter = { offset, resolve, reject }
-      waiter.timer = setTimeout(() => {
-        this.hwWaiters = this.hwWaiters.filter((w) => w !== waiter)
-        reject(new SluiceError('REQUEST_TIMED_OUT', `the high watermark did not reach ${offset} within ${timeoutMs} ms`))
-      }, Math.max(1, timeoutMs))
-      this.hwWaiters.push(waiter)
+  private assertFollowing (leaderEpoch: number): void {
+    if (this.roleValue !== 'follower' || this.leaderEpochValue !== leaderEpoch) {
+      throw new SluiceError('NOT_LEADER_OR_FOLLOWER', `${this.topic}-${this.partition} is no longer following leader epoch ${leaderEpoch}`)
+    }
+  }
+
+  /** KIP-279: a new leader records where its epoch starts, before any append of the epoch. */
+  private async stampLeaderEpoch (epoch: number): Promise<void> {
+    await this.serially(async () => {
+      if (this.roleValue !== 'leader' || this.leaderEpochValue !== epoch) return
+      await this.log.assignLeaderEpoch(epoch)
+      this.leaderEpochStartOffset = this.log.logEndOffset
     })
   }
 
-  /** Waits for queued appends, then stops serving: later calls fail NOT_LEADER_OR_FOLLOWER. */
-  async close (): Promise<void> {
-    this.roleValue = 'closed'
-    await this.appendTail
-    this.failWaiters('NOT_LEADER_OR_FOLLOWER', 'the replica was closed')
-    this.hooks.onStateChange(this.key)
+  /**
+   * A deposed leader that wrote nothing in its epoch has that epoch at its log end in the cache;
+   * other replicas may never have heard of it. Truncating at the log end drops such entries
+   * before the first follower append (PartitionLog.truncateTo, as Kafka's truncateTo).
+   */
+  private async dropUnusedLeaderEpoch (): Promise<void> {
+    await this.serially(async () => {
+      if (this.roleValue !== 'follower') return
+      await this.log.truncateTo(this.log.logEndOffset)
+    })
   }
 
   /** The HW policy; see the module comment. */
   private maybeAdvanceHighWatermark (): void {
     if (this.roleValue !== 'leader') return
-    const candidate = this.log.logEndOffset // TODO(replication): min over ISR members' LEO
+    const nowMs = this.now()
+    const maximal = this.maximalIsr
+    let candidate = this.log.logEndOffset
+    for (const f of this.followers.all()) {
+      if (f.logEndOffset >= candidate) continue
+      if (maximal.includes(f.brokerId) || this.followers.isCaughtUp(f.brokerId, nowMs, this.lagMaxMs)) candidate = f.logEndOffset
+    }
+    // A maximal-ISR member this leader has no state for (not in the replica list it knows) holds the HW.
+    if (maximal.some((id) => id !== this.brokerId && this.followers.get(id) === undefined)) return
     if (candidate <= this.hw) return
     this.hw = candidate
     const bytes = this.unreportedBytes
     this.unreportedBytes = 0
-    if (this.hwWaiters.length > 0) {
-      const still: HighWatermarkWaiter[] = []
-      for (const w of this.hwWaiters) {
-        if (w.offset <= this.hw) { clearTimeout(w.timer); w.resolve() } else still.push(w)
-      }
-      this.hwWaiters = still
-    }
+    this.waiters.release(this.hw, this.maximalIsr.length)
     this.hooks.onHighWatermarkAdvanced(this.key, bytes)
   }
 
-  private failWaiters (code: 'NOT_LEADER_OR_FOLLOWER', message: string): void {
-    const waiters = this.hwWaiters
-    this.hwWaiters = []
-    for (const w of waiters) { clearTimeout(w.timer); w.reject(new SluiceError(code, message)) }
+  private event (event: string, details: Record<string, unknown>): void {
+    this.hooks.onEvent?.(event, { topic: this.topic, partition: this.partition, ...details })
   }
 }

@@ -11,26 +11,68 @@
  *   mentions are left alone (they may belong to a topic a lost metadata store forgot).
  * - Deltas are applied one at a time (the metadata session serialises them); a failure on one
  *   partition is logged and does not stop the others.
+ * - Replication: a replica that follows a live leader is followed by exactly one fetcher (the
+ *   ReplicaFetcherManager's, for that leader); leaders and leaderless replicas are followed by
+ *   none. One timer for all partitions runs the ISR shrink check every replicaLagMaxMs / 2, and one
+ *   writes the high-watermark checkpoint; idle partitions cost no timer of their own.
  */
 import type { Logger } from 'pino'
 import type { TopicConfig } from '@sluice/protocol'
 import { logConfigFromTopicConfig, type LogManager } from './log/index.js'
 import { partitionKey, type MetadataDelta, type PartitionStateView } from './metadata-cache.js'
 import { Partition, type PartitionHooks } from './partition.js'
+import { HighWatermarkCheckpointer } from './replication/hw-checkpoint.js'
+import type { ReplicaFetcherManager } from './replication/replica-fetcher-manager.js'
 
 export interface ReplicaManagerOptions {
   readonly brokerId: number
   readonly logManager: LogManager
   readonly logger: Logger
   readonly hooks: PartitionHooks
+  /** Absent: no replication (followers do not fetch), as in unit tests. */
+  readonly fetchers?: ReplicaFetcherManager
+  /** replica.lag.time.max.ms (default 30000). */
+  readonly replicaLagMaxMs?: number
+  /** HWs read from the replication-offset-checkpoint at start, by partitionKey. */
+  readonly initialHighWatermarks?: Map<string, bigint>
+  /** Default 5000; 0 disables the checkpoint (tests of other things). */
+  readonly highWatermarkCheckpointIntervalMs?: number
 }
 
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>()
   private readonly logger: Logger
+  private readonly shrinkTimer: NodeJS.Timeout
+  private readonly checkpointer: HighWatermarkCheckpointer | undefined
+  private closed = false
 
   constructor (private readonly options: ReplicaManagerOptions) {
     this.logger = options.logger
+    const lagMs = options.replicaLagMaxMs ?? 30_000
+    this.shrinkTimer = setInterval(() => this.shrinkIsrs(), Math.max(5, Math.floor(lagMs / 2)))
+    this.shrinkTimer.unref()
+    const interval = options.highWatermarkCheckpointIntervalMs ?? 5000
+    if (interval > 0) {
+      this.checkpointer = new HighWatermarkCheckpointer({
+        dataDir: options.logManager.dataDir,
+        intervalMs: interval,
+        logger: options.logger,
+        entries: () => [...this.partitions.values()].map((p) => ({ topic: p.topic, partition: p.partition, highWatermark: p.highWatermark })),
+      })
+      this.checkpointer.start()
+    }
+  }
+
+  /** Writes the high-watermark checkpoint now (if anything changed). @internal visible for testing */
+  async checkpointHighWatermarks (): Promise<void> {
+    await this.checkpointer?.write()
+  }
+
+  /** The ISR shrink check of every partition this broker leads (one timer for all). */
+  shrinkIsrs (): void {
+    for (const p of this.partitions.values()) {
+      if (p.isLeader) p.maybeShrinkIsr()
+    }
   }
 
   get (topic: string, partition: number): Partition | undefined {
@@ -58,11 +100,22 @@ export class ReplicaManager {
     }
   }
 
-  /** Waits for queued appends and stops every replica (the logs stay open: LogManager owns them). */
+  /**
+   * Stops the fetchers, waits for queued appends and stops every replica, then writes the final
+   * high-watermark checkpoint (the logs stay open: LogManager owns them).
+   */
   async close (): Promise<void> {
+    this.closed = true
+    clearInterval(this.shrinkTimer)
+    await this.options.fetchers?.stop()
     const all = [...this.partitions.values()]
-    this.partitions.clear()
     await Promise.all(all.map((p) => p.close()))
+    try {
+      await this.checkpointer?.stop()
+    } catch (err) {
+      this.logger.warn({ err }, 'writing the final high-watermark checkpoint failed')
+    }
+    this.partitions.clear()
   }
 
   private async upsert (state: PartitionStateView, config: TopicConfig): Promise<void> {
@@ -83,11 +136,20 @@ export class ReplicaManager {
     const log = await this.options.logManager.getOrCreateLog(state.topic, state.partition, logConfigFromTopicConfig(config))
     let replica = this.partitions.get(key)
     if (replica === undefined) {
-      replica = new Partition(state.topic, state.partition, key, log, this.options.brokerId, this.options.hooks)
+      const initialHighWatermark = this.options.initialHighWatermarks?.get(key)
+      this.options.initialHighWatermarks?.delete(key) // only the first incarnation may use it
+      replica = new Partition(state.topic, state.partition, key, log, this.options.brokerId, this.options.hooks, {
+        replicaLagMaxMs: this.options.replicaLagMaxMs, initialHighWatermark,
+      })
       this.partitions.set(key, replica)
     }
     const wasLeader = replica.isLeader
-    replica.applyState(state)
+    await replica.applyState(state)
+    if (!this.closed && replica.role === 'follower' && state.leader >= 0) {
+      this.options.fetchers?.follow(replica, state.leader, state.leaderEpoch)
+    } else {
+      this.options.fetchers?.unfollow(key)
+    }
     if (replica.isLeader !== wasLeader) {
       this.logger.info({ topic: state.topic, partition: state.partition, role: replica.role, leaderEpoch: state.leaderEpoch,
         logEndOffset: String(log.logEndOffset) }, 'replica role changed')
@@ -98,6 +160,7 @@ export class ReplicaManager {
     const key = partitionKey(topic, partition)
     const replica = this.partitions.get(key)
     this.partitions.delete(key)
+    this.options.fetchers?.unfollow(key)
     if (replica !== undefined) await replica.close()
     if (this.options.logManager.getLog(topic, partition) !== undefined) {
       await this.options.logManager.deleteLog(topic, partition)
@@ -114,6 +177,7 @@ export class ReplicaManager {
       const replica = this.partitions.get(key)
       if (replica !== undefined) {
         this.partitions.delete(key)
+        this.options.fetchers?.unfollow(key)
         await replica.close().catch(() => undefined)
       }
     }

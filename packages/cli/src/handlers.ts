@@ -1,9 +1,10 @@
 /** The real command implementations, as runCli expects them. */
 import { consume } from './commands/consume.js'
 import { runDev } from './commands/dev.js'
+import { groupsDelete, groupsDescribe, groupsList, groupsResetOffsets } from './commands/groups.js'
 import { produce } from './commands/produce.js'
 import {
-  clusterDescribe, topicsAddPartitions, topicsCreate, topicsDelete, topicsDescribe, topicsList,
+  clusterDescribe, topicsAddPartitions, topicsAlter, topicsCreate, topicsDelete, topicsDeleteRecords, topicsDescribe, topicsList,
 } from './commands/topics.js'
 import type { CommandHandlers } from './program.js'
 
@@ -14,7 +15,13 @@ export const handlers: CommandHandlers = {
   topicsDescribe,
   topicsDelete,
   topicsAddPartitions,
+  topicsAlter,
+  topicsDeleteRecords,
   produce,
   consume,
   clusterDescribe,
+  groupsList,
+  groupsDescribe,
+  groupsResetOffsets,
+  groupsDelete,
 }

@@ -4,7 +4,8 @@
  * never throws and never calls process.exit: it returns the exit code, after printing
  * `error: <CODE>: <message>` for failures (no stack trace for operating errors).
  */
-import { Command, CommanderError, Option } from 'commander'
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
+import type { GroupsResetArgs } from './commands/groups.js'
 import { UsageError, formatError, type CliIo } from './output.js'
 import {
   DEFAULT_BOOTSTRAP, intParser, parseAcks, parseBootstrap, parseCompression, parseConfigPair,
@@ -19,6 +20,9 @@ export interface CommandContext {
 
 export interface DevArgs { brokers: number, dataDir: string, port: number, metadataPort: number, logLevel?: string }
 export interface TopicsCreateArgs { partitions?: number, replicationFactor?: number, config: Record<string, string> }
+export interface TopicsDescribeArgs { configs?: boolean }
+export interface TopicsAlterArgs { config: Record<string, string>, deleteConfig: string[] }
+export interface TopicsDeleteRecordsArgs { partition: number, beforeOffset: bigint | 'high-watermark' }
 export interface ProduceArgs {
   keySeparator?: string, partition?: number, acks: AcksOption, compression: CompressionOption
 }
@@ -34,12 +38,18 @@ export interface CommandHandlers {
   dev (args: DevArgs, io: CliIo): Result
   topicsCreate (ctx: CommandContext, name: string, args: TopicsCreateArgs): Result
   topicsList (ctx: CommandContext): Result
-  topicsDescribe (ctx: CommandContext, name: string | undefined): Result
+  topicsDescribe (ctx: CommandContext, name: string | undefined, args?: TopicsDescribeArgs): Result
+  topicsAlter (ctx: CommandContext, name: string, args: TopicsAlterArgs): Result
+  topicsDeleteRecords (ctx: CommandContext, name: string, args: TopicsDeleteRecordsArgs): Result
   topicsDelete (ctx: CommandContext, name: string): Result
   topicsAddPartitions (ctx: CommandContext, name: string, count: number): Result
   produce (ctx: CommandContext, topic: string, args: ProduceArgs): Result
   consume (ctx: CommandContext, topic: string, args: ConsumeArgs): Result
   clusterDescribe (ctx: CommandContext): Result
+  groupsList (ctx: CommandContext): Result
+  groupsDescribe (ctx: CommandContext, group: string): Result
+  groupsResetOffsets (ctx: CommandContext, group: string, args: GroupsResetArgs): Result
+  groupsDelete (ctx: CommandContext, group: string): Result
 }
 
 export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode: (code: number) => void): Command {
@@ -85,8 +95,22 @@ export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode:
     .description('list topics')
     .action(async (_opts: unknown, cmd: Command) => { await done(handlers.topicsList(ctx(cmd))) })
   topics.command('describe [name]')
-    .description('partitions, leaders, replicas and ISR of one topic or all')
-    .action(async (name: string | undefined, _opts: unknown, cmd: Command) => { await done(handlers.topicsDescribe(ctx(cmd), name)) })
+    .description('partitions, leaders, replicas and ISR of one topic or all; --configs: every effective config and its source')
+    .option('--configs', 'show the topic configs (value and source: default or topic) instead of partitions', false)
+    .action(async (name: string | undefined, opts: TopicsDescribeArgs, cmd: Command) => {
+      await done(opts.configs === true ? handlers.topicsDescribe(ctx(cmd), name, opts) : handlers.topicsDescribe(ctx(cmd), name))
+    })
+  topics.command('alter <name>')
+    .description('change topic configs at run time (brokers apply them without a restart)')
+    .option('--config <key=value>', 'set a topic config override, repeatable', parseConfigPair, {})
+    .option('--delete-config <key>', 'remove an override (back to the default), repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .action(async (name: string, opts: TopicsAlterArgs, cmd: Command) => { await done(handlers.topicsAlter(ctx(cmd), name, opts)) })
+  topics.command('delete-records <name>')
+    .description('delete the records of a partition below an offset (moves its log start offset)')
+    .requiredOption('--partition <n>', 'the partition', intParser(0, 1_000_000))
+    .requiredOption('--before-offset <n|hw>', 'records below this offset go; "hw" = everything readable',
+      (v: string) => v.trim() === 'hw' ? 'high-watermark' as const : parseOffset(v))
+    .action(async (name: string, opts: TopicsDeleteRecordsArgs, cmd: Command) => { await done(handlers.topicsDeleteRecords(ctx(cmd), name, opts)) })
   topics.command('delete <name>')
     .description('delete a topic and its data')
     .action(async (name: string, _opts: unknown, cmd: Command) => { await done(handlers.topicsDelete(ctx(cmd), name)) })
@@ -123,7 +147,36 @@ export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode:
     .description('cluster id, controller and brokers')
     .action(async (_opts: unknown, cmd: Command) => { await done(handlers.clusterDescribe(ctx(cmd))) })
 
+  const groups = program.command('groups').description('list, describe, reset the offsets of and delete consumer groups')
+  groups.command('list')
+    .description('list consumer groups and their states')
+    .action(async (_opts: unknown, cmd: Command) => { await done(handlers.groupsList(ctx(cmd))) })
+  groups.command('describe <group>')
+    .description('state, members and their partitions, committed offsets, log end offsets and lag')
+    .action(async (group: string, _opts: unknown, cmd: Command) => { await done(handlers.groupsDescribe(ctx(cmd), group)) })
+  const targets = ['toEarliest', 'toLatest', 'toOffset', 'toTimestamp', 'shiftBy']
+  const others = (name: string): string[] => targets.filter((t) => t !== name)
+  groups.command('reset-offsets <group>')
+    .description('move an empty group\'s committed offsets for a topic (prints the plan; --execute applies it)')
+    .requiredOption('--topic <topic>', 'the topic whose offsets move')
+    .addOption(new Option('--to-earliest', 'to the log start').conflicts(others('toEarliest')))
+    .addOption(new Option('--to-latest', 'to the log end').conflicts(others('toLatest')))
+    .addOption(new Option('--to-offset <n>', 'to this offset (clamped into the log)').argParser(parseOffset).conflicts(others('toOffset')))
+    .addOption(new Option('--to-timestamp <iso|ms>', 'to the first record at or after this time').argParser(parseTimestamp).conflicts(others('toTimestamp')))
+    .addOption(new Option('--shift-by <n>', 'move by n (negative: back) from the committed offset').argParser(parseShift).conflicts(others('shiftBy')))
+    .option('--execute', 'commit the new offsets (default: dry run)', false)
+    .action(async (group: string, opts: GroupsResetArgs, cmd: Command) => { await done(handlers.groupsResetOffsets(ctx(cmd), group, opts)) })
+  groups.command('delete <group>')
+    .description('delete a group without members and its committed offsets')
+    .action(async (group: string, _opts: unknown, cmd: Command) => { await done(handlers.groupsDelete(ctx(cmd), group)) })
+
   return program
+}
+
+/** A signed integer offset delta as a bigint. */
+function parseShift (text: string): bigint {
+  if (!/^[+-]?\d+$/.test(text.trim())) throw new InvalidArgumentError(`"${text}" is not an integer`)
+  return BigInt(text.trim())
 }
 
 function bootstrapFromEnv (env: NodeJS.ProcessEnv): string[] {

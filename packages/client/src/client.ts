@@ -7,6 +7,9 @@ import { AdminImpl } from './admin/admin.js'
 import type { Admin } from './admin/admin-types.js'
 import { ConsumerImpl, resolveConsumerOptions } from './consumer/consumer.js'
 import type { Consumer, ConsumerOptions } from './consumer/consumer-types.js'
+import { GroupConsumerImpl } from './consumer/group/group-consumer.js'
+import { resolveGroupConsumerOptions } from './consumer/group/group-options.js'
+import type { GroupConsumer, GroupConsumerOptions } from './consumer/group/group-types.js'
 import { ConnectionPool } from './network/connection-pool.js'
 import { MetadataCache } from './network/metadata-cache.js'
 import { resolveConnectOptions, type ConnectOptions, type ResolvedConnectOptions } from './options.js'
@@ -18,7 +21,9 @@ export interface SluiceClient {
   admin (): Admin
   /** A new producer with its own batches and streams over the client's connections. */
   producer (options?: ProducerOptions): Producer
-  /** A new consumer (no groups: assign partitions yourself). */
+  /** A group consumer: subscribe() to topics and the group shares their partitions among its members. */
+  consumer (options: GroupConsumerOptions): GroupConsumer
+  /** A new consumer without a group: assign partitions yourself. */
   consumer (options?: ConsumerOptions): Consumer
   /** Closes every producer (after flushing it), consumer and connection of this client. */
   close (): Promise<void>
@@ -47,7 +52,7 @@ export async function connect (options: ConnectOptions): Promise<SluiceClient> {
 
 export class SluiceClientImpl implements SluiceClient {
   private readonly producers = new Set<Producer>()
-  private readonly consumers = new Set<Consumer>()
+  private readonly consumers = new Set<Consumer | GroupConsumer>()
   private closing: Promise<void> | undefined
   private resolveClosed: (e: Error | undefined) => void = () => {}
   private readonly closedPromise = new Promise<Error | undefined>((resolve) => { this.resolveClosed = resolve })
@@ -67,9 +72,20 @@ export class SluiceClientImpl implements SluiceClient {
     return p
   }
 
-  consumer (options: ConsumerOptions = {}): Consumer {
+  consumer (options: GroupConsumerOptions): GroupConsumer
+  consumer (options?: ConsumerOptions): Consumer
+  consumer (options: ConsumerOptions | GroupConsumerOptions = {}): Consumer | GroupConsumer {
     this.assertOpen()
-    const c = new ConsumerImpl(this.cache, this.pool, resolveConsumerOptions(options, this.options), this.options,
+    if (options !== null && typeof options === 'object' && 'groupId' in options && options.groupId !== undefined) {
+      const resolved = resolveGroupConsumerOptions(options, this.options)
+      const g = new GroupConsumerImpl(this.cache, this.pool, resolved.fetcher, resolved.group, this.options,
+        this.options.logger.child({ component: 'group-consumer', groupId: resolved.group.groupId }),
+        () => new ProducerImpl(this.cache, this.pool, resolveProducerOptions({ acks: 'all' }, this.options), this.options,
+          this.options.logger.child({ component: 'dead-letter-producer' })))
+      this.consumers.add(g)
+      return g
+    }
+    const c = new ConsumerImpl(this.cache, this.pool, resolveConsumerOptions(options as ConsumerOptions, this.options), this.options,
       this.options.logger.child({ component: 'consumer' }))
     this.consumers.add(c)
     return c

@@ -10,3 +10,6 @@ export { MetadataCache, type TopicInfo, type PartitionInfo, type BrokerNode } fr
 export { ConnectionPool } from './network/connection-pool.js'
 export { RequestStream } from './network/request-stream.js'
 export { SluiceClientImpl } from './client.js'
+export * as assignors from './consumer/assignors/index.js'
+export { encodeSubscription, decodeSubscription, encodeAssignment, decodeAssignment } from './consumer/assignors/consumer-protocol.js'
+export { CoordinatorClient } from './consumer/group/coordinator-client.js'

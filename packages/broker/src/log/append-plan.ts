@@ -58,11 +58,14 @@ export function assertSpansTile (buf: Buffer, spans: ReadonlyArray<{ position: n
   }
 }
 
-/** A follower append that does not continue the log exactly (a gap or an overlap). */
+/**
+ * A follower append that overlaps the log (a batch at or below an offset it already holds).
+ * Gaps are legal since compaction (the leader's log has them); `reason` still says which.
+ */
 export class UnexpectedAppendOffsetError extends SluiceError {
   constructor (readonly expectedOffset: bigint, readonly firstOffset: bigint) {
     super('INVALID_BATCH',
-      `append must start at offset ${expectedOffset} and be contiguous, got a batch at ${firstOffset}` +
+      `append must start at or after offset ${expectedOffset} with increasing offsets, got a batch at ${firstOffset}` +
       ` (${firstOffset < expectedOffset ? 'overlap' : 'gap'})`,
       { expectedOffset: expectedOffset.toString(), firstOffset: firstOffset.toString(),
         reason: firstOffset < expectedOffset ? 'overlap' : 'gap' })

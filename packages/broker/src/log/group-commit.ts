@@ -1,7 +1,8 @@
 /**
- * Group commit for `flush: 'fsync'` (DESIGN.md §4): callers that wrote data ask for a sync; a
- * sync that starts after a caller's write covers it. While one sync runs, every new request
- * joins the single next sync, so N concurrent appends cost at most two fdatasync calls.
+ * Coalesces requests for one idempotent action (a checkpoint write): a run that starts after a
+ * caller's request covers it. While one run is in progress every new request joins the single
+ * next run, so N concurrent requests cost at most two runs. (Appends in fsync mode use the
+ * per-data-dir variant in data-dir-sync.ts, which also keeps failures per log.)
  */
 export class GroupCommit {
   private running: Promise<void> | undefined

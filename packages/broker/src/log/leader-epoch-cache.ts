@@ -30,10 +30,11 @@ export class LeaderEpochCache {
     this.entries = entries
   }
 
-  /** `runIo` wraps the file write (LogManager passes the fd budget's withSlot). */
-  static async load (dir: string, logger: Logger, runIo: IoRunner = fn => fn()): Promise<LeaderEpochCache> {
+  /** `runIo` wraps the file write (LogManager passes the fd budget's withSlot); `fileExists` false skips the read. */
+  static async load (dir: string, logger: Logger, runIo: IoRunner = fn => fn(), fileExists = true): Promise<LeaderEpochCache> {
     const file = path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE)
-    const read = await readCheckpointFile(file, 2)
+    // The loader already listed the directory: no read for a file it did not see (idle partitions).
+    const read = fileExists ? await readCheckpointFile(file, 2) : { kind: 'missing' as const }
     if (read.kind === 'corrupt') logger.warn({ file, reason: read.reason }, 'leader-epoch checkpoint unreadable, starting empty')
     const entries: EpochEntry[] = []
     if (read.kind === 'ok') {

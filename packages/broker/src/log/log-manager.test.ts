@@ -66,6 +66,38 @@ describe('LogManager', () => {
 })
 
 describe('checkpoint files and the leader-epoch cache', () => {
+  it('a checkpoint write interrupted before its rename leaves the previous checkpoint intact, and the next write replaces it', async () => {
+    const dir = await useDataDir()
+    const file = path.join(dir, RECOVERY_POINT_CHECKPOINT_FILE)
+    await writeCheckpointFile(file, [['t', '0', '5']])
+    // What a crash between writing the temp file and renaming it leaves behind.
+    await fs.writeFile(file + '.tmp', '0\n3\ngarbage')
+    expect(await readCheckpointFile(file, 3)).toEqual({ kind: 'ok', entries: [['t', '0', '5']] })
+    await writeCheckpointFile(file, [['t', '0', '9']])
+    expect(await readCheckpointFile(file, 3)).toEqual({ kind: 'ok', entries: [['t', '0', '9']] })
+    expect(await fs.readdir(dir)).toEqual([RECOVERY_POINT_CHECKPOINT_FILE])
+  })
+
+  it('the log manager writes all three offset checkpoints, only when they changed', async () => {
+    const dataDir = await useDataDir()
+    const manager = await LogManager.open({ dataDir, logger: captureLogger().logger, fileDeleteDelayMs: 0 })
+    onTestFinished(() => manager.close())
+    const log = await manager.getOrCreateLog('t', 3, testConfig({ segmentBytes: 200 }))
+    for (let i = 0; i < 6; i++) await appendLeader(log, [batch(BigInt(i))])
+    await log.deleteRecordsBefore(5n, log.logEndOffset)
+    await manager.checkpointAll()
+    const read = async (name: string) => await readCheckpointFile(path.join(dataDir, name), 3)
+    expect(await read('log-start-offset-checkpoint')).toEqual({ kind: 'ok', entries: [['t', '3', '5']] })
+    expect((await read(RECOVERY_POINT_CHECKPOINT_FILE)).kind).toBe('ok')
+    expect(await read('cleaner-offset-checkpoint')).toEqual({ kind: 'ok', entries: [] })
+    // Unchanged content is not written again (removing the file makes a write visible).
+    await fs.rm(path.join(dataDir, 'log-start-offset-checkpoint'))
+    await manager.checkpointAll()
+    expect((await read('log-start-offset-checkpoint')).kind).toBe('missing')
+    await log.deleteRecordsBefore(7n, log.logEndOffset) // inside a batch, so inside a segment
+    expect(await read('log-start-offset-checkpoint')).toEqual({ kind: 'ok', entries: [['t', '3', '7']] })
+  })
+
   it('writes Kafka\'s text format atomically and rejects malformed files', async () => {
     const dir = await useDataDir()
     const file = path.join(dir, 'cp')

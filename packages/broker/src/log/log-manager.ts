@@ -1,27 +1,42 @@
 /**
  * All partition logs of one data dir (DESIGN.md §4): loading and recovery at open, the
- * clean-shutdown marker, the recovery-point checkpoint and the shared file-handle LRU.
+ * clean-shutdown marker, the checkpoints, the shared file-handle LRU, the shared group commit
+ * (data-dir-sync.ts) and the delayed deleter of removed segment files.
  *   <dataDir>/.sluice_cleanshutdown            written last by close(); consumed (deleted) by open
  *   <dataDir>/recovery-point-offset-checkpoint "topic partition offset" lines (Kafka format)
+ *   <dataDir>/log-start-offset-checkpoint      same format; only logs whose start is inside their
+ *                                              first segment (DeleteRecords) need an entry
+ *   <dataDir>/cleaner-offset-checkpoint        same format; first dirty offset of compacted logs
  *   <dataDir>/<topic>-<partition>/             one PartitionLog each
- * The checkpoint is rewritten on close, when a truncation lowers a recovery point, after a log
- * is deleted (so a re-created partition never inherits a stale point), and on request.
+ * Every checkpoint is written atomically (checkpoint-file.ts). The recovery-point checkpoint is
+ * rewritten on close, when a truncation lowers a recovery point, after a log is deleted (so a
+ * re-created partition never inherits a stale point), and on request; the log-start-offset one
+ * whenever a start offset moves (before DeleteRecords answers), coalesced across logs; all three
+ * by the maintenance scheduler when their content changed, and on close.
  */
 import { randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Logger } from 'pino'
 import { fsyncDir, parseOffsetField, readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js'
+import { DataDirSync } from './data-dir-sync.js'
+import { DelayedDeleter } from './delayed-deleter.js'
 import { DEFAULT_MAX_OPEN_FILES, FileHandleCache } from './file-handle-cache.js'
+import { GroupCommit } from './group-commit.js'
+import { LogCleaner, type LogCleanerOptions } from './log-cleaner.js'
 import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js'
-import { CLEAN_SHUTDOWN_FILE, parsePartitionDirName, partitionDirName, RECOVERY_POINT_CHECKPOINT_FILE } from './log-files.js'
+import {
+  CLEAN_SHUTDOWN_FILE, CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, parsePartitionDirName, partitionDirName,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+} from './log-files.js'
 import { loadPartitionDir } from './partition-loader.js'
 import { PartitionLog } from './partition-log.js'
 import { emptyRecoveryStats, type RecoveryStats } from './segment-recovery.js'
 import { SerialQueue } from './serial-queue.js'
 
 const DELETED_DIR_SUFFIX = '-delete'
-const LOAD_CONCURRENCY = 8
+// Loading is a handful of small fs calls per partition; enough in flight to keep libuv's pool busy.
+const LOAD_CONCURRENCY = 32
 
 export interface LogManagerOptions {
   dataDir: string
@@ -30,7 +45,11 @@ export interface LogManagerOptions {
   maxOpenFiles?: number
   /** Config for logs found on disk until getOrCreateLog supplies theirs (default DEFAULT_LOG_CONFIG). */
   defaultConfig?: Partial<LogConfig>
+  /** Delay before renamed-away segment files are removed (Kafka file.delete.delay.ms, default 60000). */
+  fileDeleteDelayMs?: number
 }
+
+type OffsetMap = Map<string, bigint>
 
 export class LogManager {
   readonly dataDir: string
@@ -40,6 +59,11 @@ export class LogManager {
   private readonly creating = new Map<string, Promise<PartitionLog>>()
   private readonly checkpointQueue = new SerialQueue()
   private readonly defaultConfig: LogConfig
+  private readonly sync = new DataDirSync()
+  readonly deleter: DelayedDeleter
+  private readonly logStartCheckpoint = new GroupCommit(() => this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE))
+  /** Last content written per checkpoint file, so unchanged checkpoints cost no write. */
+  private readonly written = new Map<string, string>()
   private closed = false
   /** What open() did: clean load or recovery, and how much it scanned. @internal (tests, metrics) */
   readonly recoveryStats: RecoveryStats
@@ -50,6 +74,7 @@ export class LogManager {
     this.cache = new FileHandleCache({ maxOpenFiles: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES })
     this.defaultConfig = { ...DEFAULT_LOG_CONFIG, ...options.defaultConfig }
     this.recoveryStats = stats
+    this.deleter = new DelayedDeleter(options.fileDeleteDelayMs ?? 60_000, this.logger)
   }
 
   static async open (options: LogManagerOptions): Promise<LogManager> {
@@ -69,7 +94,9 @@ export class LogManager {
   }
 
   private async loadAll (clean: boolean): Promise<void> {
-    const recoveryPoints = clean ? new Map<string, bigint>() : await this.readRecoveryPoints()
+    const recoveryPoints = clean ? new Map<string, bigint>() : await this.readOffsets(RECOVERY_POINT_CHECKPOINT_FILE, 'recovery-point checkpoint unreadable, recovering every segment')
+    const starts = await this.readOffsets(LOG_START_OFFSET_CHECKPOINT_FILE, 'log-start-offset checkpoint unreadable, log start offsets fall back to the first segments')
+    const dirty = await this.readOffsets(CLEANER_OFFSET_CHECKPOINT_FILE, 'cleaner-offset checkpoint unreadable, compaction restarts from the log start')
     const entries = await fs.readdir(this.dataDir, { withFileTypes: true })
     const todo: Array<{ topic: string, partition: number }> = []
     for (const e of entries) {
@@ -87,13 +114,14 @@ export class LogManager {
         const { topic, partition } = todo[next++]!
         const key = partitionDirName(topic, partition)
         const rp = clean ? undefined : (recoveryPoints.get(key) ?? 0n)
-        this.logs.set(key, await this.load(topic, partition, this.defaultConfig, rp))
+        this.logs.set(key, await this.load(topic, partition, this.defaultConfig, rp, starts.get(key), dirty.get(key)))
       }
     }
     await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, todo.length) }, worker))
   }
 
-  private async load (topic: string, partition: number, config: LogConfig, recoveryPoint: bigint | undefined): Promise<PartitionLog> {
+  private async load (topic: string, partition: number, config: LogConfig, recoveryPoint: bigint | undefined,
+    logStartOffset?: bigint, firstDirtyOffset?: bigint): Promise<PartitionLog> {
     const dir = path.join(this.dataDir, partitionDirName(topic, partition))
     const logger = this.logger.child({ component: 'log', topic, partition })
     const loaded = await loadPartitionDir({
@@ -102,14 +130,19 @@ export class LogManager {
     return new PartitionLog({
       dir, topic, partition, config, cache: this.cache, logger, ...loaded,
       onRecoveryPointLowered: () => this.checkpointRecoveryPoints(),
+      logStartOffset,
+      firstDirtyOffset,
+      sync: this.sync,
+      deleter: this.deleter,
+      onLogStartOffsetChanged: () => this.logStartCheckpoint.request(),
     })
   }
 
-  private async readRecoveryPoints (): Promise<Map<string, bigint>> {
-    const file = path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT_FILE)
+  private async readOffsets (name: string, unreadable: string): Promise<OffsetMap> {
+    const file = path.join(this.dataDir, name)
     const read = await readCheckpointFile(file, 3)
-    const points = new Map<string, bigint>()
-    if (read.kind === 'corrupt') this.logger.warn({ file, reason: read.reason }, 'recovery-point checkpoint unreadable, recovering every segment')
+    const points: OffsetMap = new Map()
+    if (read.kind === 'corrupt') this.logger.warn({ file, reason: read.reason }, unreadable)
     if (read.kind !== 'ok') return points
     for (const [topic, partition, offset] of read.entries) {
       const value = parseOffsetField(offset!)
@@ -140,6 +173,8 @@ export class LogManager {
     const creation = (async () => {
       const dir = path.join(this.dataDir, key)
       await fs.mkdir(dir, { recursive: true })
+      // The directory must survive a crash before anything written into it can (fsync mode).
+      await this.cache.withSlot(() => fsyncDir(this.dataDir))
       await this.cache.evictUnder(dir + path.sep)
       // A directory that already exists without being loaded is untrusted: recover it fully.
       const log = await this.load(topic, partition, config, 0n)
@@ -174,6 +209,9 @@ export class LogManager {
     await fsyncDir(this.dataDir)
     await fs.rm(doomed, { recursive: true, force: true })
     await this.checkpointRecoveryPoints()
+    // A re-created partition must not inherit this one's start or clean offsets at the next start.
+    await this.logStartCheckpoint.request()
+    await this.writeOffsetCheckpoint(CLEANER_OFFSET_CHECKPOINT_FILE)
     this.logger.info({ topic, partition }, 'log deleted')
   }
 
@@ -183,11 +221,48 @@ export class LogManager {
 
   /** Writes every log's recovery point to the checkpoint file (also done by close). */
   async checkpointRecoveryPoints (): Promise<void> {
+    await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, true)
+  }
+
+  /** Writes the three checkpoints whose content changed since they were last written (maintenance, close). */
+  async checkpointAll (): Promise<void> {
+    for (const name of [RECOVERY_POINT_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, CLEANER_OFFSET_CHECKPOINT_FILE]) {
+      await this.writeOffsetCheckpoint(name)
+    }
+  }
+
+  private checkpointEntries (name: string): string[][] {
+    const logs = [...this.logs.values()]
+    switch (name) {
+      case RECOVERY_POINT_CHECKPOINT_FILE:
+        return logs.map(l => [l.topic, String(l.partition), l.recoveryPoint.toString()])
+      case LOG_START_OFFSET_CHECKPOINT_FILE:
+        return logs.filter(l => l.logStartOffset > l.segmentList[0]!.baseOffset)
+          .map(l => [l.topic, String(l.partition), l.logStartOffset.toString()])
+      default:
+        return logs.filter(l => l.firstDirtyOffset > l.logStartOffset)
+          .map(l => [l.topic, String(l.partition), l.firstDirtyOffset.toString()])
+    }
+  }
+
+  /** Writes checkpoint `name` from the logs' current values, unless unchanged (and not `force`). */
+  private async writeOffsetCheckpoint (name: string, force = false): Promise<void> {
     await this.checkpointQueue.run(async () => {
-      const entries = [...this.logs.values()].map(l => [l.topic, String(l.partition), l.recoveryPoint.toString()])
-      await this.cache.withSlot(() => writeCheckpointFile(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT_FILE), entries))
+      const entries = this.checkpointEntries(name)
+      const signature = entries.map(e => e.join(' ')).join('\n')
+      if (!force && this.written.get(name) === signature) return
+      await this.cache.withSlot(() => writeCheckpointFile(path.join(this.dataDir, name), entries))
+      this.written.set(name, signature)
     })
   }
+
+  /** A compactor for this data dir's logs (sharing its file-handle budget). */
+  createCleaner (options: Omit<LogCleanerOptions, 'cache' | 'logger'> = {}): LogCleaner {
+    return new LogCleaner({ ...options, cache: this.cache, logger: this.logger.child({ component: 'log-cleaner' }) })
+  }
+
+  /** Group-commit rounds shared by this data dir's fsync-mode appends. @internal (tests) */
+  get syncRounds (): number { return this.sync.rounds }
 
   /** Open file handles right now / at most so far. @internal (tests) */
   get openFileCount (): number { return this.cache.openCount }
@@ -202,7 +277,10 @@ export class LogManager {
     const results = await Promise.allSettled(logs.map(l => l.close()))
     const failed = results.some(r => r.status === 'rejected') || logs.some(l => l.isFailed)
     try {
+      await this.deleter.flush()
       await this.checkpointRecoveryPoints()
+      await this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE, true)
+      await this.writeOffsetCheckpoint(CLEANER_OFFSET_CHECKPOINT_FILE, true)
       if (failed) {
         this.logger.error({ dataDir: this.dataDir }, 'a log failed; not writing the clean-shutdown marker so the next start recovers')
       } else {
@@ -222,6 +300,7 @@ export class LogManager {
     this.closed = true
     await Promise.all([...this.logs.values()].map(l => l.abandon()))
     await this.cache.close()
+    await this.deleter.abandon()
   }
 
   private assertOpen (): void {

@@ -3,7 +3,7 @@
  * build): a capturing pino logger, and leader/follower append helpers.
  */
 import { pino, type Logger } from 'pino'
-import { validateBatches } from '@sluice/protocol'
+import { decodeRecordBatches, validateBatches, type BatchHeader } from '@sluice/protocol'
 import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js'
 import type { PartitionLog } from './partition-log.js'
 
@@ -35,4 +35,23 @@ export async function appendLeader (log: PartitionLog, batches: readonly Buffer[
 export function splitBatches (buf: Buffer): Buffer[] {
   if (buf.length === 0) return []
   return validateBatches(buf).map(s => buf.subarray(s.position, s.position + s.sizeBytes))
+}
+
+export interface ReadRecord { offset: bigint, key: string | null, value: string | null }
+
+/** Every record from logStartOffset to logEndOffset, and the raw batch headers seen. */
+export async function readAll (log: PartitionLog): Promise<{ records: ReadRecord[], headers: BatchHeader[] }> {
+  const records: ReadRecord[] = []
+  const headers: BatchHeader[] = []
+  let offset = log.logStartOffset
+  for (let i = 0; i < 10_000 && offset < log.logEndOffset; i++) {
+    const { records: buf } = await log.read(offset, 1 << 20, { minOneBatch: true })
+    if (buf.length === 0) break
+    for (const b of decodeRecordBatches(buf)) {
+      headers.push(b.header)
+      for (const r of b.records) records.push({ offset: r.offset, key: r.key?.toString() ?? null, value: r.value?.toString() ?? null })
+      offset = b.header.baseOffset + BigInt(b.header.lastOffsetDelta) + 1n
+    }
+  }
+  return { records, headers }
 }

@@ -1,11 +1,15 @@
 /**
  * Loads one partition directory into segments (kafka-facts.md §2.6, Kafka `LogLoader`).
- *   - Leftover `*.tmp` files and index files without a .log are deleted.
+ *   - Leftover `*.tmp`, `*.deleted` and `*.cleaned` files and index files without a .log are
+ *     deleted. A committed cleaner output (`<base>.<end>.log.swap`) is completed first: every
+ *     segment with a base offset in [base, end) is removed and the swap file becomes
+ *     `<base>.log` (its indexes are rebuilt by the scan below, as they are missing).
  *   - After a clean shutdown (`recoveryPoint` undefined) files are trusted: sizes come from stat,
  *     the active segment's next offset from its last index entry plus a header scan of the tail,
  *     and only a missing or malformed index (or a tail that does not add up) is rebuilt by scanning.
  *   - After an unclean stop every segment from the one holding the recovery point onward is
- *     scanned (length, magic, CRC, contiguous offsets). At the first bad or short batch the .log
+ *     scanned (length, magic, CRC, increasing offsets below the next segment's base; compacted
+ *     segments have gaps). At the first bad or short batch the .log
  *     is truncated to the last good byte and all later segments are deleted; indexes of scanned
  *     segments are rebuilt; leader epochs are replayed from the scanned batches.
  * Segments below the recovery point are trusted: they were fdatasynced with their indexes.
@@ -15,7 +19,11 @@ import path from 'node:path'
 import type { Logger } from 'pino'
 import type { FileHandleCache } from './file-handle-cache.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
-import { INDEX_SUFFIX, LOG_SUFFIX, parseSegmentFileName, segmentPaths, TEMP_SUFFIX, TIME_INDEX_SUFFIX } from './log-files.js'
+import { fsyncDir } from './checkpoint-file.js'
+import {
+  CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, LOG_SUFFIX, parseSegmentFileName, parseSwapFileName, segmentPaths, TEMP_SUFFIX,
+  TIME_INDEX_SUFFIX,
+} from './log-files.js'
 import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js'
 import { Segment } from './segment.js'
 import { recoverSegment, type RecoveryStats } from './segment-recovery.js'
@@ -39,12 +47,12 @@ export interface LoadedPartition {
 
 export async function loadPartitionDir (options: LoadPartitionOptions): Promise<LoadedPartition> {
   const { dir, cache, logger, stats } = options
-  const bases = await listSegments(dir, logger)
-  const epochs = await LeaderEpochCache.load(dir, logger, fn => cache.withSlot(fn))
+  const { bases, names } = await listSegments(dir, logger)
+  const epochs = await LeaderEpochCache.load(dir, logger, fn => cache.withSlot(fn), names.includes(LEADER_EPOCH_CHECKPOINT_FILE))
   const epochsAtStart = epochSignature(epochs)
   const segments: Segment[] = []
   if (bases.length === 0) {
-    segments.push(await Segment.create(0n, segmentPaths(dir, 0n), cache))
+    segments.push(Segment.lazy(0n, segmentPaths(dir, 0n), cache))
     return { segments, epochs, recoveryPoint: 0n }
   }
   const rp = options.recoveryPoint
@@ -57,14 +65,14 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
     const latest = epochs.latestEpoch
     if (epoch >= 0 && (latest === undefined || epoch > latest)) epochs.assign(epoch, baseOffset)
   }
-  const recoverOpts = { cache, logger, indexIntervalBytes: options.indexIntervalBytes, stats, onBatch }
+  const recoverOpts = (endOffset: bigint | undefined) => ({ cache, logger, indexIntervalBytes: options.indexIntervalBytes, stats, onBatch, endOffset })
   for (let i = 0; i < bases.length; i++) {
     const base = bases[i]!
     const isLast = i === bases.length - 1
     const paths = segmentPaths(dir, base)
     const files = await statSegment(paths)
     const prev = segments[segments.length - 1]
-    if (prev !== undefined && prev.nextOffset !== base) {
+    if (prev !== undefined && prev.nextOffset > base) {
       // A scanned predecessor ended somewhere else: this segment cannot continue the log.
       await dropSegments(bases.slice(i), dir, cache, logger, stats, `previous segment ends at offset ${prev.nextOffset}`)
       break
@@ -77,12 +85,15 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
     })
     const indexesLookValid = files.indexBytes >= 0 && files.indexBytes % OFFSET_INDEX_ENTRY_BYTES === 0 &&
       files.timeIndexBytes >= 0 && files.timeIndexBytes % TIME_INDEX_ENTRY_BYTES === 0
-    let scan = i >= scanFrom || !indexesLookValid
+    // An empty segment with empty or missing indexes (created on first append) needs no scan:
+    // the common idle partition loads from stat alone.
+    const emptyAndConsistent = files.logBytes === 0 && files.indexBytes <= 0 && files.timeIndexBytes <= 0
+    let scan = (i >= scanFrom || !indexesLookValid) && !emptyAndConsistent
     if (!scan && isLast) scan = !(await loadTailOffset(seg))
     segments.push(seg)
     if (!scan) continue
     if (rp === undefined) logger.warn({ segment: paths.log }, 'rebuilding missing or invalid index after clean shutdown')
-    const outcome = await recoverSegment(seg, files.logBytes, recoverOpts)
+    const outcome = await recoverSegment(seg, files.logBytes, recoverOpts(isLast ? undefined : bases[i + 1]))
     if (outcome.problem !== undefined && !isLast) {
       await dropSegments(bases.slice(i + 1), dir, cache, logger, stats, 'an earlier segment was truncated')
       break
@@ -97,9 +108,13 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
   return { segments, epochs, recoveryPoint }
 }
 
-/** Sorted base offsets of the .log files; removes temp files and orphan indexes. */
-async function listSegments (dir: string, logger: Logger): Promise<bigint[]> {
-  const names = await fs.readdir(dir)
+/** Sorted base offsets of the .log files; completes swaps, removes temp files and orphan indexes. */
+async function listSegments (dir: string, logger: Logger): Promise<{ bases: bigint[], names: string[] }> {
+  let names = await fs.readdir(dir)
+  if (names.some(n => parseSwapFileName(n) !== undefined)) {
+    await completeSwaps(dir, names, logger)
+    names = await fs.readdir(dir)
+  }
   const bases = new Set<bigint>()
   for (const name of names) {
     const base = parseSegmentFileName(name, LOG_SUFFIX)
@@ -110,12 +125,12 @@ async function listSegments (dir: string, logger: Logger): Promise<bigint[]> {
       const b = parseSegmentFileName(name, sfx)
       return b !== undefined && !bases.has(b)
     })
-    if (name.endsWith(TEMP_SUFFIX) || orphanIndex) {
+    if (name.endsWith(TEMP_SUFFIX) || name.endsWith(DELETED_SUFFIX) || name.endsWith(CLEANED_SUFFIX) || orphanIndex) {
       logger.info({ file: path.join(dir, name) }, 'removing leftover file')
       await fs.rm(path.join(dir, name), { force: true })
     }
   }
-  return [...bases].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  return { bases: [...bases].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), names }
 }
 
 async function statSegment (paths: { log: string, index: string, timeIndex: string }):
@@ -136,6 +151,10 @@ async function statSegment (paths: { log: string, index: string, timeIndex: stri
  * header scan of the batches after it. False if the index or the tail does not add up.
  */
 async function loadTailOffset (seg: Segment): Promise<boolean> {
+  if (seg.sizeBytes === 0) {
+    seg.nextOffset = seg.baseOffset
+    return seg.offsetIndexEntries === 0
+  }
   let from = 0
   if (seg.offsetIndexEntries > 0) {
     const last = await seg.readLastOffsetEntry().catch(() => undefined)
@@ -164,4 +183,22 @@ async function dropSegments (bases: readonly bigint[], dir: string, cache: FileH
     }
     stats.segmentsDeleted++
   }
+}
+
+/**
+ * Finishes cleaner swaps interrupted by a crash (log-cleaner.ts): the swap file was fully written
+ * and fsynced before it got its name, so it replaces every segment in its range. Idempotent.
+ */
+async function completeSwaps (dir: string, names: string[], logger: Logger): Promise<void> {
+  for (const name of names) {
+    const swap = parseSwapFileName(name)
+    if (swap === undefined) continue
+    for (const other of names) {
+      const base = parseSegmentFileName(other, LOG_SUFFIX) ?? parseSegmentFileName(other, INDEX_SUFFIX) ?? parseSegmentFileName(other, TIME_INDEX_SUFFIX)
+      if (base !== undefined && base >= swap.baseOffset && base < swap.endOffset) await fs.rm(path.join(dir, other), { force: true })
+    }
+    await fs.rename(path.join(dir, name), segmentPaths(dir, swap.baseOffset).log)
+    logger.warn({ dir, swap: name }, 'completed an interrupted compaction swap')
+  }
+  await fsyncDir(dir)
 }

@@ -29,12 +29,14 @@ export interface RecoverSegmentOptions {
   indexIntervalBytes: number
   stats: RecoveryStats
   onBatch?: (partitionLeaderEpoch: number, baseOffset: bigint) => void
+  /** Exclusive offset bound: the next segment's base offset, if any. */
+  endOffset?: bigint | undefined
 }
 
 export async function recoverSegment (seg: Segment, fileSizeBytes: number, options: RecoverSegmentOptions): Promise<ScanOutcome> {
   const { cache, logger, stats } = options
   const outcome = await scanSegment(cache, seg.paths, seg.baseOffset, fileSizeBytes,
-    { indexIntervalBytes: options.indexIntervalBytes, onBatch: options.onBatch })
+    { indexIntervalBytes: options.indexIntervalBytes, onBatch: options.onBatch, endOffset: options.endOffset })
   stats.segmentsScanned++
   stats.batchesScanned += outcome.batches
   if (outcome.problem !== undefined) {

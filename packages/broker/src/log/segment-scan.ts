@@ -3,8 +3,11 @@
  * front to back in 1 MiB chunks and accepts batches while each one
  *   - is whole (not cut by the end of the file) and passes checkBatchAt (length, magic, CRC-32C,
  *     header consistency),
- *   - starts exactly at the expected next offset (Sluice logs have no offset gaps; the 8 offset
- *     bytes are outside the CRC, so contiguity is what catches their corruption),
+ *   - starts after the previous batch's last offset (the first at or after the segment base):
+ *     offsets strictly increase but may have gaps, since compaction removes records and keeps
+ *     offsets. The 8 offset bytes are outside the CRC, so this ordering, the next segment's base
+ *     as an upper bound (`endOffset`) and the int32 relative-offset limit are what catch their
+ *     corruption,
  *   - keeps its offsets relative to the segment base within int32.
  * It stops at the first batch that fails and reports where and why; the caller truncates there.
  * Offset and time indexes are rebuilt from the accepted batches with the append-time rule.
@@ -36,6 +39,8 @@ export interface ScanOutcome {
 
 export interface ScanOptions {
   indexIntervalBytes: number
+  /** Exclusive bound on offsets (the next segment's base offset), when there is a next segment. */
+  endOffset?: bigint | undefined
   /** Called for each accepted batch in order (leader-epoch replay). */
   onBatch?: (partitionLeaderEpoch: number, baseOffset: bigint) => void
 }
@@ -78,8 +83,12 @@ export async function scanSegment (cache: FileHandleCache, paths: SegmentPaths, 
       }
       const h = readBatchHeader(chunk, rel)!
       const lastOffset = h.baseOffset + BigInt(h.lastOffsetDelta)
-      if (h.baseOffset !== out.nextOffset) {
-        out.problem = { position: pos, reason: `batch baseOffset ${h.baseOffset}, expected ${out.nextOffset}` }
+      if (h.baseOffset < out.nextOffset) {
+        out.problem = { position: pos, reason: `batch baseOffset ${h.baseOffset} is below ${out.nextOffset} (offsets must increase)` }
+        break
+      }
+      if (options.endOffset !== undefined && lastOffset >= options.endOffset) {
+        out.problem = { position: pos, reason: `batch lastOffset ${lastOffset} reaches the next segment's base offset ${options.endOffset}` }
         break
       }
       if (lastOffset - baseOffset > MAX_RELATIVE_OFFSET) {

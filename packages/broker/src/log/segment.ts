@@ -7,14 +7,19 @@
  *   - sizeBytes / nextOffset / entry counts change only after the bytes they describe were
  *     written, so concurrent readers never see a position past completed writes;
  *   - every index entry points inside [0, sizeBytes) and at a batch boundary;
- *   - the first batch of a segment has baseOffset == the segment's base offset.
+ *   - batches have strictly increasing offsets, the first at or after the segment's base offset;
+ *     a compacted segment has gaps (between and inside batches), so nextOffset is only an upper
+ *     bound: lastOffset + 1 of the last batch <= nextOffset <= the next segment's base offset;
+ *   - `paths` changes only when the files are renamed away for deletion (renameForDeletion);
+ *     readers go through `paths` on every access, so reads that hold the segment keep working.
  */
+import fs from 'node:fs/promises'
 import type { BatchHeader } from '@sluice/protocol'
 import type { FileHandleCache } from './file-handle-cache.js'
 import { HeaderReader } from './header-scan.js'
 import { freshIndexCursor, maybeTimeEntry, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
 import { readAt, readExactly, writeFully } from './file-io.js'
-import type { SegmentPaths } from './log-files.js'
+import { DELETED_SUFFIX, type SegmentPaths } from './log-files.js'
 import type { ScanOutcome } from './segment-scan.js'
 import { encodeOffsetEntry, lookupOffsetIndexFile, OFFSET_INDEX_ENTRY_BYTES, OffsetIndexEntries } from './offset-index.js'
 import { encodeTimeEntry, lookupTimeIndexFile, readLastTimeEntry, TIME_INDEX_ENTRY_BYTES, TimeIndexEntries } from './time-index.js'
@@ -46,7 +51,7 @@ export class Segment {
   private maxTimestampKnown: bigint | undefined
   active: ActiveIndexes | undefined
 
-  constructor (readonly baseOffset: bigint, readonly paths: SegmentPaths, private readonly cache: FileHandleCache,
+  constructor (readonly baseOffset: bigint, public paths: SegmentPaths, private readonly cache: FileHandleCache,
     state: SegmentState) {
     this.sizeBytes = state.sizeBytes
     this.nextOffset = state.nextOffset
@@ -54,6 +59,15 @@ export class Segment {
     this.timeIndexEntries = state.timeIndexEntries
     this.firstBatchMaxTimestamp = state.firstBatchMaxTimestamp
     this.maxTimestampKnown = state.maxTimestamp
+  }
+
+  /**
+   * An empty segment whose files need not exist yet: they are created by its first append (an
+   * idle partition that never received data costs no file at all). Any leftover files are
+   * truncated away by that append.
+   */
+  static lazy (baseOffset: bigint, paths: SegmentPaths, cache: FileHandleCache): Segment {
+    return new Segment(baseOffset, paths, cache, { sizeBytes: 0, nextOffset: baseOffset, offsetIndexEntries: 0, timeIndexEntries: 0, maxTimestamp: -1n })
   }
 
   /** Creates empty files (truncating leftovers) for a new active segment. */
@@ -115,7 +129,7 @@ export class Segment {
     pending: PendingIndexEntries, cursor: IndexCursor): Promise<void> {
     const active = this.active
     if (active === undefined) throw new Error('append to a segment that is not active')
-    await this.cache.use(this.paths.log, fh => writeFully(fh, buf, start, end, this.sizeBytes))
+    await this.cache.use(this.paths.log, fh => writeFully(fh, buf, start, end, this.sizeBytes), { create: true })
     await this.appendIndexEntries(pending)
     for (let i = 0; i < pending.offsetCount; i++) active.offsetIndex.append(pending.offsetRel[i]!, pending.offsetPos[i]!)
     for (let i = 0; i < pending.timeCount; i++) active.timeIndex.append(pending.timeTs[i]!, pending.timeRel[i]!)
@@ -132,13 +146,13 @@ export class Segment {
       const b = Buffer.allocUnsafe(pending.offsetCount * OFFSET_INDEX_ENTRY_BYTES)
       for (let i = 0; i < pending.offsetCount; i++) encodeOffsetEntry(b, i * 8, pending.offsetRel[i]!, pending.offsetPos[i]!)
       const at = this.offsetIndexEntries * OFFSET_INDEX_ENTRY_BYTES
-      await this.cache.use(this.paths.index, fh => writeFully(fh, b, 0, b.length, at))
+      await this.cache.use(this.paths.index, fh => writeFully(fh, b, 0, b.length, at), { create: true })
     }
     if (pending.timeCount > 0) {
       const b = Buffer.allocUnsafe(pending.timeCount * TIME_INDEX_ENTRY_BYTES)
       for (let i = 0; i < pending.timeCount; i++) encodeTimeEntry(b, i * 12, pending.timeTs[i]!, pending.timeRel[i]!)
       const at = this.timeIndexEntries * TIME_INDEX_ENTRY_BYTES
-      await this.cache.use(this.paths.timeIndex, fh => writeFully(fh, b, 0, b.length, at))
+      await this.cache.use(this.paths.timeIndex, fh => writeFully(fh, b, 0, b.length, at), { create: true })
     }
   }
 
@@ -171,6 +185,7 @@ export class Segment {
 
   /** First batch at or after `position` with maxTimestamp >= ts, below `limit`. */
   async seekTimestamp (position: number, limit: number, ts: bigint): Promise<BatchHeader | undefined> {
+    if (limit <= position) return undefined
     return await this.cache.use(this.paths.log, fh => new HeaderReader(fh, this.paths.log).seekTimestamp(position, limit, ts))
   }
 
@@ -191,6 +206,7 @@ export class Segment {
 
   /** The batch holding `offset` (first batch with lastOffset >= offset) below `limit`. */
   async seek (offset: bigint, limit: number): Promise<{ position: number, header: BatchHeader | undefined }> {
+    if (limit === 0) return { position: 0, header: undefined }
     const start = await this.indexedPositionFor(offset)
     return await this.cache.use(this.paths.log, fh => new HeaderReader(fh, this.paths.log).seekOffset(start, limit, offset))
   }
@@ -203,16 +219,21 @@ export class Segment {
     const active = this.active
     if (active === undefined) throw new Error('truncate of a segment that is not active')
     const { position, header } = await this.seek(offset, this.sizeBytes)
-    if (header === undefined) return this.nextOffset
+    if (header === undefined) {
+      // Every batch ends before `offset` (a compacted tail with a gap): only the bound moves.
+      if (offset < this.nextOffset) this.nextOffset = offset
+      return this.nextOffset
+    }
     await this.cache.use(this.paths.log, fh => fh.truncate(position))
     active.offsetIndex.truncateToPosition(position)
     active.timeIndex.truncateToRelOffset(Number(header.baseOffset - this.baseOffset))
-    await this.cache.use(this.paths.index, fh => fh.truncate(active.offsetIndex.length * OFFSET_INDEX_ENTRY_BYTES))
-    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(active.timeIndex.length * TIME_INDEX_ENTRY_BYTES))
+    await this.cache.use(this.paths.index, fh => fh.truncate(active.offsetIndex.length * OFFSET_INDEX_ENTRY_BYTES), { create: true })
+    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(active.timeIndex.length * TIME_INDEX_ENTRY_BYTES), { create: true })
     this.offsetIndexEntries = active.offsetIndex.length
     this.timeIndexEntries = active.timeIndex.length
     this.sizeBytes = position
-    this.nextOffset = header.baseOffset
+    // The cut batch straddles `offset`, or starts after a gap that begins at or before it.
+    this.nextOffset = header.baseOffset < offset ? header.baseOffset : offset
     if (position === 0) this.firstBatchMaxTimestamp = undefined
     const cursor = await this.restoreCursor(active.offsetIndex, active.timeIndex)
     if (cursor === undefined) throw new Error(`segment ${this.paths.log} has no valid batch tail after truncation`)
@@ -236,7 +257,7 @@ export class Segment {
     }
     const from = offsetIndex.length > 0 ? offsetIndex.positionAt(offsetIndex.length - 1) : 0
     const tail = await this.scanTail(from)
-    if (tail === undefined || (tail.lastOffset !== undefined && tail.lastOffset + 1n !== this.nextOffset)) return undefined
+    if (tail === undefined || (tail.lastOffset !== undefined && tail.lastOffset + 1n > this.nextOffset)) return undefined
     if (tail.maxTimestamp > cursor.maxTimestampSoFar) {
       cursor.maxTimestampSoFar = tail.maxTimestamp
       cursor.offsetOfMaxTimestampSoFar = tail.offsetOfMaxTimestamp
@@ -250,6 +271,7 @@ export class Segment {
    * largest maxTimestamp seen; undefined if the batches do not end exactly at sizeBytes.
    */
   async scanTail (from: number): Promise<{ lastOffset: bigint | undefined, maxTimestamp: bigint, offsetOfMaxTimestamp: bigint } | undefined> {
+    if (from === 0 && this.sizeBytes === 0) return { lastOffset: undefined, maxTimestamp: -1n, offsetOfMaxTimestamp: this.baseOffset }
     return await this.cache.use(this.paths.log, async fh => {
       const reader = new HeaderReader(fh, this.paths.log)
       let pos = from
@@ -299,6 +321,39 @@ export class Segment {
   /** Reads up to `length` bytes of the .log at `position`. */
   async readLog (position: number, length: number): Promise<Buffer> {
     return await this.cache.use(this.paths.log, fh => readAt(fh, position, length))
+  }
+
+  /**
+   * Cuts the files back to what the in-memory state describes (after a failed append: a partial
+   * write beyond sizeBytes, or index entries beyond the counts). The in-memory indexes only ever
+   * hold published entries, so they need no change.
+   */
+  async discardUnpublished (): Promise<void> {
+    await this.cache.use(this.paths.log, fh => fh.truncate(this.sizeBytes), { create: true })
+    await this.cache.use(this.paths.index, fh => fh.truncate(this.offsetIndexEntries * OFFSET_INDEX_ENTRY_BYTES), { create: true })
+    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(this.timeIndexEntries * TIME_INDEX_ENTRY_BYTES), { create: true })
+  }
+
+  /**
+   * Renames the files to `<file>.deleted` and points `paths` there, so reads already holding
+   * this segment keep working until the files are removed; returns the new file names.
+   */
+  async renameForDeletion (): Promise<string[]> {
+    const old = this.paths
+    const renamed: SegmentPaths = { log: old.log + DELETED_SUFFIX, index: old.index + DELETED_SUFFIX, timeIndex: old.timeIndex + DELETED_SUFFIX }
+    const out: string[] = []
+    for (const key of ['log', 'index', 'timeIndex'] as const) {
+      try {
+        await fs.rename(old[key], renamed[key])
+        out.push(renamed[key])
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      }
+    }
+    this.paths = renamed
+    this.active = undefined
+    await Promise.all([old.log, old.index, old.timeIndex].map(p => this.cache.evict(p)))
+    return out
   }
 
   async evictHandles (): Promise<void> {

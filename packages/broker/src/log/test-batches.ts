@@ -41,3 +41,14 @@ export async function makeTempDir (prefix = 'sluice-log-'): Promise<string> {
   const { join } = await import('node:path')
   return await mkdtemp(join(tmpdir(), prefix))
 }
+
+/** One batch of keyed records (value null = tombstone), as a producer would send it. */
+export function keyedBatch (entries: ReadonlyArray<readonly [string | null, string | null]>, timestamp: bigint,
+  options: { producerId?: bigint, producerEpoch?: number, baseSequence?: number, compression?: 'none' | 'gzip' | 'lz4' | 'zstd' | 'snappy' } = {}): Buffer {
+  const records: RecordInput[] = entries.map(([k, v]) => ({
+    key: k === null ? null : Buffer.from(k),
+    value: v === null ? null : Buffer.from(v),
+    timestamp,
+  }))
+  return encodeRecordBatch(records, { baseTimestamp: timestamp, ...options })
+}

@@ -15,9 +15,15 @@
  * Long poll: when fewer than min_bytes are available and nothing failed, the request parks in the
  * delayed-fetch purgatory until appends to its partitions bring enough bytes or max_wait_ms
  * passes, then reads again. Parking never blocks later requests on the same stream.
+ *
+ * Follower fetches (replica_id >= 0, replication): after the leader check, each partition is
+ * served by replication/follower-fetch.ts (replica and epoch checks, divergence, the follower's
+ * position for the ISR and HW, records up to the log end offset). They park on the partitions'
+ * follower keys, which leader appends notify; a diverging answer is returned at once.
  */
 import { SluiceError, toBigInt, toInt64String, type wire } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
+import { followerFetchKey, readForFollower } from '../replication/follower-fetch.js'
 import { errorFields, errorFieldsFrom, NO_ERROR, type BrokerContext, type ErrorFields } from './context.js'
 
 /** A response must fit in one gRPC message (64 MiB); leave room for framing and headers. */
@@ -32,8 +38,12 @@ interface ReadOutcome {
 }
 
 export async function handleFetch (ctx: BrokerContext, req: wire.FetchRequest__Output, signal: AbortSignal): Promise<wire.FetchResponse | undefined> {
-  const first = await readAll(ctx, req)
-  const keys = req.topics.flatMap((t) => t.partitions.map((p) => partitionKey(t.topic, p.partition)))
+  const first = await readAll(ctx, req, true)
+  const fromFollower = req.replica_id >= 0
+  const keys = req.topics.flatMap((t) => t.partitions.map((p) => {
+    const key = partitionKey(t.topic, p.partition)
+    return fromFollower ? followerFetchKey(key) : key
+  }))
   if (first.failed || first.bytes >= req.min_bytes || req.max_wait_ms <= 0 || keys.length === 0 || signal.aborted) {
     return response(req, first)
   }
@@ -55,14 +65,14 @@ export async function handleFetch (ctx: BrokerContext, req: wire.FetchRequest__O
     }
   })
   if (outcome === 'cancelled') return undefined // the stream closed or the broker is stopping
-  return response(req, await readAll(ctx, req))
+  return response(req, await readAll(ctx, req, false))
 }
 
 function response (req: wire.FetchRequest__Output, outcome: ReadOutcome): wire.FetchResponse {
   return { correlation_id: req.correlation_id, ...NO_ERROR, topics: outcome.topics, throttle_time_ms: 0 }
 }
 
-async function readAll (ctx: BrokerContext, req: wire.FetchRequest__Output): Promise<ReadOutcome> {
+async function readAll (ctx: BrokerContext, req: wire.FetchRequest__Output, firstRead: boolean): Promise<ReadOutcome> {
   let remaining = req.max_bytes > 0 ? Math.min(req.max_bytes, RESPONSE_BYTES_MAX) : RESPONSE_BYTES_MAX
   let bytes = 0
   let failed = false
@@ -71,9 +81,9 @@ async function readAll (ctx: BrokerContext, req: wire.FetchRequest__Output): Pro
     const partitions: wire.PartitionFetchResponse[] = []
     for (const p of t.partitions) {
       const limit = Math.min(p.partition_max_bytes > 0 ? p.partition_max_bytes : PARTITION_BYTES_DEFAULT, remaining)
-      const r = await readPartition(ctx, req, t.topic, p, limit, bytes === 0)
+      const r = await readPartition(ctx, req, t.topic, p, limit, bytes === 0, firstRead)
       const size = r.records instanceof Buffer ? r.records.length : 0
-      if ((r.error_code ?? 0) !== 0) failed = true
+      if ((r.error_code ?? 0) !== 0 || r.diverging_epoch != null) failed = true
       bytes += size
       remaining = Math.max(0, remaining - size)
       partitions.push(r)
@@ -84,7 +94,7 @@ async function readAll (ctx: BrokerContext, req: wire.FetchRequest__Output): Pro
 }
 
 async function readPartition (ctx: BrokerContext, req: wire.FetchRequest__Output, topic: string,
-  p: wire.PartitionFetchData__Output, maxBytes: number, minOneBatch: boolean): Promise<wire.PartitionFetchResponse> {
+  p: wire.PartitionFetchData__Output, maxBytes: number, minOneBatch: boolean, firstRead: boolean): Promise<wire.PartitionFetchResponse> {
   const partition = p.partition
   const fail = (f: ErrorFields, offsets?: { hw: bigint, lso: bigint, leo: bigint }): wire.PartitionFetchResponse => ({
     partition,
@@ -104,6 +114,7 @@ async function readPartition (ctx: BrokerContext, req: wire.FetchRequest__Output
     if (replica === undefined || !replica.isLeader) {
       return fail(errorFields('NOT_LEADER_OR_FOLLOWER', `broker ${ctx.brokerId} is not the leader of ${topic}-${partition}`))
     }
+    if (req.replica_id >= 0) return await readForFollower(ctx, req, replica, p, { maxBytes, minOneBatch, recordPosition: firstRead })
     if (p.current_leader_epoch !== -1 && p.current_leader_epoch !== replica.leaderEpoch) {
       const code = p.current_leader_epoch < replica.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH'
       return fail(errorFields(code, `leader epoch ${p.current_leader_epoch} in the request, ${replica.leaderEpoch} on the broker`))
@@ -114,10 +125,9 @@ async function readPartition (ctx: BrokerContext, req: wire.FetchRequest__Output
       return fail(errorFields('OFFSET_OUT_OF_RANGE',
         `offset ${offset} is outside [${offsets.lso}, ${offsets.leo}] of ${topic}-${partition}`), offsets)
     }
-    // TODO(replication): a follower's fetch (replica_id >= 0) reports its log end offset here.
-    const maxOffset = req.replica_id < 0 ? offsets.hw : undefined
+    const maxOffset = offsets.hw
     let records: Buffer = EMPTY
-    if (maxOffset === undefined || offset < maxOffset) {
+    if (offset < maxOffset) {
       const read = await replica.log.read(offset, maxBytes, { maxOffset, minOneBatch })
       records = read.records
     }

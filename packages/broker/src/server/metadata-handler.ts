@@ -1,24 +1,46 @@
 /**
  * Metadata and DeleteRecords (proto/sluice/v1/broker.proto). Metadata is answered from the
- * broker's metadata cache; DeleteRecords is not implemented yet and answers UNSUPPORTED_VERSION
- * per partition, so clients get a typed answer rather than a failed call.
+ * broker's metadata cache.
+ * DeleteRecords (Kafka api 21) runs on the partition leader: offset -1 means the high watermark;
+ * an offset above the high watermark (or below -1) is OFFSET_OUT_OF_RANGE; otherwise the log
+ * start offset moves up to it (never down), whole segments below it are deleted, the new start is
+ * checkpointed before the answer, and low_watermark reports it. Followers learn the new start from
+ * the leader's fetch responses. Errors are per partition; the call itself never fails.
  */
-import type { wire } from '@sluice/protocol'
-import { errorFields, type BrokerContext } from './context.js'
+import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import { errorFields, errorFieldsFrom, NO_ERROR, type BrokerContext, type ErrorFields } from './context.js'
 
 export function handleMetadata (ctx: BrokerContext, req: wire.MetadataRequest__Output): wire.MetadataResponse {
   return ctx.cache.metadataResponse(req)
 }
 
-export function handleDeleteRecords (_ctx: BrokerContext, req: wire.DeleteRecordsRequest__Output): wire.DeleteRecordsResponse {
-  return {
-    topics: req.topics.map((t) => ({
-      topic: t.topic,
-      partitions: t.partitions.map((p) => ({
-        partition: p.partition,
-        ...errorFields('UNSUPPORTED_VERSION', 'DeleteRecords is not supported by this broker yet'),
-        low_watermark: '-1',
-      })),
-    })),
+export async function handleDeleteRecords (ctx: BrokerContext, req: wire.DeleteRecordsRequest__Output): Promise<wire.DeleteRecordsResponse> {
+  const topics = await Promise.all(req.topics.map(async (t) => ({
+    topic: t.topic,
+    partitions: await Promise.all(t.partitions.map((p) => deletePartition(ctx, t.topic, p))),
+  })))
+  return { topics }
+}
+
+async function deletePartition (ctx: BrokerContext, topic: string, p: wire.DeleteRecordsPartition__Output): Promise<wire.DeleteRecordsPartitionResponse> {
+  const partition = p.partition
+  const fail = (f: ErrorFields): wire.DeleteRecordsPartitionResponse => ({ partition, ...f, low_watermark: '-1' })
+  try {
+    if (ctx.cache.partition(topic, partition) === undefined) {
+      return fail(errorFields('UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`))
+    }
+    const replica = ctx.replicas.get(topic, partition)
+    if (replica === undefined || !replica.isLeader) {
+      return fail(errorFields('NOT_LEADER_OR_FOLLOWER', `broker ${ctx.brokerId} is not the leader of ${topic}-${partition}`))
+    }
+    const requested = toBigInt(p.offset)
+    const hw = replica.highWatermark
+    if (requested < -1n || requested > hw) {
+      return fail(errorFields('OFFSET_OUT_OF_RANGE', `offset ${requested} is outside [0, ${hw}] (the high watermark), or -1 for the high watermark`))
+    }
+    const low = await replica.log.deleteRecordsBefore(requested === -1n ? hw : requested, hw)
+    return { partition, ...NO_ERROR, low_watermark: toInt64String(low) }
+  } catch (err) {
+    return fail(errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'DeleteRecords' }))
   }
 }

@@ -7,7 +7,9 @@
  * (MESSAGE_TOO_LARGE), client batches may not be control batches (INVALID_RECORD), and acks=-1
  * needs min.insync.replicas in the ISR (NOT_ENOUGH_REPLICAS). Only then is the partition's whole
  * records field appended, stamped with offsets and the leader epoch in place. A partition that
- * fails appends nothing; the other partitions of the request are unaffected. Records are never
+ * fails appends nothing; the other partitions of the request are unaffected. Idempotent-producer
+ * checks (epoch, sequence, duplicate retries) run inside the partition's serialised append
+ * (producer-state/); a duplicate is answered with the original offsets and appends nothing. Records are never
  * decoded: only batch headers are read (and rewritten for LogAppendTime topics).
  */
 import {
@@ -41,8 +43,11 @@ async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__O
       return failed(partition, 'UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`)
     }
     const replica = ctx.replicas.get(topic, partition)
-    if (replica === undefined || !replica.isLeader) {
-      return failed(partition, 'NOT_LEADER_OR_FOLLOWER', `broker ${ctx.brokerId} is not the leader of ${topic}-${partition}`)
+    if (replica === undefined || !replica.acceptsWrites) {
+      // A leader without its metadata-session lease is fenced (docs/replication.md): retriable.
+      return failed(partition, 'NOT_LEADER_OR_FOLLOWER', replica?.isLeader === true
+        ? `broker ${ctx.brokerId} lost its metadata session; it takes no writes for ${topic}-${partition} until the controller confirms it`
+        : `broker ${ctx.brokerId} is not the leader of ${topic}-${partition}`)
     }
     const config = ctx.cache.topicConfig(topic)
     let spans = validateBatches(data.records)
@@ -64,15 +69,22 @@ async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__O
       logAppendTimeMs = BigInt(Date.now())
       spans = stampLogAppendTime(data.records, spans, logAppendTimeMs)
     }
-    const result = await replica.appendAsLeader(data.records, spans)
+    const result = await replica.appendAsLeader(data.records, spans, (append) => replica.producers.appendAsLeader(spans, append))
     if (req.acks === -1) {
-      await replica.waitForHighWatermark(result.lastOffset + 1n, req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS)
+      const { isrSize } = await replica.waitForHighWatermark(result.lastOffset + 1n, req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS)
+      // Kafka's checkEnoughReplicasReachOffset: the HW passed the batch, but only because the ISR
+      // shrank below min.insync.replicas on the way. The records are in the log; say so.
+      if (isrSize < config['min.insync.replicas']) {
+        return failed(partition, 'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
+          `appended at ${result.firstOffset}, but only ${isrSize} in-sync replicas remained (min.insync.replicas ${config['min.insync.replicas']})`)
+      }
     }
     return {
       partition,
       ...NO_ERROR,
       base_offset: toInt64String(result.firstOffset),
-      log_append_time_ms: toInt64String(logAppendTimeMs),
+      // A deduplicated retry answers with the original append time (producer-state/).
+      log_append_time_ms: toInt64String(logAppendTimeMs >= 0n && result.duplicate === true ? result.maxTimestamp : logAppendTimeMs),
       log_start_offset: toInt64String(replica.logStartOffset),
     }
   } catch (err) {

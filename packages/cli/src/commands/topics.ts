@@ -2,9 +2,15 @@
  * `sluice topics ...` and `sluice cluster describe`: thin wrappers over the admin API that print
  * tables (or JSON with --json). Mutations print one confirmation line; failures come back as
  * SluiceErrors and are printed by runCli as `error: <CODE>: <message>`.
+ *   topics describe <t> --configs   every effective topic config with its source (default | topic)
+ *   topics alter <t> --config k=v --delete-config k   validated by the metadata service, applied
+ *                                   by the brokers at run time
+ *   topics delete-records <t> --partition N --before-offset N|hw   moves the log start offset
  */
+import { SluiceError } from '@sluice/client'
 import { toJson } from '../output.js'
-import type { CommandContext, TopicsCreateArgs } from '../program.js'
+import { renderTable } from '../table.js'
+import type { CommandContext, TopicsAlterArgs, TopicsCreateArgs, TopicsDeleteRecordsArgs, TopicsDescribeArgs } from '../program.js'
 import { renderCluster, renderPartitions, renderTopicList } from './views.js'
 import * as admin from './client.js'
 
@@ -31,7 +37,8 @@ export async function topicsList (ctx: CommandContext): Promise<number> {
   })
 }
 
-export async function topicsDescribe (ctx: CommandContext, name: string | undefined): Promise<number> {
+export async function topicsDescribe (ctx: CommandContext, name: string | undefined, args: TopicsDescribeArgs = {}): Promise<number> {
+  if (args.configs === true) return await topicsDescribeConfigs(ctx, name)
   return await admin.withClient(ctx, async (client) => {
     const topics = await admin.describeTopics(client, name === undefined ? undefined : [name])
     print(ctx, name === undefined ? topics : topics[0], () => renderPartitions(topics))
@@ -59,6 +66,59 @@ export async function clusterDescribe (ctx: CommandContext): Promise<number> {
   return await admin.withClient(ctx, async (client) => {
     const cluster = await admin.describeCluster(client)
     print(ctx, cluster, () => renderCluster(cluster))
+    return 0
+  })
+}
+
+interface ConfigRow { topic: string, name: string, value: string, source: string }
+
+async function topicsDescribeConfigs (ctx: CommandContext, name: string | undefined): Promise<number> {
+  return await admin.withClient(ctx, async (client) => {
+    const topics = await client.admin().describeTopics(name === undefined ? undefined : [name], { includeInternal: name !== undefined })
+    const rows: ConfigRow[] = topics.flatMap((t) => [...t.configs]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((c) => ({ topic: t.name, name: c.name, value: c.value, source: c.source })))
+    print(ctx, name === undefined ? rows : rows.map(({ name, value, source }) => ({ name, value, source })), () => renderTable<ConfigRow>([
+      ...(name === undefined ? [{ header: 'TOPIC', value: (r: ConfigRow) => r.topic }] : []),
+      { header: 'CONFIG', value: (r) => r.name },
+      { header: 'VALUE', value: (r) => r.value, align: 'left' },
+      { header: 'SOURCE', value: (r) => r.source },
+    ], rows))
+    return 0
+  })
+}
+
+export async function topicsAlter (ctx: CommandContext, name: string, args: TopicsAlterArgs): Promise<number> {
+  const configs: Record<string, string | null> = { ...args.config }
+  for (const key of args.deleteConfig) {
+    if (key in args.config) throw new SluiceError('INVALID_CONFIG', `${key} is both set and deleted`)
+    configs[key] = null
+  }
+  if (Object.keys(configs).length === 0) throw new SluiceError('INVALID_CONFIG', 'nothing to change: give --config key=value or --delete-config key')
+  return await admin.withClient(ctx, async (client) => {
+    try {
+      await client.admin().alterConfigs([{ topic: name, configs }])
+    } catch (err) {
+      // One topic: its own message is the useful part ("retention.ms: -5 is outside [-1, ...]").
+      const item = (err as SluiceError).details?.errors
+      if (err instanceof SluiceError && Array.isArray(item) && item.length === 1) {
+        throw new SluiceError(err.code, String((item[0] as { message?: unknown }).message ?? err.message), err.details, { cause: err })
+      }
+      throw err
+    }
+    const changes = Object.entries(configs).map(([k, v]) => v === null ? `${k} (deleted)` : `${k}=${v}`)
+    print(ctx, { topic: name, set: args.config, deleted: args.deleteConfig }, () => `altered topic ${name}: ${changes.join(', ')}\n`)
+    return 0
+  })
+}
+
+export async function topicsDeleteRecords (ctx: CommandContext, name: string, args: TopicsDeleteRecordsArgs): Promise<number> {
+  return await admin.withClient(ctx, async (client) => {
+    await admin.assertTopicExists(client, name, args.partition)
+    const [res] = await client.admin().deleteRecords([{ topic: name, partition: args.partition, beforeOffset: args.beforeOffset }])
+    const low = res?.lowWatermark ?? -1n
+    print(ctx, { topic: name, partition: args.partition, lowWatermark: low.toString() },
+      () => `deleted records of ${name}/${args.partition} below offset ${low} (new log start offset)\n`)
     return 0
   })
 }

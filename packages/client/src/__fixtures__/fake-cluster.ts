@@ -2,7 +2,10 @@
  * A tiny in-memory stand-in for Sluice brokers, for client unit tests that need a real gRPC
  * peer but not the real storage: Metadata, Produce (stamps offsets into the batch header like a
  * leader does), Fetch (whole stored batches, long poll), ListOffsets. Tests steer leadership and
- * inject per-partition errors to exercise the client's retry and re-routing paths.
+ * inject per-partition errors to exercise the client's retry and re-routing paths. Every fake
+ * broker also serves the Metadata service's InitProducerId (ids 1000, 1001, ...), advertised as
+ * the metadata endpoint, and produce enforces idempotent sequences like a broker (duplicate of
+ * one of the last 5 batches -> the original offset; gap -> OUT_OF_ORDER_SEQUENCE_NUMBER).
  */
 import * as grpc from '@grpc/grpc-js'
 import {
@@ -17,9 +20,18 @@ export class FakeCluster {
   readonly partitionCounts = new Map<string, number>()
   /** Errors to answer produce requests with, per `topic/partition`, consumed one by one. */
   readonly produceErrors = new Map<string, number[]>()
+  /** Errors to answer with AFTER appending (a lost acknowledgement), per `topic/partition`. */
+  readonly appendThenFail = new Map<string, number[]>()
+  /** Idempotence: per `topic/partition/producerId`, the last 5 batches (base seq, last seq, offset). */
+  private readonly sequences = new Map<string, Array<{ first: number, last: number, offset: bigint }>>()
   readonly produceRequests: Array<{ brokerId: number, partitions: string[] }> = []
   private readonly servers = new Map<number, { server: grpc.Server, port: number }>()
   private readonly waiters = new Set<() => void>()
+  private nextProducerId = 1000n
+  /** InitProducerId calls answered. */
+  initProducerIdCalls = 0
+  /** OUT_OF_ORDER_SEQUENCE_NUMBER answers given (batches that arrived behind a missing one). */
+  outOfOrderAnswers = 0
 
   static async start (brokerIds: number[]): Promise<FakeCluster> {
     const c = new FakeCluster()
@@ -71,6 +83,12 @@ export class FakeCluster {
       },
     }
     server.addService(loadSluiceProto().sluice.v1.Broker.service, handlers)
+    server.addService(loadSluiceProto().sluice.v1.Metadata.service, {
+      InitProducerId: (_call: unknown, cb: grpc.sendUnaryData<wire.InitProducerIdResponse>) => {
+        this.initProducerIdCalls++
+        cb(null, { producer_id: String(this.nextProducerId++), producer_epoch: 0 })
+      },
+    } as unknown as wire.MetadataHandlers)
     const port = await new Promise<number>((resolve, reject) => {
       server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => { err !== null ? reject(err) : resolve(p) })
     })
@@ -82,7 +100,7 @@ export class FakeCluster {
     return {
       cluster_id: 'fake',
       controller_id: -1,
-      metadata_endpoints: [],
+      metadata_endpoints: this.bootstrap.slice(0, 1),
       brokers: [...this.servers].map(([id, s]) => ({ broker_id: id, host: '127.0.0.1', port: s.port })),
       topics: names.map((name) => {
         const n = this.partitionCounts.get(name)
@@ -108,9 +126,25 @@ export class FakeCluster {
         const base = this.logEnd(tp)
         const bytes = Buffer.from(p.records)
         const h = readBatchHeader(bytes)!
+        if (h.producerId >= 0n) {
+          const key = `${tp}/${h.producerId}`
+          const seen = this.sequences.get(key) ?? []
+          const last = h.baseSequence + h.lastOffsetDelta
+          const dup = seen.find((x) => x.first === h.baseSequence && x.last === last)
+          if (dup !== undefined) return { partition: p.partition, error_code: 0, base_offset: dup.offset.toString(), log_append_time_ms: '-1' }
+          const prev = seen[seen.length - 1]
+          if (prev !== undefined && h.baseSequence !== prev.last + 1) {
+            this.outOfOrderAnswers++
+            return { partition: p.partition, error_code: 45, error_message: 'out of order' }
+          }
+          seen.push({ first: h.baseSequence, last, offset: base })
+          this.sequences.set(key, seen.slice(-5))
+        }
         bytes.writeBigInt64BE(base, OFF_BASE_OFFSET)
         this.logs.get(tp)!.push({ base, last: base + BigInt(h.lastOffsetDelta), maxTimestamp: h.maxTimestamp, bytes })
         for (const w of this.waiters) w()
+        const lost = this.appendThenFail.get(tp)?.shift()
+        if (lost !== undefined) return { partition: p.partition, error_code: lost, error_message: 'injected after append' }
         return { partition: p.partition, error_code: 0, base_offset: base.toString(), log_append_time_ms: '-1' }
       }),
     }))

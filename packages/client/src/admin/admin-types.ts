@@ -1,5 +1,8 @@
 /** Public types of the admin client (the management plane, served by the metadata service). */
 import type { TopicPartition } from '../consumer/consumer-types.js'
+import type {
+  GroupDescription, GroupListing, GroupOffset, ListedOffset, OffsetResetPlanItem, OffsetSpec, ResetSpec,
+} from './group-admin-types.js'
 
 export interface NewTopic {
   name: string
@@ -64,6 +67,16 @@ export interface ConfigAlteration {
   configs: Record<string, string | null>
 }
 
+export interface DeleteRecordsTarget extends TopicPartition {
+  /** Records below this offset become unreadable; 'high-watermark' (or -1) = every readable record. */
+  beforeOffset: bigint | number | 'high-watermark'
+}
+
+export interface DeletedRecords extends TopicPartition {
+  /** The partition's new log start offset. */
+  lowWatermark: bigint
+}
+
 export interface ElectLeadersResult extends TopicPartition {
   leader: number
   /** Set when this partition's election failed (ELECTION_NOT_NEEDED included). */
@@ -92,4 +105,24 @@ export interface Admin {
   alterConfigs (resources: ConfigAlteration[], options?: { validateOnly?: boolean }): Promise<void>
   /** Per-partition results (not all-or-error: ELECTION_NOT_NEEDED is a normal outcome). */
   electLeaders (options?: { type?: 'preferred' | 'unclean', partitions?: TopicPartition[] }): Promise<ElectLeadersResult[]>
+  /**
+   * Moves partitions' log start offsets forward on their leaders (Kafka DeleteRecords); resolves
+   * with the new start offsets. All-or-error (OFFSET_OUT_OF_RANGE past the high watermark).
+   */
+  deleteRecords (targets: DeleteRecordsTarget[], options?: { timeoutMs?: number }): Promise<DeletedRecords[]>
+  /** Consumer groups known to the coordinator, sorted by id (optionally only in these states). */
+  listGroups (options?: { states?: string[] }): Promise<GroupListing[]>
+  /** All-or-error, like the topic calls (e.g. GROUP_ID_NOT_FOUND for an unknown group, if the coordinator reports it). */
+  describeGroups (groupIds: string[]): Promise<GroupDescription[]>
+  /** Deletes groups without members and their committed offsets; all-or-error (NON_EMPTY_GROUP for an active one). */
+  deleteGroups (groupIds: string[]): Promise<void>
+  /** The group's committed offsets (partitions without one are left out), sorted. */
+  fetchOffsets (groupId: string, topics?: string[]): Promise<GroupOffset[]>
+  /** Log start / high watermark / timestamp lookups; an item without partition means every partition. */
+  listOffsets (items: Array<{ topic: string, partition?: number }>, spec: OffsetSpec): Promise<ListedOffset[]>
+  /**
+   * Moves an empty group's committed offsets for a topic (or some of its partitions). Returns
+   * the plan; commits it unless dryRun. NON_EMPTY_GROUP (nothing changed) while the group has members.
+   */
+  resetOffsets (groupId: string, request: { topic: string, partitions?: number[], to: ResetSpec, dryRun?: boolean }): Promise<OffsetResetPlanItem[]>
 }

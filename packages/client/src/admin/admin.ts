@@ -11,9 +11,15 @@ import { callUnary } from '../network/unary.js'
 import type { ResolvedConnectOptions } from '../options.js'
 import { withRetry } from '../retry.js'
 import type {
-  Admin, ClusterDescription, ConfigAlteration, CreatedTopic, ElectLeadersResult, NewTopic, TopicDescription,
+  Admin, ClusterDescription, ConfigAlteration, CreatedTopic, DeletedRecords, DeleteRecordsTarget, ElectLeadersResult, NewTopic,
+  TopicDescription,
 } from './admin-types.js'
 import type { TopicPartition } from '../consumer/consumer-types.js'
+import { deleteRecords } from './delete-records.js'
+import { GroupAdmin } from './group-admin.js'
+import type {
+  GroupDescription, GroupListing, GroupOffset, ListedOffset, OffsetResetPlanItem, OffsetSpec, ResetSpec,
+} from './group-admin-types.js'
 
 interface ItemResult { name: string, error_code: number, error_message: string }
 
@@ -39,8 +45,12 @@ function assertNames (names: unknown, what: string): asserts names is string[] {
 }
 
 export class AdminImpl implements Admin {
+  private readonly groups: GroupAdmin
+
   constructor (private readonly cache: MetadataCache, private readonly pool: ConnectionPool,
-    private readonly options: ResolvedConnectOptions) {}
+    private readonly options: ResolvedConnectOptions) {
+    this.groups = new GroupAdmin(cache, pool, options)
+  }
 
   async createTopics (topics: NewTopic[], options: { validateOnly?: boolean, timeoutMs?: number } = {}): Promise<CreatedTopic[]> {
     if (!Array.isArray(topics)) throw new TypeError('createTopics() needs an array of { name, ... }')
@@ -145,6 +155,23 @@ export class AdminImpl implements Admin {
       leader: r.leader,
       ...(r.error_code !== 0 ? { error: SluiceError.fromId(r.error_code, r.error_message, { topic: r.topic, partition: r.partition }) } : {}),
     }))
+  }
+
+  async deleteRecords (targets: DeleteRecordsTarget[], options: { timeoutMs?: number } = {}): Promise<DeletedRecords[]> {
+    return await deleteRecords(this.cache, this.pool, this.options, targets, options.timeoutMs ?? this.options.requestTimeoutMs)
+  }
+
+  // Consumer groups: see group-admin.ts.
+  async listGroups (options?: { states?: string[] }): Promise<GroupListing[]> { return await this.groups.listGroups(options) }
+  async describeGroups (groupIds: string[]): Promise<GroupDescription[]> { return await this.groups.describeGroups(groupIds) }
+  async deleteGroups (groupIds: string[]): Promise<void> { await this.groups.deleteGroups(groupIds) }
+  async fetchOffsets (groupId: string, topics?: string[]): Promise<GroupOffset[]> { return await this.groups.fetchOffsets(groupId, topics) }
+  async listOffsets (items: Array<{ topic: string, partition?: number }>, spec: OffsetSpec): Promise<ListedOffset[]> {
+    return await this.groups.listOffsets(items, spec)
+  }
+
+  async resetOffsets (groupId: string, request: { topic: string, partitions?: number[], to: ResetSpec, dryRun?: boolean }): Promise<OffsetResetPlanItem[]> {
+    return await this.groups.resetOffsets(groupId, request)
   }
 
   /** One unary metadata-service call with retries; rotates instances on transport failures. */

@@ -9,6 +9,7 @@ import { GRPC_CHANNEL_OPTIONS, SluiceError, loadSluiceProto, type wire } from '@
 export class ConnectionPool {
   private readonly brokers = new Map<string, wire.BrokerClient>()
   private readonly metadata = new Map<string, wire.MetadataClient>()
+  private readonly groups = new Map<string, wire.GroupCoordinatorClient>()
   private closed = false
 
   brokerClient (endpoint: string): wire.BrokerClient {
@@ -33,12 +34,26 @@ export class ConnectionPool {
     return c
   }
 
+  /** The GroupCoordinator service, served by the metadata service (same endpoints). */
+  groupClient (endpoint: string): wire.GroupCoordinatorClient {
+    this.assertOpen()
+    let c = this.groups.get(endpoint)
+    if (c === undefined) {
+      const { GroupCoordinator } = loadSluiceProto().sluice.v1
+      c = new GroupCoordinator(endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS)
+      this.groups.set(endpoint, c)
+    }
+    return c
+  }
+
   close (): void {
     this.closed = true
     for (const c of this.brokers.values()) c.close()
     for (const c of this.metadata.values()) c.close()
+    for (const c of this.groups.values()) c.close()
     this.brokers.clear()
     this.metadata.clear()
+    this.groups.clear()
   }
 
   private assertOpen (): void {

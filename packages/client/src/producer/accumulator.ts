@@ -3,9 +3,12 @@
  * appends. A partition's head batch is ready to send when it is full (or a later one exists),
  * when it has lingered `lingerMs`, or during a flush; never before its retry backoff ends.
  *
- * Ordering: the sender takes at most one batch per partition at a time and mutes the partition
- * until that batch's response arrives; a batch that must be retried goes back to the head of its
- * queue. So records of one partition are appended in send order, retries included.
+ * Ordering: without idempotence the sender takes at most one batch per partition at a time and
+ * mutes the partition until that batch's response arrives; a batch that must be retried goes
+ * back to the head of its queue. With idempotence several batches of a partition may be in
+ * flight (the sender's `mayDrain` decides); retried batches go back ahead of every unsequenced
+ * batch, in sequence order. Either way records of one partition are appended in send order,
+ * retries included.
  *
  * Draining groups the ready head batches by leader broker (one request per broker) and stops
  * adding to a request at `maxRequestBytes`. Single-threaded: called only from the event loop.
@@ -31,6 +34,8 @@ export interface DrainOptions {
   /** Whether a request to this broker can be sent now (free in-flight slot). */
   canSend: (brokerId: number) => boolean
   maxRequestBytes: number
+  /** Idempotence: whether this head batch may go to `leader` now (in-flight limits, retry order). */
+  mayDrain?: (head: ProducerBatch, leader: number) => boolean
 }
 
 export interface DrainResult {
@@ -105,6 +110,7 @@ export class RecordAccumulator {
         continue
       }
       if (!byBroker.has(leader) && !o.canSend(leader)) continue
+      if (o.mayDrain !== undefined && !o.mayDrain(head, leader)) continue
       const used = requestBytes.get(leader) ?? 0
       // Always allow one batch per request, so an oversized batch still goes (and is judged by
       // the broker) instead of waiting forever.
@@ -120,14 +126,31 @@ export class RecordAccumulator {
     return { byBroker, nextReadyMs, unknownLeader }
   }
 
-  /** Puts a batch that must be retried back at the head of its partition's queue. */
+  /**
+   * Puts a batch that must be retried back at the head of its partition's queue: before every
+   * batch without a sequence, after retried batches with a lower sequence order.
+   */
   reenqueue (batch: ProducerBatch): void {
     let q = this.queues.get(batch.key)
     if (q === undefined) {
       q = []
       this.queues.set(batch.key, q)
     }
-    q.unshift(batch)
+    const order = batch.sequenceOrder
+    let i = 0
+    if (order !== undefined) {
+      while (i < q.length && q[i]!.sequenceOrder !== undefined && q[i]!.sequenceOrder! < order) i++
+    }
+    q.splice(i, 0, batch)
+  }
+
+  /** Takes a queued batch out (it failed without being sent again). */
+  remove (batch: ProducerBatch): void {
+    const q = this.queues.get(batch.key)
+    if (q === undefined) return
+    const i = q.indexOf(batch)
+    if (i >= 0) q.splice(i, 1)
+    if (q.length === 0) this.queues.delete(batch.key)
   }
 
   /** Removes (and returns) queued batches created `deliveryTimeoutMs` ago or earlier. */

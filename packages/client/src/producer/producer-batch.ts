@@ -1,7 +1,8 @@
 /**
  * One open or in-flight RecordBatch of a single partition, plus the promise its records'
  * send() calls wait on. A batch is encoded once (the first time it is sent) and the same bytes
- * are resent on retries, so a retried batch is byte-identical to the first try.
+ * are resent on retries, so a retried batch is byte-identical to the first try (for idempotent
+ * producers that includes its producer id, epoch and sequence: the broker recognises it).
  */
 import type { RecordInput, SluiceError } from '@sluice/protocol'
 
@@ -22,6 +23,17 @@ export class ProducerBatch {
   retryAtMs = 0
   encoded: Buffer | undefined
   lastError: SluiceError | undefined
+  /**
+   * Idempotent producers: the identity and sequence stamped into the batch when it was first
+   * drained; never changed afterwards, so every retry is byte-identical. `sequenceOrder` is a
+   * per-producer counter in assignment order, used to re-queue retries in sequence order.
+   */
+  producerId = -1n
+  producerEpoch = -1
+  baseSequence = -1
+  sequenceOrder: number | undefined
+  /** Records in the batch (records[] is emptied once encoded). */
+  recordCount = 0
   readonly done: Promise<BatchResult>
   private settle: { resolve: (r: BatchResult) => void, reject: (e: unknown) => void } | undefined
 

@@ -10,7 +10,9 @@ import type { MetadataCache } from '../network/metadata-cache.js'
 import { OptionChecker, type ResolvedConnectOptions } from '../options.js'
 import { RecordAccumulator } from './accumulator.js'
 import { PartitionChooser, type KeylessStrategy, type Partitioner } from './partitioner.js'
+import { IdempotenceManager, MAX_IDEMPOTENT_IN_FLIGHT } from './idempotence.js'
 import { estimateRecordBytes, type ProducerBatch } from './producer-batch.js'
+import { initProducerId } from './producer-id.js'
 import { Sender } from './sender.js'
 
 export interface ProducerOptions {
@@ -27,8 +29,18 @@ export interface ProducerOptions {
   partitioner?: Partitioner
   /** How records with neither key nor partition are spread. Default 'sticky'. */
   keylessStrategy?: KeylessStrategy
-  /** Produce requests outstanding per broker. Default 5. */
+  /**
+   * Produce requests outstanding per broker; with idempotence also the batches in flight per
+   * partition (at most 5, the broker's dedup window). Default 5.
+   */
   maxInFlight?: number
+  /**
+   * Idempotent delivery (default: on when acks is 'all'): the broker appends every batch exactly
+   * once and in order per partition, retries and leader changes included. Needs acks 'all' and
+   * maxInFlight <= 5: setting `idempotent: true` with anything else is a TypeError; leaving it
+   * unset with acks 0/1 or maxInFlight > 5 turns it off (Kafka's rule).
+   */
+  idempotent?: boolean
   /** Time from send() until a record must be acknowledged, retries included. Default 120000 ms. */
   deliveryTimeoutMs?: number
   /** How long a broker may take to answer one Produce request. Default: the client's requestTimeoutMs. */
@@ -75,6 +87,7 @@ export interface Producer {
 
 interface ResolvedProducerOptions {
   acks: 0 | 1 | -1
+  idempotent: boolean
   lingerMs: number
   batchBytes: number
   bufferBytes: number
@@ -98,15 +111,23 @@ export function resolveProducerOptions (o: ProducerOptions, client: ResolvedConn
   c.int('deliveryTimeoutMs', o.deliveryTimeoutMs, 1)
   c.int('requestTimeoutMs', o.requestTimeoutMs, 1)
   c.check(o.partitioner === undefined || typeof o.partitioner === 'function', 'partitioner must be a function', 'type')
+  c.check(o.idempotent === undefined || typeof o.idempotent === 'boolean', 'idempotent must be a boolean', 'type')
+  const acks = o.acks === 'all' || o.acks === undefined ? -1 : o.acks
+  const maxInFlight = o.maxInFlight ?? 5
+  if (o.idempotent === true) {
+    c.check(acks === -1, `idempotent: true needs acks 'all', got ${JSON.stringify(o.acks)}`, 'type')
+    c.check(maxInFlight <= MAX_IDEMPOTENT_IN_FLIGHT, `idempotent: true needs maxInFlight <= ${MAX_IDEMPOTENT_IN_FLIGHT}, got ${maxInFlight}`, 'type')
+  }
   c.done()
   return {
-    acks: o.acks === 'all' || o.acks === undefined ? -1 : o.acks,
+    idempotent: o.idempotent ?? (acks === -1 && maxInFlight <= MAX_IDEMPOTENT_IN_FLIGHT),
+    acks,
     lingerMs: o.lingerMs ?? 5,
     batchBytes: o.batchBytes ?? 256 * 1024,
     bufferBytes: o.bufferBytes ?? 32 * 1024 * 1024,
     compression: o.compression ?? 'none',
     keylessStrategy: o.keylessStrategy ?? 'sticky',
-    maxInFlight: o.maxInFlight ?? 5,
+    maxInFlight,
     deliveryTimeoutMs: o.deliveryTimeoutMs ?? 120_000,
     requestTimeoutMs: o.requestTimeoutMs ?? client.requestTimeoutMs,
     partitioner: o.partitioner,
@@ -140,12 +161,22 @@ export class ProducerImpl implements Producer {
   private readonly sender: Sender
   private readonly chooser: PartitionChooser
   private readonly spaceWaiters: Array<() => void> = []
+  /** Per topic: resolves when the latest send() call has appended its records. */
+  private readonly topicTurns = new Map<string, Promise<void>>()
   private closing: Promise<void> | undefined
 
   constructor (private readonly cache: MetadataCache, pool: ConnectionPool,
     private readonly options: ResolvedProducerOptions, client: ResolvedConnectOptions, log: Logger) {
     this.acc = new RecordAccumulator({ batchBytes: options.batchBytes, lingerMs: options.lingerMs })
     this.chooser = new PartitionChooser({ partitioner: options.partitioner, keylessStrategy: options.keylessStrategy })
+    const idempotence = options.idempotent
+      ? new IdempotenceManager({
+        maxInFlight: options.maxInFlight,
+        fetchIdentity: () => initProducerId(cache, pool, client, options.deliveryTimeoutMs),
+        wakeup: () => { this.sender.wakeup() },
+        retryBackoffMs: client.retry.initialBackoffMs,
+      })
+      : undefined
     this.sender = new Sender(this.acc, cache, pool, {
       acks: options.acks,
       compression: options.compression,
@@ -154,7 +185,9 @@ export class ProducerImpl implements Producer {
       requestTimeoutMs: options.requestTimeoutMs,
       clientId: client.clientId,
       retry: client.retry,
+      idempotence,
     }, log)
+    idempotence?.start()
     this.sender.onBatchDone = () => { for (const w of this.spaceWaiters.splice(0)) w() }
   }
 
@@ -179,6 +212,24 @@ export class ProducerImpl implements Producer {
       return { input, partition: r.partition }
     })
     if (inputs.length === 0) return []
+    // Concurrent send() calls for one topic append in call order, also while the first of them
+    // waits for the topic's metadata (retry backoffs would otherwise let a later call overtake).
+    const previous = this.topicTurns.get(topic) ?? Promise.resolve()
+    let endTurn!: () => void
+    const turn = new Promise<void>((resolve) => { endTurn = resolve })
+    this.topicTurns.set(topic, turn)
+    try {
+      await previous
+      return await this.appendAndWait(topic, inputs, endTurn)
+    } finally {
+      endTurn()
+      if (this.topicTurns.get(topic) === turn) this.topicTurns.delete(topic)
+    }
+  }
+
+  /** Appends `inputs` (calling `appended` once all are in the accumulator) and waits for their acknowledgements. */
+  private async appendAndWait (topic: string, inputs: Array<{ input: RecordInput, partition: number | undefined }>,
+    appended: () => void): Promise<RecordMetadata[]> {
     let info = await this.cache.topic(topic, { deadlineMs: this.options.deliveryTimeoutMs })
     const maxExplicit = Math.max(-1, ...inputs.map((x) => x.partition ?? -1))
     if (maxExplicit >= info.partitions.length) { // maybe partitions were just added
@@ -234,6 +285,7 @@ export class ProducerImpl implements Producer {
       throw err
     }
     for (const [b, slots] of perBatch) waits.push(settle(b, slots))
+    appended()
     await Promise.all(waits)
     return out
   }

@@ -9,6 +9,11 @@
  * errors, refreshes metadata so the next round routes it to the new leader; once
  * `deliveryTimeoutMs` has passed since the batch was created it fails with DELIVERY_TIMEOUT
  * (cause: the last error). Non-retriable errors fail the batch at once.
+ *
+ * Idempotent producers (idempotence.ts): batches carry producer id, epoch and sequence; up to
+ * maxInFlight batches per partition are in flight instead of one, retries are re-queued in
+ * sequence order, OUT_OF_ORDER_SEQUENCE_NUMBER behind an earlier failed batch is retried, and a
+ * final failure of a sequenced batch fails the rest of its partition's sequence and resets it.
  */
 import { SluiceError, encodeRecordBatch, toBigInt, type CompressionType, type wire } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
@@ -18,6 +23,7 @@ import { RequestStream } from '../network/request-stream.js'
 import type { RetryOptions } from '../options.js'
 import { backoffMs } from '../retry.js'
 import type { RecordAccumulator } from './accumulator.js'
+import type { IdempotenceManager } from './idempotence.js'
 import type { ProducerBatch } from './producer-batch.js'
 
 /** Upper bound of one Produce request; well under the 64 MiB gRPC message limit. */
@@ -31,6 +37,8 @@ export interface SenderOptions {
   requestTimeoutMs: number
   clientId: string
   retry: RetryOptions
+  /** Set for idempotent producers. */
+  idempotence?: IdempotenceManager
 }
 
 type ProduceStream = RequestStream<wire.ProduceRequest, wire.ProduceResponse__Output>
@@ -44,12 +52,16 @@ export class Sender {
   private timerAtMs = Infinity
   private flushes = 0
   private closed = false
+  private readonly idem: IdempotenceManager | undefined
+  private static readonly NONE_MUTED: ReadonlySet<string> = new Set()
   /** Called whenever batches complete, so blocked send() calls can recheck buffer space. */
   onBatchDone: () => void = () => {}
 
   constructor (private readonly acc: RecordAccumulator, private readonly cache: MetadataCache,
     private readonly pool: ConnectionPool, private readonly options: SenderOptions,
-    private readonly log: Logger) {}
+    private readonly log: Logger) {
+    this.idem = options.idempotence
+  }
 
   /** Runs a round soon (coalesced). */
   wakeup (): void {
@@ -95,14 +107,29 @@ export class Sender {
 
   private roundUnsafe (): void {
     for (const b of this.acc.expire(this.options.deliveryTimeoutMs)) this.failDelivery(b)
-    const { byBroker, nextReadyMs, unknownLeader } = this.acc.drain({
-      flush: this.flushes > 0,
-      muted: this.muted,
-      leaderOf: (t, p) => this.cache.leaderOf(t, p)?.brokerId,
-      canSend: (id) => this.streamFor(id)?.hasFreeSlot ?? true, // unknown broker: send() fails retriably
-      maxRequestBytes: MAX_REQUEST_BYTES,
-    })
-    for (const [brokerId, batches] of byBroker) this.send(brokerId, batches)
+    if (this.idem !== undefined) {
+      for (const { batch, err } of this.idem.collectPoisoned()) {
+        this.acc.remove(batch)
+        this.finish(batch, err)
+      }
+    }
+    const idem = this.idem
+    let drained: ReturnType<RecordAccumulator['drain']>
+    // One request per broker per drain; with idempotence drain again (a partition may have up to
+    // maxInFlight batches out) until nothing more is ready or the streams are full.
+    for (let i = 0; ; i++) {
+      drained = this.acc.drain({
+        flush: this.flushes > 0,
+        muted: idem !== undefined ? Sender.NONE_MUTED : this.muted,
+        mayDrain: idem !== undefined ? (head, leader) => idem.mayDrain(head, leader) : undefined,
+        leaderOf: (t, p) => this.cache.leaderOf(t, p)?.brokerId,
+        canSend: (id) => this.streamFor(id)?.hasFreeSlot ?? true, // unknown broker: send() fails retriably
+        maxRequestBytes: MAX_REQUEST_BYTES,
+      })
+      for (const [brokerId, batches] of drained.byBroker) this.send(brokerId, batches)
+      if (idem === undefined || drained.byBroker.size === 0 || i + 1 >= this.options.maxInFlight) break
+    }
+    const { nextReadyMs, unknownLeader } = drained
     if (unknownLeader) {
       this.cache.refresh().then(() => { this.wakeup() }, (err: unknown) => {
         this.log.debug({ err }, 'metadata refresh failed')
@@ -143,12 +170,22 @@ export class Sender {
     for (const b of drained) {
       try {
         // Encoded once; retries resend the same bytes. The records are not needed afterwards.
-        b.encoded ??= encodeRecordBatch(b.records, { compression: this.options.compression })
+        if (b.encoded === undefined) {
+          b.recordCount = b.records.length
+          this.idem?.assign(b)
+          b.encoded = encodeRecordBatch(b.records, {
+            compression: this.options.compression,
+            ...(b.sequenceOrder !== undefined ? { producerId: b.producerId, producerEpoch: b.producerEpoch, baseSequence: b.baseSequence } : {}),
+          })
+        }
         b.records.length = 0
       } catch (err) {
-        this.finish(b, err instanceof SluiceError ? err : new SluiceError('INVALID_RECORD', `encoding the batch failed: ${String(err)}`, {}, { cause: err }))
+        const e = err instanceof SluiceError ? err : new SluiceError('INVALID_RECORD', `encoding the batch failed: ${String(err)}`, {}, { cause: err })
+        if (b.sequenceOrder !== undefined) this.idem?.poison(b.key, e) // its sequence will never reach the broker
+        this.finish(b, e)
         continue
       }
+      this.idem?.onSent(b, brokerId)
       sendable.push(b)
       b.attempts++
       if (this.options.acks !== 0) this.muted.add(b.key)
@@ -170,7 +207,10 @@ export class Sender {
       : stream.request(req, { timeoutMs: this.options.requestTimeoutMs + 5000, expectResponse: this.options.acks !== 0 })
     sent.then((res) => { this.onResponse(batches, res) }, (err: unknown) => {
       const e = err instanceof SluiceError ? err : new SluiceError('NETWORK_EXCEPTION', String(err), {}, { cause: err })
-      for (const b of batches) this.onError(b, e)
+      for (const b of batches) {
+        if (b.sequenceOrder !== undefined) this.idem?.onAnswered(b)
+        this.onError(b, e)
+      }
     }).finally(() => {
       for (const b of batches) this.muted.delete(b.key)
       this.wakeup()
@@ -186,6 +226,7 @@ export class Sender {
     for (const t of res.topics) for (const p of t.partitions) byKey.set(`${t.topic}\u0000${p.partition}`, p)
     for (const b of batches) {
       const p = byKey.get(b.key)
+      if (b.sequenceOrder !== undefined) this.idem?.onAnswered(b)
       if (p === undefined) {
         this.finish(b, new SluiceError('UNKNOWN_SERVER_ERROR', 'the produce response did not mention this partition', { topic: b.topic, partition: b.partition }))
       } else if (p.error_code === 0) {
@@ -198,7 +239,15 @@ export class Sender {
 
   private onError (b: ProducerBatch, err: SluiceError): void {
     this.inFlight.delete(b)
-    if (this.closed || !err.retriable) {
+    let retriable = err.retriable
+    if (this.idem !== undefined && b.sequenceOrder !== undefined && !this.closed) {
+      // The broker rejected this batch because an earlier one of its partition is missing: that
+      // earlier batch is being retried, and this one goes after it, unchanged.
+      if (err.code === 'OUT_OF_ORDER_SEQUENCE_NUMBER' && this.idem.hasEarlierUnresolved(b)) retriable = true
+      // A final failure leaves a hole in the partition's sequence: the rest of it cannot succeed.
+      if (!retriable) this.idem.poison(b.key, err)
+    }
+    if (this.closed || !retriable) {
       this.finish(b, err)
       return
     }
@@ -214,16 +263,20 @@ export class Sender {
   }
 
   private failDelivery (b: ProducerBatch): void {
-    this.finish(b, new SluiceError('DELIVERY_TIMEOUT',
+    const err = new SluiceError('DELIVERY_TIMEOUT',
       `records for ${b.topic}/${b.partition} were not acknowledged within ${this.options.deliveryTimeoutMs} ms` +
       (b.lastError !== undefined ? ` (last error: ${b.lastError.code}: ${b.lastError.message})` : ''),
       { topic: b.topic, partition: b.partition, attempts: b.attempts, lastErrorCode: b.lastError?.code },
-      { cause: b.lastError }))
+      { cause: b.lastError })
+    // The broker may or may not have this batch: later sequences of its partition are unsafe.
+    if (b.sequenceOrder !== undefined) this.idem?.poison(b.key, err)
+    this.finish(b, err)
   }
 
   private finish (b: ProducerBatch, outcome: { baseOffset: bigint, logAppendTimeMs: bigint } | SluiceError): void {
     this.inFlight.delete(b)
     if (b.settled) return
+    this.idem?.onSettled(b)
     this.acc.release(b)
     if (outcome instanceof SluiceError) b.fail(outcome)
     else b.complete(outcome)

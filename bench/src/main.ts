@@ -1,0 +1,124 @@
+/**
+ * `pnpm bench [--full] [--only 1,3,8] [--profile] [--label name]` from the repository root
+ * (the script builds with `tsc -b bench` first). Never part of the test command.
+ *
+ * The cluster runs as separate processes (testkit's spawnCluster over the built dist/); each
+ * producer and consumer is a separate child process (dist/workers/). Scenarios and their
+ * numbering follow issue 4; BENCHMARKS.md explains them and records results. Prints a table and
+ * writes bench/results/<timestamp>[-label].json.
+ *
+ * --profile runs scenarios 1, 3, 4 and 6 (or --only's) with every broker and worker under
+ * `node --cpu-prof`, keeps the profiles in bench/results/profiles-<timestamp>/ and prints where
+ * the time went (profile-summary.ts).
+ */
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
+import { stopAll } from '@sluice/testkit'
+import { describeMachine, machineInfo } from './machine.js'
+import { formatProfileSummary, summarizeProfile, type ProfileSummary } from './profile-summary.js'
+import { formatMarkdown, formatTable, RESULTS_DIR, writeResults, type ScenarioRow } from './results.js'
+import { DEFAULT_TUNING, FULL_MODE, SHORT_MODE, type BenchContext } from './scenarios/context.js'
+import { runPartitionScale } from './scenarios/partition-scale.js'
+import { runReplicated } from './scenarios/replicated.js'
+import { runSingleBroker } from './scenarios/single-broker.js'
+
+interface Args { full: boolean, only: Set<string> | undefined, profile: boolean, label: string | undefined }
+
+function parseArgs (argv: readonly string[]): Args {
+  const args: Args = { full: false, only: undefined, profile: false, label: undefined }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const value = (): string => {
+      const eq = a.indexOf('=')
+      if (eq >= 0) return a.slice(eq + 1)
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${a} needs a value`)
+      return v
+    }
+    if (a === '--') continue
+    else if (a === '--full') args.full = true
+    else if (a === '--profile') args.profile = true
+    else if (a.startsWith('--only')) args.only = new Set(value().split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    else if (a.startsWith('--label')) args.label = value()
+    else throw new Error(`unknown argument ${a}; use --full, --only 1,3, --profile, --label name`)
+  }
+  if (args.profile && args.only === undefined) args.only = new Set(['1', '3', '4', '6'])
+  return args
+}
+
+async function summarizeProfiles (dir: string, roles: Map<number, string>,
+  windowsUs: ReadonlyArray<{ from: number, to: number }>): Promise<Array<ProfileSummary & { role: string }>> {
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.cpuprofile')).sort()
+  const out: Array<ProfileSummary & { role: string }> = []
+  for (const f of files) {
+    const pid = Number(f.split('.')[3])
+    const role = roles.get(pid) ?? `pid ${pid}`
+    const s = summarizeProfile(path.join(dir, f), windowsUs)
+    console.log('\n' + formatProfileSummary(s, role))
+    out.push({ ...s, role })
+  }
+  return out
+}
+
+async function main (): Promise<void> {
+  const args = parseArgs(process.argv.slice(2))
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')
+  const profileDir = args.profile ? path.join(RESULTS_DIR, `profiles-${stamp}`) : undefined
+  const before = machineInfo()
+  const started = performance.now()
+  const rows: ScenarioRow[] = []
+  const ctx: BenchContext = {
+    mode: args.full ? FULL_MODE : SHORT_MODE,
+    tuning: DEFAULT_TUNING,
+    rows,
+    only: args.only,
+    profileDir,
+    log: (line) => console.log(line),
+    pidRoles: new Map(),
+    windowsUs: [],
+  }
+  console.log(`sluice bench, ${args.full ? 'full' : 'short'} mode${args.profile ? ', profiling' : ''}`)
+  console.log(`machine: ${describeMachine(before)}`)
+  console.log('cluster: separate processes (metadata + brokers, testkit spawnCluster over dist/); ' +
+    'load: each producer and consumer in its own child process (bench/dist/workers)')
+  console.log(`producer tuning: ${JSON.stringify(ctx.tuning)}, compression none, 100-byte values unless stated, pre-generated`)
+  if (before.loadAvg[0]! > 0.5) {
+    console.log(`warning: load average ${before.loadAvg[0]} before starting: other work shares the ${before.cpus} cores and lowers the figures`)
+  }
+  await runSingleBroker(ctx)
+  await runReplicated(ctx)
+  await runPartitionScale(ctx)
+  const after = machineInfo()
+  console.log('\n' + formatTable(rows))
+  const profiles = profileDir === undefined ? undefined : await summarizeProfiles(profileDir, ctx.pidRoles, ctx.windowsUs)
+  const file = await writeResults(args.label === undefined ? stamp : `${stamp}-${args.label}`, {
+    startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
+    elapsedS: Math.round((performance.now() - started) / 100) / 10,
+    mode: ctx.mode,
+    tuning: ctx.tuning,
+    topology: 'processes: metadata + brokers via testkit spawnCluster (dist/); producer/consumer as child processes',
+    machine: { before, loadAvgAfter: after.loadAvg },
+    rows,
+    markdown: formatMarkdown(rows),
+    profiles,
+    profileDir,
+  })
+  console.log(`\nload average after: ${after.loadAvg.join(' ')}; elapsed ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  console.log(`results: ${file}`)
+}
+
+const interrupt = (): void => {
+  console.error('interrupted: stopping the cluster')
+  void stopAll().finally(() => process.exit(130))
+}
+process.once('SIGINT', interrupt)
+process.once('SIGTERM', interrupt)
+
+main().then(async () => {
+  await stopAll()
+  process.exit(0)
+}, async (err: unknown) => {
+  console.error(`bench failed: ${(err as Error)?.stack ?? String(err)}`)
+  await stopAll().catch(() => {})
+  process.exit(1)
+})

@@ -1,0 +1,72 @@
+/**
+ * Scenarios on three brokers (replication factor 3, 6 partitions, leaders spread):
+ *   2  one producer, acks=1;
+ *   3  acks=all, min.insync.replicas=2;
+ *   6  end-to-end latency at 10,000 records/s, acks=all, min.insync.replicas=2;
+ *   9b replication durability with fsync on top (flush=fsync, acks=all), for comparison with
+ *      9a (fsync alone, one broker) and 3 (replication alone).
+ * After each throughput run the followers' log bytes are compared with the leaders': while
+ * replication is not built, followers hold nothing and the row says so.
+ */
+import { startBenchCluster, type BenchCluster } from '../bench-cluster.js'
+import type { ScenarioRow } from '../results.js'
+import { runLoad } from '../run-load.js'
+import { loadRow, logRow, noteLoad, notePids, producerConfig, profileFlags, wants, type BenchContext } from './context.js'
+import { runLatency } from './latency.js'
+
+async function replicationNote (cluster: BenchCluster, topic: string): Promise<{ note: string, replicating: boolean }> {
+  const { leaderBytes, followerBytesPerReplica } = await cluster.replicationCheck(topic)
+  const pct = leaderBytes > 0 ? followerBytesPerReplica / leaderBytes * 100 : 0
+  const replicating = pct >= 50
+  const mb = (b: number): string => (b / 1e6).toFixed(1)
+  return {
+    replicating,
+    note: replicating
+      ? `replicating: followers hold ${pct.toFixed(0)} % of the leaders' ${mb(leaderBytes)} MB`
+      : `NOT REPLICATING YET: leaders hold ${mb(leaderBytes)} MB, each follower replica set ${mb(followerBytesPerReplica)} MB ` +
+        '(replication is being built; this measures the leader path only)',
+  }
+}
+
+async function throughputRow (ctx: BenchContext, cluster: BenchCluster, id: string, title: string, setup: string,
+  topic: string, configs: Record<string, string>, acks: 1 | 'all'): Promise<ScenarioRow> {
+  await cluster.createTopic({ name: topic, partitions: 6, replicationFactor: 3, configs })
+  const out = await runLoad(cluster, {
+    producer: producerConfig(ctx, cluster, topic, 6, { tuning: { acks } }),
+    producerFlags: profileFlags(ctx),
+  })
+  noteLoad(ctx, `scenario ${id}`, out)
+  const check = await replicationNote(cluster, topic)
+  const row = loadRow(id, title, setup, out, [check.note])
+  row.extra = { ...row.extra, replicating: check.replicating }
+  return row
+}
+
+export async function runReplicated (ctx: BenchContext): Promise<void> {
+  if (!['2', '3', '6', '9'].some((id) => wants(ctx, id))) return
+  ctx.log('three-broker cluster (1 metadata + 3 broker processes)')
+  const cluster = await startBenchCluster({ brokers: 3, profileDir: ctx.profileDir })
+  notePids(ctx, 'three-broker cluster:', cluster.pids)
+  try {
+    const add = (row: ScenarioRow): void => { ctx.rows.push(row); logRow(ctx, row) }
+    if (wants(ctx, '2')) {
+      add(await throughputRow(ctx, cluster, '2', 'producer, 3 brokers', 'RF3 acks=1 6p', 'bench-s2', {}, 1))
+    }
+    if (wants(ctx, '3')) {
+      add(await throughputRow(ctx, cluster, '3', 'producer, acks=all', 'RF3 acks=all minISR2 6p', 'bench-s3',
+        { 'min.insync.replicas': '2' }, 'all'))
+    }
+    if (wants(ctx, '6')) {
+      await cluster.createTopic({ name: 'bench-s6', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } })
+      const row = await runLatency(ctx, cluster, 'bench-s6', '6', 'end-to-end latency @10k/s', 'RF3 acks=all minISR2 6p')
+      row.notes.push((await replicationNote(cluster, 'bench-s6')).note)
+      add(row)
+    }
+    if (wants(ctx, '9')) {
+      add(await throughputRow(ctx, cluster, '9/rf3+fsync', 'replication + fsync', 'RF3 flush=fsync acks=all minISR2 6p',
+        'bench-s9-rf3-fsync', { 'min.insync.replicas': '2', flush: 'fsync' }, 'all'))
+    }
+  } finally {
+    await cluster.stop()
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The leader's side of a follower fetch (FetchRequest with replica_id >= 0, kafka-facts.md §3.2):
+ * one partition of the request, after the fetch handler found the partition and checked that
+ * this broker leads it.
+ *
+ * Checks, in order, each answered with a typed error and no state change:
+ *   REPLICA_NOT_AVAILABLE      replica_id is this broker or not in the partition's replica set
+ *   STALE_BROKER_EPOCH         replica_epoch is older than the broker epoch the metadata shows
+ *   FENCED_LEADER_EPOCH /      current_leader_epoch older / newer than this leader's epoch
+ *   UNKNOWN_LEADER_EPOCH       (-1 is not accepted from a follower: its epoch must be known)
+ *   diverging_epoch            last_fetched_epoch shows the follower's tail is not our history
+ *   OFFSET_OUT_OF_RANGE        fetch_offset outside [logStartOffset, logEndOffset]
+ * Then the follower's fetch offset is recorded as its LEO (ISR expansion, HW advance; only on the
+ * first read of a request, not again when a parked long poll is re-read), and records are read up
+ * to the log end offset (followers may read past the high watermark; consumers may not).
+ */
+import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import type { Partition } from '../partition.js'
+import { errorFields, NO_ERROR, type BrokerContext, type ErrorFields } from '../server/context.js'
+import { findDivergence } from './divergence.js'
+
+const EMPTY = Buffer.alloc(0)
+
+/** The purgatory key follower fetches of a partition park on (they wait for appends, not the HW). */
+export function followerFetchKey (partitionKey: string): string {
+  return `${partitionKey}\u0000replica`
+}
+
+export interface FollowerReadOptions {
+  readonly maxBytes: number
+  readonly minOneBatch: boolean
+  /** Record the follower's position (the first read of a request only). */
+  readonly recordPosition: boolean
+}
+
+export async function readForFollower (ctx: BrokerContext, req: wire.FetchRequest__Output, replica: Partition,
+  p: wire.PartitionFetchData__Output, o: FollowerReadOptions): Promise<wire.PartitionFetchResponse> {
+  const followerId = req.replica_id
+  const offsets = (): Offsets => ({ hw: replica.highWatermark, lso: replica.logStartOffset, leo: replica.logEndOffset })
+  if (followerId === ctx.brokerId || !replica.replicas.includes(followerId)) {
+    return answer(p.partition, errorFields('REPLICA_NOT_AVAILABLE',
+      `broker ${followerId} is not a follower of ${replica.topic}-${replica.partition} (replicas ${JSON.stringify(replica.replicas)})`))
+  }
+  const known = ctx.cache.broker(followerId)?.brokerEpoch
+  const sent = parseEpoch(req.replica_epoch)
+  if (sent === undefined || (known !== undefined && known !== '' && sent < BigInt(known))) {
+    return answer(p.partition, errorFields('STALE_BROKER_EPOCH', `broker epoch ${req.replica_epoch} of broker ${followerId} is older than its current ${known}`))
+  }
+  if (p.current_leader_epoch !== replica.leaderEpoch) {
+    const code = p.current_leader_epoch < replica.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH'
+    return answer(p.partition, errorFields(code, `leader epoch ${p.current_leader_epoch} in the request, ${replica.leaderEpoch} on the leader`))
+  }
+  const offset = toBigInt(p.fetch_offset)
+  const diverging = findDivergence(replica.log, p.last_fetched_epoch, offset)
+  if (diverging !== undefined) {
+    return { ...answer(p.partition, NO_ERROR, offsets()), leader_epoch: replica.leaderEpoch,
+      diverging_epoch: { epoch: diverging.epoch, end_offset: toInt64String(diverging.endOffset) } }
+  }
+  const before = offsets()
+  if (offset < before.lso || offset > before.leo) {
+    return answer(p.partition, errorFields('OFFSET_OUT_OF_RANGE',
+      `offset ${offset} is outside [${before.lso}, ${before.leo}] of ${replica.topic}-${replica.partition}`), before)
+  }
+  if (o.recordPosition) replica.recordFollowerFetch(followerId, offset)
+  const read = await replica.log.read(offset, o.maxBytes, { minOneBatch: o.minOneBatch })
+  return { ...answer(p.partition, NO_ERROR, offsets()), records: read.records, leader_epoch: replica.leaderEpoch }
+}
+
+interface Offsets { hw: bigint, lso: bigint, leo: bigint }
+
+function answer (partition: number, f: ErrorFields, o?: Offsets): wire.PartitionFetchResponse {
+  return {
+    partition,
+    ...f,
+    high_watermark: o === undefined ? '-1' : toInt64String(o.hw),
+    last_stable_offset: o === undefined ? '-1' : toInt64String(o.hw),
+    log_start_offset: o === undefined ? '-1' : toInt64String(o.lso),
+    log_end_offset: o === undefined ? '-1' : toInt64String(o.leo),
+    records: EMPTY,
+    leader_epoch: -1,
+  }
+}
+
+function parseEpoch (text: string): bigint | undefined {
+  return /^-?\d{1,19}$/.test(text) ? BigInt(text) : undefined
+}

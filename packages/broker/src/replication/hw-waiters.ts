@@ -1,0 +1,50 @@
+/**
+ * acks=-1 produce requests waiting for a partition's high watermark to pass their batch. Each
+ * waiter has its own timeout timer (only while it waits: idle partitions hold nothing); the list
+ * is bounded, and every waiter settles exactly once: released when the HW reaches its offset,
+ * failed on leadership loss or close, or timed out with REQUEST_TIMED_OUT.
+ */
+import { SluiceError } from '@sluice/protocol'
+
+interface Waiter {
+  readonly offset: bigint
+  readonly resolve: (r: { isrSize: number }) => void
+  readonly reject: (err: SluiceError) => void
+  timer?: NodeJS.Timeout
+}
+
+const MAX_WAITERS = 100_000
+
+export class HighWatermarkWaiters {
+  private waiters: Waiter[] = []
+
+  get size (): number { return this.waiters.length }
+
+  add (offset: bigint, timeoutMs: number): Promise<{ isrSize: number }> {
+    if (this.waiters.length >= MAX_WAITERS) return Promise.reject(new SluiceError('REQUEST_TIMED_OUT', 'too many requests waiting for replication'))
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { offset, resolve, reject }
+      waiter.timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter)
+        reject(new SluiceError('REQUEST_TIMED_OUT', `the high watermark did not reach ${offset} within ${timeoutMs} ms`))
+      }, Math.max(1, timeoutMs))
+      this.waiters.push(waiter)
+    })
+  }
+
+  /** Resolves every waiter whose offset is <= `highWatermark`. */
+  release (highWatermark: bigint, isrSize: number): void {
+    if (this.waiters.length === 0) return
+    const still: Waiter[] = []
+    for (const w of this.waiters) {
+      if (w.offset <= highWatermark) { clearTimeout(w.timer); w.resolve({ isrSize }) } else still.push(w)
+    }
+    this.waiters = still
+  }
+
+  failAll (err: SluiceError): void {
+    const all = this.waiters
+    this.waiters = []
+    for (const w of all) { clearTimeout(w.timer); w.reject(err) }
+  }
+}

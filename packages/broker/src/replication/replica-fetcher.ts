@@ -1,0 +1,281 @@
+/**
+ * One replica fetcher per source broker (kafka-facts.md §3.2): it follows every partition this
+ * broker replicates from that leader, in one long-poll Fetch request at a time
+ * (replica_id = own broker id, replica_epoch = broker epoch, current_leader_epoch and
+ * last_fetched_epoch per partition) on one long-lived bidirectional Fetch stream.
+ *
+ * Per partition of a response: records are appended unchanged (appendAsFollower) and the
+ * follower's HW becomes min(leader HW, own LEO); a diverging_epoch answer truncates the log
+ * (divergence.ts) and the next request fetches again from there; errors put the partition in a
+ * short backoff (a metadata update re-adds it with its new leader and epoch, which clears it).
+ * A response is applied to a partition only if it is still followed in the same leader epoch
+ * and its log end offset is still the offset that was fetched.
+ *
+ * The stream is (re)opened to the leader's address (replicaConnectOverrides first, else the
+ * advertised host:port) and reopened with a jittered backoff after any failure, or when the
+ * address changes. Event-loop only; `stop()` ends the loop and the stream.
+ */
+import * as grpc from '@grpc/grpc-js'
+import type { Logger } from 'pino'
+import { GRPC_CHANNEL_OPTIONS, errorId, errorNameFromId, loadSluiceProto, toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import { partitionKey } from '../metadata-cache.js'
+import type { Partition } from '../partition.js'
+import { truncationFor } from './divergence.js'
+
+export interface ReplicaFetcherOptions {
+  readonly brokerId: number
+  readonly sourceBrokerId: number
+  /** host:port to dial for the source broker now, or undefined when it is not known (not live). */
+  readonly resolveEndpoint: () => string | undefined
+  /** This broker's current epoch, undefined while it is not registered. */
+  readonly brokerEpoch: () => bigint | undefined
+  readonly waitMaxMs: number
+  readonly minBytes: number
+  readonly maxBytesPerPartition: number
+  readonly logger: Logger
+}
+
+interface Followed {
+  readonly replica: Partition
+  readonly leaderEpoch: number
+  retryAtMs: number
+}
+
+const RESPONSE_MAX_BYTES = 10 * 1024 * 1024
+const BACKOFF_MIN_MS = 50
+const BACKOFF_MAX_MS = 1000
+const PARTITION_BACKOFF_MS = 200
+/** Beyond the long-poll wait: how long an answer may take before the stream is presumed dead. */
+const RESPONSE_GRACE_MS = 15_000
+const OFFSET_OUT_OF_RANGE = errorId('OFFSET_OUT_OF_RANGE')
+
+export class ReplicaFetcher {
+  private readonly followed = new Map<string, Followed>()
+  private stopped = false
+  private wakeUp: (() => void) | undefined
+  private client: wire.BrokerClient | undefined
+  private stream: grpc.ClientDuplexStream<wire.FetchRequest, wire.FetchResponse__Output> | undefined
+  private endpoint: string | undefined
+  private nextCorrelationId = 1n
+  private pending: { id: string, resolve: (r: wire.FetchResponse__Output) => void, reject: (e: Error) => void } | undefined
+  private readonly loop: Promise<void>
+
+  constructor (private readonly options: ReplicaFetcherOptions) {
+    this.loop = this.run()
+  }
+
+  get size (): number { return this.followed.size }
+
+  /** Follows `replica` from this source in `leaderEpoch` (replacing an earlier entry). */
+  add (replica: Partition, leaderEpoch: number): void {
+    this.followed.set(replica.key, { replica, leaderEpoch, retryAtMs: 0 })
+    this.wake()
+  }
+
+  remove (key: string): void {
+    this.followed.delete(key)
+  }
+
+  async stop (): Promise<void> {
+    this.stopped = true
+    this.wake()
+    this.closeStream(new Error('fetcher stopped'))
+    await this.loop
+  }
+
+  private wake (): void {
+    const w = this.wakeUp
+    this.wakeUp = undefined
+    w?.()
+  }
+
+  private sleep (ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.wakeUp = undefined; resolve() }, ms)
+      this.wakeUp = () => { clearTimeout(timer); resolve() }
+    })
+  }
+
+  private async run (): Promise<void> {
+    let backoffMs = BACKOFF_MIN_MS
+    while (!this.stopped) {
+      const endpoint = this.options.resolveEndpoint()
+      const epoch = this.options.brokerEpoch()
+      const request = epoch === undefined ? undefined : this.buildRequest(epoch)
+      if (endpoint === undefined || request === undefined) {
+        await this.sleep(endpoint === undefined || epoch === undefined ? backoffMs : this.idleWaitMs())
+        continue
+      }
+      let response: wire.FetchResponse__Output
+      try {
+        response = await this.exchange(endpoint, request.message)
+      } catch (err) {
+        if (this.stopped) break
+        this.options.logger.debug({ err, source: this.options.sourceBrokerId, endpoint }, 'replica fetch failed; reconnecting')
+        this.closeStream(err as Error)
+        await this.sleep(backoffMs * (0.5 + Math.random() / 2))
+        backoffMs = Math.min(BACKOFF_MAX_MS, backoffMs * 2)
+        continue
+      }
+      backoffMs = BACKOFF_MIN_MS
+      await this.apply(request.sent, response)
+    }
+    this.closeStream(new Error('fetcher stopped'))
+  }
+
+  /** Until the earliest partition backoff ends (or a wake-up). */
+  private idleWaitMs (): number {
+    const now = Date.now()
+    let earliest = Infinity
+    for (const f of this.followed.values()) earliest = Math.min(earliest, f.retryAtMs - now)
+    return Math.max(10, Math.min(earliest === Infinity ? 1000 : earliest, 1000))
+  }
+
+  private buildRequest (brokerEpoch: bigint): { message: wire.FetchRequest, sent: Map<string, { f: Followed, offset: bigint }> } | undefined {
+    const now = Date.now()
+    const byTopic = new Map<string, wire.PartitionFetchData[]>()
+    const sent = new Map<string, { f: Followed, offset: bigint }>()
+    for (const [key, f] of this.followed) {
+      if (f.retryAtMs > now) continue
+      const r = f.replica
+      const offset = r.logEndOffset
+      let list = byTopic.get(r.topic)
+      if (list === undefined) { list = []; byTopic.set(r.topic, list) }
+      list.push({
+        partition: r.partition,
+        fetch_offset: toInt64String(offset),
+        current_leader_epoch: f.leaderEpoch,
+        partition_max_bytes: this.options.maxBytesPerPartition,
+        last_fetched_epoch: r.lastFetchedEpoch,
+        log_start_offset: toInt64String(r.logStartOffset),
+      })
+      sent.set(key, { f, offset })
+    }
+    if (sent.size === 0) return undefined
+    return {
+      sent,
+      message: {
+        correlation_id: String(this.nextCorrelationId++),
+        replica_id: this.options.brokerId,
+        replica_epoch: toInt64String(brokerEpoch),
+        max_wait_ms: this.options.waitMaxMs,
+        min_bytes: this.options.minBytes,
+        max_bytes: RESPONSE_MAX_BYTES,
+        isolation_level: 0,
+        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+        client_id: `replica-fetcher-${this.options.brokerId}-${this.options.sourceBrokerId}`,
+      },
+    }
+  }
+
+  private exchange (endpoint: string, message: wire.FetchRequest): Promise<wire.FetchResponse__Output> {
+    const stream = this.openStream(endpoint)
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending = undefined
+        reject(new Error(`no fetch response within ${this.options.waitMaxMs + RESPONSE_GRACE_MS} ms`))
+      }, this.options.waitMaxMs + RESPONSE_GRACE_MS)
+      const id = String(message.correlation_id)
+      this.pending = {
+        id,
+        resolve: (r) => { clearTimeout(timer); resolve(r) },
+        reject: (e) => { clearTimeout(timer); reject(e) },
+      }
+      try {
+        stream.write(message)
+      } catch (err) {
+        this.pending = undefined
+        clearTimeout(timer)
+        reject(err as Error)
+      }
+    })
+  }
+
+  private openStream (endpoint: string): grpc.ClientDuplexStream<wire.FetchRequest, wire.FetchResponse__Output> {
+    if (this.stream !== undefined && this.endpoint === endpoint) return this.stream
+    this.closeStream(new Error('reconnecting'))
+    const Broker = loadSluiceProto().sluice.v1.Broker
+    const client = new Broker(endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS)
+    const stream = client.Fetch()
+    const fail = (err: Error): void => {
+      if (this.stream !== stream) return
+      this.closeStream(err)
+    }
+    stream.on('data', (r: wire.FetchResponse__Output) => {
+      const p = this.pending
+      if (p === undefined || p.id !== String(r.correlation_id)) return
+      this.pending = undefined
+      p.resolve(r)
+    })
+    stream.on('error', (err: Error) => fail(err))
+    stream.on('end', () => fail(new Error('fetch stream ended by the leader')))
+    this.client = client
+    this.stream = stream
+    this.endpoint = endpoint
+    return stream
+  }
+
+  private closeStream (err: Error): void {
+    const p = this.pending
+    this.pending = undefined
+    p?.reject(err)
+    const stream = this.stream
+    const client = this.client
+    this.stream = undefined
+    this.client = undefined
+    this.endpoint = undefined
+    if (stream !== undefined) { try { stream.cancel() } catch { /* already closed */ } }
+    client?.close()
+  }
+
+  private async apply (sent: Map<string, { f: Followed, offset: bigint }>, response: wire.FetchResponse__Output): Promise<void> {
+    if (response.error_code !== 0) {
+      this.options.logger.warn({ source: this.options.sourceBrokerId, error: errorNameFromId(response.error_code), message: response.error_message },
+        'replica fetch refused')
+      for (const { f } of sent.values()) f.retryAtMs = Date.now() + PARTITION_BACKOFF_MS
+      return
+    }
+    const work: Array<Promise<void>> = []
+    for (const t of response.topics) {
+      for (const p of t.partitions) {
+        const key = partitionKey(t.topic, p.partition)
+        const entry = sent.get(key)
+        if (entry === undefined || this.followed.get(key) !== entry.f) continue // no longer followed from here
+        if (entry.f.replica.logEndOffset !== entry.offset) continue
+        work.push(this.applyPartition(entry.f, entry.offset, p).catch((err: unknown) => {
+          entry.f.retryAtMs = Date.now() + PARTITION_BACKOFF_MS
+          this.options.logger.warn({ err, topic: t.topic, partition: p.partition }, 'could not apply fetched data; will fetch again')
+        }))
+      }
+    }
+    await Promise.all(work)
+  }
+
+  private async applyPartition (f: Followed, fetchOffset: bigint, p: wire.PartitionFetchResponse__Output): Promise<void> {
+    const r = f.replica
+    if (p.error_code !== 0) {
+      if (p.error_code === OFFSET_OUT_OF_RANGE && toBigInt(p.log_end_offset) >= 0n && fetchOffset > toBigInt(p.log_end_offset)) {
+        // Only reachable without an epoch to compare (an empty epoch cache): Kafka truncates to the leader's end.
+        await r.truncateTo(toBigInt(p.log_end_offset), f.leaderEpoch)
+        return
+      }
+      f.retryAtMs = Date.now() + PARTITION_BACKOFF_MS
+      this.options.logger.debug({ topic: r.topic, partition: r.partition, error: errorNameFromId(p.error_code), message: p.error_message },
+        'replica fetch error for a partition')
+      return
+    }
+    if (p.diverging_epoch != null) {
+      const diverging = { epoch: p.diverging_epoch.epoch, endOffset: toBigInt(p.diverging_epoch.end_offset) }
+      const plan = truncationFor({
+        endOffsetForEpoch: (e) => r.log.endOffsetForEpoch(e), logEndOffset: r.logEndOffset, highWatermark: r.highWatermark,
+      }, diverging)
+      this.options.logger.info({ topic: r.topic, partition: r.partition, diverging: { epoch: diverging.epoch, endOffset: String(diverging.endOffset) },
+        truncateTo: String(plan.offset), logEndOffset: String(r.logEndOffset) }, 'follower log diverged from the leader; truncating')
+      if (plan.offset >= r.logEndOffset) f.retryAtMs = Date.now() + PARTITION_BACKOFF_MS // no progress possible: do not spin
+      await r.truncateTo(plan.offset, f.leaderEpoch)
+      return
+    }
+    if (p.records.length > 0) await r.appendAsFollower(p.records, f.leaderEpoch)
+    r.updateFollowerHighWatermark(toBigInt(p.high_watermark))
+  }
+}

@@ -1,0 +1,640 @@
+/**
+ * The group consumer: Kafka's subscribe() model. GroupMembership joins the group and hands this
+ * class assignments; the Fetcher (shared with the plain consumer) fills per-partition buffers;
+ * delivery (iterator or run()) hands messages out in rotation across partitions.
+ *
+ * Invariants:
+ * - Rebalance work (revoking, assigning, listener calls) runs only at a safe point: when the
+ *   application is not processing a message or batch of this consumer (Kafka runs it inside
+ *   poll()). So a revoked partition's processed position is final when it is committed, and no
+ *   record of a partition is processed after its revocation.
+ * - Per partition, the position to commit is the offset of the record being processed, if any,
+ *   else the next offset to deliver: a record counts as processed once its callback returned
+ *   (or the iterator asked for the next one).
+ * - A callback that fails for good moves its partition back to the failed record, so nothing is
+ *   skipped: the record is delivered again by the next run(), or read by the next owner.
+ * - "Polling" means waiting for the next message; the max poll interval is measured from the
+ *   last time the application returned control (GroupMembership leaves the group past it).
+ */
+import { SluiceError } from '@sluice/protocol'
+import type { Logger } from '../../logger.js'
+import type { ConnectionPool } from '../../network/connection-pool.js'
+import type { MetadataCache } from '../../network/metadata-cache.js'
+import type { ResolvedConnectOptions } from '../../options.js'
+import type { Producer } from '../../producer/producer.js'
+import { AdminImpl } from '../../admin/admin.js'
+import type { ConsumerBatch, ConsumerMessage, RunHandle, SeekOffset, TopicPartition } from '../consumer-types.js'
+import { Fetcher, type FetcherOptions } from '../fetcher.js'
+import { SubscriptionState, tpKey, type PartitionState } from '../subscription.js'
+import { CoordinatorClient } from './coordinator-client.js'
+import { sendToDeadLetter, withAttempts } from './dead-letter.js'
+import type { ResolvedGroupOptions } from './group-options.js'
+import type { CommitOffset, GroupConsumer, GroupMetadata, GroupRunOptions } from './group-types.js'
+import { GroupMembership, type MembershipHost } from './membership.js'
+import { OffsetCommitter } from './offset-committer.js'
+
+interface Delivered { s: PartitionState, generation: number, batch: ConsumerBatch }
+interface SafePointJob { fn: () => Promise<unknown>, resolve: (v: unknown) => void, reject: (e: unknown) => void }
+
+export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
+  private readonly subs = new SubscriptionState()
+  private readonly fetcher: Fetcher
+  private readonly coordinator: CoordinatorClient
+  private readonly membership: GroupMembership
+  private readonly committer: OffsetCommitter
+  private topics: string[] = []
+  private pattern: RegExp | undefined
+  private subscribed = false
+  private started = false
+  private closed = false
+  private closing: Promise<void> | undefined
+  private delivering = false
+  private appHoldsControl = false
+  private lastPollMs = Date.now()
+  private readonly inFlight = new Map<string, bigint>()
+  private safePointJobs: SafePointJob[] = []
+  /** Rebalance jobs running now; delivery hands nothing out meanwhile. */
+  private jobsRunning = 0
+  private commitChain: Promise<void> = Promise.resolve()
+  private failure: SluiceError | undefined
+  private rotation = 0
+  private timers: NodeJS.Timeout[] = []
+  private deadLetterProducer: Producer | undefined
+
+  constructor (private readonly cache: MetadataCache, private readonly pool: ConnectionPool,
+    fetcherOptions: FetcherOptions, private readonly options: ResolvedGroupOptions,
+    private readonly client: ResolvedConnectOptions, private readonly log: Logger,
+    private readonly newProducer: () => Producer) {
+    this.fetcher = new Fetcher(this.subs, cache, pool, fetcherOptions, log)
+    this.coordinator = new CoordinatorClient(cache, pool, client)
+    this.committer = new OffsetCommitter(this.coordinator, options.groupId)
+    this.membership = new GroupMembership(this.coordinator, this, {
+      groupId: options.groupId,
+      groupInstanceId: options.groupInstanceId,
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      maxPollIntervalMs: options.maxPollIntervalMs,
+      assignors: options.assignors,
+      clientId: client.clientId,
+      requestTimeoutMs: client.requestTimeoutMs,
+      retry: client.retry,
+    }, log)
+  }
+
+  // ---- subscription and state ----
+
+  subscribe (subscription: { topics: string[] | RegExp }): void {
+    this.assertOpen()
+    const t = subscription?.topics
+    if (t instanceof RegExp) {
+      this.pattern = new RegExp(`^(?:${t.source})$`, t.flags.replace(/[gy]/g, ''))
+      this.topics = []
+    } else if (Array.isArray(t) && t.length > 0 && t.every((x) => typeof x === 'string' && x !== '')) {
+      this.pattern = undefined
+      this.topics = [...new Set(t)].sort()
+    } else {
+      throw new TypeError('subscribe() needs { topics: string[] } (non-empty names) or { topics: RegExp }')
+    }
+    this.subscribed = true
+    if (this.started) {
+      if (this.pattern !== undefined) void this.refreshPattern()
+      this.membership.requestRejoin('subscription changed')
+    }
+  }
+
+  subscription (): string[] {
+    return [...this.topics]
+  }
+
+  assignment (): TopicPartition[] {
+    return [...this.subs.partitions.values()].map((s) => ({ topic: s.topic, partition: s.partition }))
+  }
+
+  groupMetadata (): GroupMetadata {
+    return {
+      groupId: this.options.groupId,
+      ...(this.options.groupInstanceId !== '' ? { groupInstanceId: this.options.groupInstanceId } : {}),
+      memberId: this.membership.memberId,
+      generationId: this.membership.generationId,
+    }
+  }
+
+  seek (target: TopicPartition & { offset: SeekOffset }): void {
+    this.assertOpen()
+    const s = this.mustGet(target)
+    const o = target.offset
+    const ok = typeof o === 'bigint' ? o >= 0n : o === 'beginning' || o === 'end' ||
+      (typeof o === 'object' && o !== null && (typeof o.timestamp === 'number' || typeof o.timestamp === 'bigint'))
+    if (!ok) throw new TypeError(`seek offset must be a bigint >= 0, 'beginning', 'end' or { timestamp }, got ${String(o)}`)
+    this.inFlight.delete(s.key)
+    this.subs.seek(s, o)
+  }
+
+  pause (tps: TopicPartition[]): void {
+    for (const tp of tps) this.mustGet(tp).paused = true
+    this.subs.notify()
+  }
+
+  resume (tps: TopicPartition[]): void {
+    for (const tp of tps) this.mustGet(tp).paused = false
+    this.subs.notify()
+  }
+
+  async position (tp: TopicPartition): Promise<bigint> {
+    const s = this.mustGet(tp)
+    for (;;) {
+      this.assertOpen()
+      if (s.position !== undefined) return s.position
+      if (s.error !== undefined) throw s.error
+      if (this.subs.partitions.get(s.key) !== s) throw new SluiceError('INVALID_ARGUMENT', `${tp.topic}/${tp.partition} was revoked`)
+      await this.subs.changed(1000)
+    }
+  }
+
+  // ---- offsets ----
+
+  async committed (tps?: TopicPartition[]): Promise<CommitOffset[]> {
+    const list = tps ?? this.assignment()
+    const offsets = await this.committer.fetch(list)
+    return list.map((tp) => ({ topic: tp.topic, partition: tp.partition, offset: offsets.get(tpKey(tp.topic, tp.partition)) ?? -1n }))
+  }
+
+  async commit (offsets?: CommitOffset[]): Promise<void> {
+    await this.doCommit(offsets ?? this.processedOffsets(), true)
+  }
+
+  async commitAsync (offsets?: CommitOffset[]): Promise<void> {
+    const p = this.doCommit(offsets ?? this.processedOffsets(), false)
+    p.catch((err: unknown) => { this.log.warn({ err, groupId: this.options.groupId }, 'async commit failed') })
+    return await p
+  }
+
+  /** Positions to commit, skipping partitions whose position is already committed. */
+  private processedOffsets (tps?: readonly TopicPartition[]): CommitOffset[] {
+    const out: CommitOffset[] = []
+    const parts = tps === undefined ? [...this.subs.partitions.values()] : tps.map((tp) => this.subs.get(tp.topic, tp.partition))
+    for (const s of parts) {
+      if (s === undefined) continue
+      const offset = this.inFlight.get(s.key) ?? s.position
+      if (offset === undefined || this.committer.lastCommitted.get(s.key) === offset) continue
+      out.push({ topic: s.topic, partition: s.partition, offset })
+    }
+    return out
+  }
+
+  private async doCommit (offsets: CommitOffset[], retry: boolean): Promise<void> {
+    if (!Array.isArray(offsets)) throw new TypeError('commit() takes an array of { topic, partition, offset }')
+    for (const o of offsets) {
+      if (o === null || typeof o !== 'object' || typeof o.topic !== 'string' || !Number.isInteger(o.partition) || typeof o.offset !== 'bigint' || o.offset < 0n) {
+        throw new TypeError('every commit offset needs a topic, an integer partition and a bigint offset >= 0')
+      }
+    }
+    if (offsets.length === 0) return
+    if (!this.membership.inGeneration) {
+      throw new SluiceError('REBALANCE_IN_PROGRESS', `cannot commit: member ${this.membership.memberId || '(none)'} is not in a generation of group ${this.options.groupId}`)
+    }
+    // One OffsetCommit in flight at a time, in call order: an older commit answered after a newer
+    // one must not move the committed offset back.
+    const previous = this.commitChain
+    const mine = (async () => {
+      await previous.catch(() => {})
+      await this.committer.commit(offsets, {
+        generationId: this.membership.generationId, memberId: this.membership.memberId, groupInstanceId: this.options.groupInstanceId,
+      }, { retry })
+    })()
+    this.commitChain = mine.catch(() => {})
+    try {
+      await mine
+    } catch (err) {
+      if (err instanceof SluiceError && ['ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'REBALANCE_IN_PROGRESS'].includes(err.code)) {
+        this.membership.requestRejoin(`commit failed: ${err.code}`)
+      }
+      throw err
+    }
+  }
+
+  // ---- MembershipHost ----
+
+  subscribedTopics (): string[] {
+    return [...this.topics]
+  }
+
+  ownedPartitions (): TopicPartition[] {
+    return this.assignment()
+  }
+
+  async revokeAll (): Promise<void> {
+    await this.atSafePoint(async () => { await this.revoke(this.assignment(), { commit: this.options.autoCommit }) })
+  }
+
+  async loseAll (): Promise<void> {
+    await this.atSafePoint(async () => {
+      const all = this.assignment()
+      if (all.length === 0) return
+      const l = this.options.rebalanceListener
+      await this.callListener('onPartitionsLost', async () => { await (l.onPartitionsLost ?? l.onPartitionsRevoked)?.call(l, all) })
+      this.drop(all)
+    })
+  }
+
+  async applyAssignment (partitions: TopicPartition[]): Promise<TopicPartition[]> {
+    return await this.atSafePoint(async () => {
+      const wanted = new Set(partitions.map((tp) => tpKey(tp.topic, tp.partition)))
+      const revoked = this.assignment().filter((tp) => !wanted.has(tpKey(tp.topic, tp.partition)))
+      const added = partitions.filter((tp) => this.subs.get(tp.topic, tp.partition) === undefined)
+      if (revoked.length > 0) await this.revoke(revoked, { commit: this.options.autoCommit })
+      if (added.length > 0) await this.startPartitions(added)
+      await this.callListener('onPartitionsAssigned', async () => { await this.options.rebalanceListener.onPartitionsAssigned?.(added) })
+      this.fetcher.start()
+      this.subs.notify()
+      return revoked
+    })
+  }
+
+  async partitionCounts (topics: string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>()
+    // deadlineMs 1: one metadata refresh, no retries; a topic that does not exist is not assigned.
+    await Promise.all(topics.map(async (t) => {
+      const info = await this.cache.topic(t, { fresh: true, deadlineMs: 1 }).catch(() => undefined)
+      if (info !== undefined && !info.isInternal) counts.set(t, info.partitions.length)
+    }))
+    return counts
+  }
+
+  pollExpired (): boolean {
+    const polling = this.delivering && !this.appHoldsControl
+    return !polling && Date.now() - this.lastPollMs > this.options.maxPollIntervalMs
+  }
+
+  fail (err: SluiceError): void {
+    this.log.error({ err, groupId: this.options.groupId }, 'the consumer left the group for good')
+    this.failure = err
+    this.subs.notify()
+  }
+
+  private async revoke (tps: TopicPartition[], options: { commit: boolean }): Promise<void> {
+    if (tps.length === 0) return
+    if (options.commit && this.membership.inGeneration) {
+      await this.doCommit(this.processedOffsets(tps), true).catch((err: unknown) => {
+        this.log.warn({ err, groupId: this.options.groupId }, 'commit before revoking partitions failed')
+      })
+    }
+    await this.callListener('onPartitionsRevoked', async () => { await this.options.rebalanceListener.onPartitionsRevoked?.(tps) })
+    this.drop(tps)
+  }
+
+  private drop (tps: TopicPartition[]): void {
+    for (const tp of tps) {
+      const k = tpKey(tp.topic, tp.partition)
+      this.subs.partitions.delete(k)
+      this.inFlight.delete(k)
+      this.committer.lastCommitted.delete(k)
+    }
+    this.subs.notify()
+  }
+
+  /** Start positions: the committed offset, else autoOffsetReset ('none': a typed error on the partition). */
+  private async startPartitions (tps: TopicPartition[]): Promise<void> {
+    const committed = await this.committer.fetch(tps)
+    for (const tp of tps) {
+      const k = tpKey(tp.topic, tp.partition)
+      const c = committed.get(k) ?? -1n
+      const s = this.subs.add(tp.topic, tp.partition)
+      if (c >= 0n) {
+        this.committer.lastCommitted.set(k, c)
+        this.subs.seek(s, c)
+      } else if (this.options.autoOffsetReset === 'none') {
+        this.subs.seek(s, 0n)
+        s.error = new SluiceError('OFFSET_OUT_OF_RANGE', `no committed offset for ${tp.topic}/${tp.partition} in group ${this.options.groupId} and autoOffsetReset is 'none'`,
+          { topic: tp.topic, partition: tp.partition, noCommittedOffset: true })
+        s.stopped = true
+      } else {
+        this.subs.seek(s, this.options.autoOffsetReset === 'earliest' ? 'beginning' : 'end')
+      }
+    }
+  }
+
+  private async callListener (name: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn()
+    } catch (err) {
+      this.log.error({ err, groupId: this.options.groupId, listener: name }, 'rebalance listener failed')
+    }
+  }
+
+  // ---- safe points ----
+
+  /** Runs `fn` when the application holds no message; delivery waits while it runs. */
+  private async atSafePoint<T> (fn: () => Promise<T>): Promise<T> {
+    if (!this.appHoldsControl || this.closed) return await this.exclusive(fn)
+    return await new Promise<T>((resolve, reject) => {
+      this.safePointJobs.push({ fn, resolve: resolve as (v: unknown) => void, reject })
+    })
+  }
+
+  private async exclusive<T> (fn: () => Promise<T>): Promise<T> {
+    this.jobsRunning++
+    try {
+      return await fn()
+    } finally {
+      this.jobsRunning--
+      this.subs.notify()
+    }
+  }
+
+  /** The application returned control: run pending rebalance work, count it as a poll. */
+  private async reachSafePoint (): Promise<void> {
+    this.appHoldsControl = false
+    this.lastPollMs = Date.now()
+    while (this.safePointJobs.length > 0) {
+      const job = this.safePointJobs.shift()!
+      await this.exclusive(job.fn).then(job.resolve, job.reject)
+    }
+    if (this.membership.state === 'left') this.membership.notify()
+  }
+
+  /**
+   * Waits until no rebalance work runs, then marks the application as holding a message. The
+   * final check and the mark happen in one synchronous step, so no job can start in between.
+   */
+  private async takeControl (): Promise<void> {
+    while (this.jobsRunning > 0 || this.safePointJobs.length > 0) {
+      if (this.safePointJobs.length > 0) await this.reachSafePoint()
+      else await this.subs.changed(100)
+    }
+    this.appHoldsControl = true
+  }
+
+  private releaseControl (): void {
+    if (!this.appHoldsControl) return
+    this.reachSafePoint().catch((err: unknown) => { this.log.error({ err }, 'rebalance work failed') })
+  }
+
+  // ---- delivery ----
+
+  [Symbol.asyncIterator] (): AsyncIterableIterator<ConsumerMessage> {
+    return this.messages()
+  }
+
+  async * messages (options: { signal?: AbortSignal } = {}): AsyncIterableIterator<ConsumerMessage> {
+    this.beginDelivery()
+    let current: { s: PartitionState, offset: bigint } | undefined
+    try {
+      for (;;) {
+        const next = await this.nextBatch(options.signal)
+        if (next === undefined) return
+        const { s, generation, batch } = next
+        for (const m of batch.messages) {
+          await this.takeControl()
+          if (!this.owns(s, generation)) break
+          s.position = m.offset + 1n
+          this.hold(s, m.offset)
+          current = { s, offset: m.offset }
+          yield m
+          current = undefined
+          this.processed(s, m.offset)
+          await this.reachSafePoint()
+        }
+      }
+    } finally {
+      // Leaving the loop (break) after a message counts it as processed.
+      if (current !== undefined) this.processed(current.s, current.offset)
+      this.delivering = false
+      this.releaseControl()
+    }
+  }
+
+  run (options: GroupRunOptions): RunHandle {
+    if (options === null || typeof options !== 'object' || (options.eachBatch === undefined && options.eachMessage === undefined)) {
+      throw new TypeError('run() needs eachMessage or eachBatch')
+    }
+    const r = options.retry
+    if (r !== undefined && (!Number.isInteger(r.attempts) || r.attempts < 1 || !Number.isInteger(r.backoffMs) || r.backoffMs < 0)) {
+      throw new RangeError('retry needs attempts >= 1 and backoffMs >= 0 (integers)')
+    }
+    if (options.deadLetterTopic !== undefined && (typeof options.deadLetterTopic !== 'string' || options.deadLetterTopic === '' || options.eachMessage === undefined || options.eachBatch !== undefined)) {
+      throw new TypeError('deadLetterTopic must be a topic name and needs eachMessage (not eachBatch)')
+    }
+    this.beginDelivery()
+    const abort = new AbortController()
+    const done = (async () => {
+      try {
+        while (!abort.signal.aborted) {
+          const next = await this.nextBatch(abort.signal)
+          if (next === undefined) return
+          if (options.eachBatch !== undefined) await this.runBatch(next, options, abort.signal)
+          else await this.runMessages(next, options, abort.signal)
+        }
+      } finally {
+        this.delivering = false
+        this.releaseControl()
+      }
+    })()
+    done.catch(() => {})
+    return {
+      done,
+      stop: async () => {
+        abort.abort()
+        this.subs.notify()
+        await done.catch(() => {})
+      },
+    }
+  }
+
+  private async runMessages ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
+    for (const m of batch.messages) {
+      await this.takeControl()
+      if (!this.owns(s, generation) || signal.aborted) break
+      s.position = m.offset + 1n
+      this.hold(s, m.offset)
+      const result = await withAttempts(() => options.eachMessage!({ message: m, topic: m.topic, partition: m.partition }), options.retry, signal)
+      if (result.ok === false && options.deadLetterTopic !== undefined) {
+        this.deadLetterProducer ??= this.newProducer()
+        try {
+          await sendToDeadLetter(this.deadLetterProducer, options.deadLetterTopic, m, result.error, result.attempts)
+        } catch (err) {
+          this.rewind(s, generation, m.offset)
+          throw err
+        }
+        this.log.warn({ topic: m.topic, partition: m.partition, offset: m.offset, deadLetterTopic: options.deadLetterTopic }, 'record sent to the dead-letter topic')
+      } else if (result.ok !== true) {
+        this.rewind(s, generation, m.offset)
+        if (result.ok === 'stopped') return
+        throw result.error
+      }
+      this.processed(s, m.offset)
+      await this.reachSafePoint()
+    }
+  }
+
+  private async runBatch ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
+    await this.takeControl()
+    if (!this.owns(s, generation) || signal.aborted) return
+    const first = batch.messages[0]!.offset
+    s.position = batch.messages[batch.messages.length - 1]!.offset + 1n
+    this.hold(s, first)
+    const result = await withAttempts(() => options.eachBatch!({ batch }), options.retry, signal)
+    if (result.ok !== true) {
+      this.rewind(s, generation, first)
+      if (result.ok === 'stopped') return
+      throw result.error
+    }
+    if (this.owns(s, generation)) this.inFlight.delete(s.key)
+    await this.reachSafePoint()
+  }
+
+  private hold (s: PartitionState, offset: bigint): void {
+    this.inFlight.set(s.key, offset)
+    this.appHoldsControl = true
+  }
+
+  private processed (s: PartitionState, offset: bigint): void {
+    if (this.inFlight.get(s.key) === offset && this.subs.partitions.get(s.key) === s) this.inFlight.delete(s.key)
+  }
+
+  /** A record failed for good (or the run stopped mid-retry): deliver it again next time. */
+  private rewind (s: PartitionState, generation: number, offset: bigint): void {
+    if (!this.owns(s, generation)) return
+    this.inFlight.delete(s.key)
+    this.subs.seek(s, offset)
+  }
+
+  private owns (s: PartitionState, generation: number): boolean {
+    return !this.closed && s.generation === generation && this.subs.partitions.get(s.key) === s
+  }
+
+  private beginDelivery (): void {
+    this.assertOpen()
+    if (!this.subscribed) throw new SluiceError('INVALID_ARGUMENT', 'subscribe() before consuming from a group')
+    if (this.delivering) throw new SluiceError('INVALID_ARGUMENT', 'only one messages() iterator or run() may be active per consumer')
+    this.delivering = true
+    this.lastPollMs = Date.now()
+    this.start()
+  }
+
+  private start (): void {
+    if (this.started) {
+      this.membership.notify()
+      return
+    }
+    this.started = true
+    const every = (ms: number, fn: () => void): void => {
+      const t = setInterval(fn, ms)
+      t.unref()
+      this.timers.push(t)
+    }
+    if (this.options.autoCommit) {
+      every(this.options.autoCommitIntervalMs, () => {
+        if (this.membership.state === 'stable') this.commitAsync().catch(() => {})
+      })
+    }
+    every(this.options.metadataMaxAgeMs, () => { void this.checkMetadata() })
+    // A topic just created may not be in the brokers' metadata yet when the leader assigns:
+    // look again soon rather than after metadataMaxAgeMs.
+    every(Math.min(1000, this.options.metadataMaxAgeMs), () => {
+      if (this.membership.isLeader && this.membership.missingTopics.length > 0) void this.checkMetadata()
+    })
+    void (async () => {
+      if (this.pattern !== undefined) await this.refreshPattern()
+      this.membership.start()
+    })()
+  }
+
+  /** Re-resolves a pattern subscription; the leader also rebalances when partition counts changed. */
+  private async checkMetadata (): Promise<void> {
+    if (this.pattern !== undefined) await this.refreshPattern()
+    const used = this.membership.assignedCounts
+    if (this.membership.isLeader && used !== undefined) {
+      const missing = this.membership.missingTopics
+      const now = await this.partitionCounts([...used.keys(), ...missing])
+      if ([...used].some(([t, n]) => now.get(t) !== n) || missing.some((t) => now.has(t))) {
+        this.membership.requestRejoin('partition counts changed')
+      }
+    }
+  }
+
+  private async refreshPattern (): Promise<void> {
+    const pattern = this.pattern
+    if (pattern === undefined) return
+    try {
+      const names = await new AdminImpl(this.cache, this.pool, this.client).listTopics()
+      const matched = names.filter((n) => pattern.test(n)).sort()
+      if (this.pattern !== pattern) return
+      if (matched.join('\u0000') !== this.topics.join('\u0000')) {
+        this.topics = matched
+        this.membership.requestRejoin('the pattern matches a different set of topics')
+      }
+    } catch (err) {
+      this.log.warn({ err, groupId: this.options.groupId }, 'resolving the subscription pattern failed')
+    }
+  }
+
+  /** The next buffered batch of some partition (rotating), or undefined once closed. */
+  private async nextBatch (signal?: AbortSignal): Promise<Delivered | undefined> {
+    await this.reachSafePoint()
+    for (;;) {
+      if (this.closed || signal?.aborted === true) return undefined
+      if (this.failure !== undefined) throw this.failure
+      const all = [...this.subs.partitions.values()]
+      for (let i = 0; i < all.length; i++) {
+        const s = all[(this.rotation + i) % all.length]!
+        if (s.error !== undefined && !s.errorReported) {
+          s.errorReported = true // surfaced once; the partition stays stopped until seek()
+          throw s.error
+        }
+        if (s.paused || s.buffered.length === 0) continue
+        this.rotation = (this.rotation + i + 1) % Math.max(1, all.length)
+        const messages = s.buffered
+        s.buffered = []
+        this.subs.notify()
+        return { s, generation: s.generation, batch: { topic: s.topic, partition: s.partition, messages, highWatermark: s.highWatermark } }
+      }
+      const onAbort = (): void => { this.subs.notify() }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      await this.subs.changed(1000)
+      signal?.removeEventListener('abort', onAbort)
+      await this.reachSafePoint()
+    }
+  }
+
+  // ---- close ----
+
+  async close (): Promise<void> {
+    this.closing ??= this.doClose()
+    await this.closing
+  }
+
+  private async doClose (): Promise<void> {
+    for (const t of this.timers) clearInterval(t)
+    this.timers = []
+    this.closed = true
+    this.subs.notify()
+    // Rebalance work waiting for a safe point runs now (atSafePoint no longer queues).
+    const jobs = this.safePointJobs
+    this.safePointJobs = []
+    for (const job of jobs) await job.fn().then(job.resolve, job.reject)
+    // A rebalance round in flight would make the group refuse the final commit: let it finish and
+    // start no other, so the commit carries the generation the group knows (bounded: a stuck
+    // group must not block close).
+    await this.membership.quiesce(Math.min(this.client.requestTimeoutMs, this.options.maxPollIntervalMs))
+    if (this.started && this.membership.inGeneration) {
+      await this.revoke(this.assignment(), { commit: this.options.autoCommit }).catch((err: unknown) => {
+        this.log.warn({ err, groupId: this.options.groupId }, 'revoking partitions on close failed')
+      })
+    }
+    await this.membership.close({ leave: true })
+    await this.fetcher.stop()
+    await this.deadLetterProducer?.close().catch(() => {})
+    this.subs.notify()
+  }
+
+  private mustGet (tp: TopicPartition): PartitionState {
+    const s = tp !== null && typeof tp === 'object' ? this.subs.get(tp.topic, tp.partition) : undefined
+    if (s === undefined) throw new SluiceError('INVALID_ARGUMENT', `${String(tp?.topic)}/${String(tp?.partition)} is not assigned to this consumer`)
+    return s
+  }
+
+  private assertOpen (): void {
+    if (this.closed) throw new SluiceError('CLIENT_CLOSED', 'the consumer is closed')
+  }
+}

@@ -1,0 +1,81 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+import type { BrokerClient as _sluice_v1_BrokerClient, BrokerDefinition as _sluice_v1_BrokerDefinition } from './sluice/v1/Broker.js';
+import type { BrokerInfo as _sluice_v1_BrokerInfo, BrokerInfo__Output as _sluice_v1_BrokerInfo__Output } from './sluice/v1/BrokerInfo.js';
+import type { DeleteRecordsPartition as _sluice_v1_DeleteRecordsPartition, DeleteRecordsPartition__Output as _sluice_v1_DeleteRecordsPartition__Output } from './sluice/v1/DeleteRecordsPartition.js';
+import type { DeleteRecordsPartitionResponse as _sluice_v1_DeleteRecordsPartitionResponse, DeleteRecordsPartitionResponse__Output as _sluice_v1_DeleteRecordsPartitionResponse__Output } from './sluice/v1/DeleteRecordsPartitionResponse.js';
+import type { DeleteRecordsRequest as _sluice_v1_DeleteRecordsRequest, DeleteRecordsRequest__Output as _sluice_v1_DeleteRecordsRequest__Output } from './sluice/v1/DeleteRecordsRequest.js';
+import type { DeleteRecordsResponse as _sluice_v1_DeleteRecordsResponse, DeleteRecordsResponse__Output as _sluice_v1_DeleteRecordsResponse__Output } from './sluice/v1/DeleteRecordsResponse.js';
+import type { DeleteRecordsTopic as _sluice_v1_DeleteRecordsTopic, DeleteRecordsTopic__Output as _sluice_v1_DeleteRecordsTopic__Output } from './sluice/v1/DeleteRecordsTopic.js';
+import type { DeleteRecordsTopicResponse as _sluice_v1_DeleteRecordsTopicResponse, DeleteRecordsTopicResponse__Output as _sluice_v1_DeleteRecordsTopicResponse__Output } from './sluice/v1/DeleteRecordsTopicResponse.js';
+import type { EpochEndOffset as _sluice_v1_EpochEndOffset, EpochEndOffset__Output as _sluice_v1_EpochEndOffset__Output } from './sluice/v1/EpochEndOffset.js';
+import type { FetchRequest as _sluice_v1_FetchRequest, FetchRequest__Output as _sluice_v1_FetchRequest__Output } from './sluice/v1/FetchRequest.js';
+import type { FetchResponse as _sluice_v1_FetchResponse, FetchResponse__Output as _sluice_v1_FetchResponse__Output } from './sluice/v1/FetchResponse.js';
+import type { ListOffsetsPartition as _sluice_v1_ListOffsetsPartition, ListOffsetsPartition__Output as _sluice_v1_ListOffsetsPartition__Output } from './sluice/v1/ListOffsetsPartition.js';
+import type { ListOffsetsPartitionResponse as _sluice_v1_ListOffsetsPartitionResponse, ListOffsetsPartitionResponse__Output as _sluice_v1_ListOffsetsPartitionResponse__Output } from './sluice/v1/ListOffsetsPartitionResponse.js';
+import type { ListOffsetsRequest as _sluice_v1_ListOffsetsRequest, ListOffsetsRequest__Output as _sluice_v1_ListOffsetsRequest__Output } from './sluice/v1/ListOffsetsRequest.js';
+import type { ListOffsetsResponse as _sluice_v1_ListOffsetsResponse, ListOffsetsResponse__Output as _sluice_v1_ListOffsetsResponse__Output } from './sluice/v1/ListOffsetsResponse.js';
+import type { ListOffsetsTopic as _sluice_v1_ListOffsetsTopic, ListOffsetsTopic__Output as _sluice_v1_ListOffsetsTopic__Output } from './sluice/v1/ListOffsetsTopic.js';
+import type { ListOffsetsTopicResponse as _sluice_v1_ListOffsetsTopicResponse, ListOffsetsTopicResponse__Output as _sluice_v1_ListOffsetsTopicResponse__Output } from './sluice/v1/ListOffsetsTopicResponse.js';
+import type { MetadataRequest as _sluice_v1_MetadataRequest, MetadataRequest__Output as _sluice_v1_MetadataRequest__Output } from './sluice/v1/MetadataRequest.js';
+import type { MetadataResponse as _sluice_v1_MetadataResponse, MetadataResponse__Output as _sluice_v1_MetadataResponse__Output } from './sluice/v1/MetadataResponse.js';
+import type { PartitionFetchData as _sluice_v1_PartitionFetchData, PartitionFetchData__Output as _sluice_v1_PartitionFetchData__Output } from './sluice/v1/PartitionFetchData.js';
+import type { PartitionFetchResponse as _sluice_v1_PartitionFetchResponse, PartitionFetchResponse__Output as _sluice_v1_PartitionFetchResponse__Output } from './sluice/v1/PartitionFetchResponse.js';
+import type { PartitionMetadata as _sluice_v1_PartitionMetadata, PartitionMetadata__Output as _sluice_v1_PartitionMetadata__Output } from './sluice/v1/PartitionMetadata.js';
+import type { PartitionProduceData as _sluice_v1_PartitionProduceData, PartitionProduceData__Output as _sluice_v1_PartitionProduceData__Output } from './sluice/v1/PartitionProduceData.js';
+import type { PartitionProduceResponse as _sluice_v1_PartitionProduceResponse, PartitionProduceResponse__Output as _sluice_v1_PartitionProduceResponse__Output } from './sluice/v1/PartitionProduceResponse.js';
+import type { PartitionState as _sluice_v1_PartitionState, PartitionState__Output as _sluice_v1_PartitionState__Output } from './sluice/v1/PartitionState.js';
+import type { ProduceRequest as _sluice_v1_ProduceRequest, ProduceRequest__Output as _sluice_v1_ProduceRequest__Output } from './sluice/v1/ProduceRequest.js';
+import type { ProduceResponse as _sluice_v1_ProduceResponse, ProduceResponse__Output as _sluice_v1_ProduceResponse__Output } from './sluice/v1/ProduceResponse.js';
+import type { TopicConfigEntry as _sluice_v1_TopicConfigEntry, TopicConfigEntry__Output as _sluice_v1_TopicConfigEntry__Output } from './sluice/v1/TopicConfigEntry.js';
+import type { TopicFetchData as _sluice_v1_TopicFetchData, TopicFetchData__Output as _sluice_v1_TopicFetchData__Output } from './sluice/v1/TopicFetchData.js';
+import type { TopicFetchResponse as _sluice_v1_TopicFetchResponse, TopicFetchResponse__Output as _sluice_v1_TopicFetchResponse__Output } from './sluice/v1/TopicFetchResponse.js';
+import type { TopicMetadata as _sluice_v1_TopicMetadata, TopicMetadata__Output as _sluice_v1_TopicMetadata__Output } from './sluice/v1/TopicMetadata.js';
+import type { TopicProduceData as _sluice_v1_TopicProduceData, TopicProduceData__Output as _sluice_v1_TopicProduceData__Output } from './sluice/v1/TopicProduceData.js';
+import type { TopicProduceResponse as _sluice_v1_TopicProduceResponse, TopicProduceResponse__Output as _sluice_v1_TopicProduceResponse__Output } from './sluice/v1/TopicProduceResponse.js';
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+    new (...args: ConstructorParameters<Constructor>): Subtype;
+};
+export interface ProtoGrpcType {
+    sluice: {
+        v1: {
+            Broker: SubtypeConstructor<typeof grpc.Client, _sluice_v1_BrokerClient> & {
+                service: _sluice_v1_BrokerDefinition;
+            };
+            BrokerInfo: MessageTypeDefinition<_sluice_v1_BrokerInfo, _sluice_v1_BrokerInfo__Output>;
+            DeleteRecordsPartition: MessageTypeDefinition<_sluice_v1_DeleteRecordsPartition, _sluice_v1_DeleteRecordsPartition__Output>;
+            DeleteRecordsPartitionResponse: MessageTypeDefinition<_sluice_v1_DeleteRecordsPartitionResponse, _sluice_v1_DeleteRecordsPartitionResponse__Output>;
+            DeleteRecordsRequest: MessageTypeDefinition<_sluice_v1_DeleteRecordsRequest, _sluice_v1_DeleteRecordsRequest__Output>;
+            DeleteRecordsResponse: MessageTypeDefinition<_sluice_v1_DeleteRecordsResponse, _sluice_v1_DeleteRecordsResponse__Output>;
+            DeleteRecordsTopic: MessageTypeDefinition<_sluice_v1_DeleteRecordsTopic, _sluice_v1_DeleteRecordsTopic__Output>;
+            DeleteRecordsTopicResponse: MessageTypeDefinition<_sluice_v1_DeleteRecordsTopicResponse, _sluice_v1_DeleteRecordsTopicResponse__Output>;
+            EpochEndOffset: MessageTypeDefinition<_sluice_v1_EpochEndOffset, _sluice_v1_EpochEndOffset__Output>;
+            FetchRequest: MessageTypeDefinition<_sluice_v1_FetchRequest, _sluice_v1_FetchRequest__Output>;
+            FetchResponse: MessageTypeDefinition<_sluice_v1_FetchResponse, _sluice_v1_FetchResponse__Output>;
+            ListOffsetsPartition: MessageTypeDefinition<_sluice_v1_ListOffsetsPartition, _sluice_v1_ListOffsetsPartition__Output>;
+            ListOffsetsPartitionResponse: MessageTypeDefinition<_sluice_v1_ListOffsetsPartitionResponse, _sluice_v1_ListOffsetsPartitionResponse__Output>;
+            ListOffsetsRequest: MessageTypeDefinition<_sluice_v1_ListOffsetsRequest, _sluice_v1_ListOffsetsRequest__Output>;
+            ListOffsetsResponse: MessageTypeDefinition<_sluice_v1_ListOffsetsResponse, _sluice_v1_ListOffsetsResponse__Output>;
+            ListOffsetsTopic: MessageTypeDefinition<_sluice_v1_ListOffsetsTopic, _sluice_v1_ListOffsetsTopic__Output>;
+            ListOffsetsTopicResponse: MessageTypeDefinition<_sluice_v1_ListOffsetsTopicResponse, _sluice_v1_ListOffsetsTopicResponse__Output>;
+            MetadataRequest: MessageTypeDefinition<_sluice_v1_MetadataRequest, _sluice_v1_MetadataRequest__Output>;
+            MetadataResponse: MessageTypeDefinition<_sluice_v1_MetadataResponse, _sluice_v1_MetadataResponse__Output>;
+            PartitionFetchData: MessageTypeDefinition<_sluice_v1_PartitionFetchData, _sluice_v1_PartitionFetchData__Output>;
+            PartitionFetchResponse: MessageTypeDefinition<_sluice_v1_PartitionFetchResponse, _sluice_v1_PartitionFetchResponse__Output>;
+            PartitionMetadata: MessageTypeDefinition<_sluice_v1_PartitionMetadata, _sluice_v1_PartitionMetadata__Output>;
+            PartitionProduceData: MessageTypeDefinition<_sluice_v1_PartitionProduceData, _sluice_v1_PartitionProduceData__Output>;
+            PartitionProduceResponse: MessageTypeDefinition<_sluice_v1_PartitionProduceResponse, _sluice_v1_PartitionProduceResponse__Output>;
+            PartitionState: MessageTypeDefinition<_sluice_v1_PartitionState, _sluice_v1_PartitionState__Output>;
+            ProduceRequest: MessageTypeDefinition<_sluice_v1_ProduceRequest, _sluice_v1_ProduceRequest__Output>;
+            ProduceResponse: MessageTypeDefinition<_sluice_v1_ProduceResponse, _sluice_v1_ProduceResponse__Output>;
+            TopicConfigEntry: MessageTypeDefinition<_sluice_v1_TopicConfigEntry, _sluice_v1_TopicConfigEntry__Output>;
+            TopicFetchData: MessageTypeDefinition<_sluice_v1_TopicFetchData, _sluice_v1_TopicFetchData__Output>;
+            TopicFetchResponse: MessageTypeDefinition<_sluice_v1_TopicFetchResponse, _sluice_v1_TopicFetchResponse__Output>;
+            TopicMetadata: MessageTypeDefinition<_sluice_v1_TopicMetadata, _sluice_v1_TopicMetadata__Output>;
+            TopicProduceData: MessageTypeDefinition<_sluice_v1_TopicProduceData, _sluice_v1_TopicProduceData__Output>;
+            TopicProduceResponse: MessageTypeDefinition<_sluice_v1_TopicProduceResponse, _sluice_v1_TopicProduceResponse__Output>;
+        };
+    };
+}
+export {};
+//# sourceMappingURL=broker.d.ts.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=broker.js.map

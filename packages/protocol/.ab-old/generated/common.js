@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=common.js.map

@@ -1,0 +1,85 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+import type { DeleteGroupsRequest as _sluice_v1_DeleteGroupsRequest, DeleteGroupsRequest__Output as _sluice_v1_DeleteGroupsRequest__Output } from './sluice/v1/DeleteGroupsRequest.js';
+import type { DeleteGroupsResponse as _sluice_v1_DeleteGroupsResponse, DeleteGroupsResponse__Output as _sluice_v1_DeleteGroupsResponse__Output } from './sluice/v1/DeleteGroupsResponse.js';
+import type { DescribeGroupsRequest as _sluice_v1_DescribeGroupsRequest, DescribeGroupsRequest__Output as _sluice_v1_DescribeGroupsRequest__Output } from './sluice/v1/DescribeGroupsRequest.js';
+import type { DescribeGroupsResponse as _sluice_v1_DescribeGroupsResponse, DescribeGroupsResponse__Output as _sluice_v1_DescribeGroupsResponse__Output } from './sluice/v1/DescribeGroupsResponse.js';
+import type { DescribedGroup as _sluice_v1_DescribedGroup, DescribedGroup__Output as _sluice_v1_DescribedGroup__Output } from './sluice/v1/DescribedGroup.js';
+import type { DescribedGroupMember as _sluice_v1_DescribedGroupMember, DescribedGroupMember__Output as _sluice_v1_DescribedGroupMember__Output } from './sluice/v1/DescribedGroupMember.js';
+import type { GroupCoordinatorClient as _sluice_v1_GroupCoordinatorClient, GroupCoordinatorDefinition as _sluice_v1_GroupCoordinatorDefinition } from './sluice/v1/GroupCoordinator.js';
+import type { GroupProtocol as _sluice_v1_GroupProtocol, GroupProtocol__Output as _sluice_v1_GroupProtocol__Output } from './sluice/v1/GroupProtocol.js';
+import type { GroupResult as _sluice_v1_GroupResult, GroupResult__Output as _sluice_v1_GroupResult__Output } from './sluice/v1/GroupResult.js';
+import type { HeartbeatRequest as _sluice_v1_HeartbeatRequest, HeartbeatRequest__Output as _sluice_v1_HeartbeatRequest__Output } from './sluice/v1/HeartbeatRequest.js';
+import type { HeartbeatResponse as _sluice_v1_HeartbeatResponse, HeartbeatResponse__Output as _sluice_v1_HeartbeatResponse__Output } from './sluice/v1/HeartbeatResponse.js';
+import type { JoinGroupMember as _sluice_v1_JoinGroupMember, JoinGroupMember__Output as _sluice_v1_JoinGroupMember__Output } from './sluice/v1/JoinGroupMember.js';
+import type { JoinGroupRequest as _sluice_v1_JoinGroupRequest, JoinGroupRequest__Output as _sluice_v1_JoinGroupRequest__Output } from './sluice/v1/JoinGroupRequest.js';
+import type { JoinGroupResponse as _sluice_v1_JoinGroupResponse, JoinGroupResponse__Output as _sluice_v1_JoinGroupResponse__Output } from './sluice/v1/JoinGroupResponse.js';
+import type { LeaveGroupRequest as _sluice_v1_LeaveGroupRequest, LeaveGroupRequest__Output as _sluice_v1_LeaveGroupRequest__Output } from './sluice/v1/LeaveGroupRequest.js';
+import type { LeaveGroupResponse as _sluice_v1_LeaveGroupResponse, LeaveGroupResponse__Output as _sluice_v1_LeaveGroupResponse__Output } from './sluice/v1/LeaveGroupResponse.js';
+import type { LeavingMember as _sluice_v1_LeavingMember, LeavingMember__Output as _sluice_v1_LeavingMember__Output } from './sluice/v1/LeavingMember.js';
+import type { ListGroupsRequest as _sluice_v1_ListGroupsRequest, ListGroupsRequest__Output as _sluice_v1_ListGroupsRequest__Output } from './sluice/v1/ListGroupsRequest.js';
+import type { ListGroupsResponse as _sluice_v1_ListGroupsResponse, ListGroupsResponse__Output as _sluice_v1_ListGroupsResponse__Output } from './sluice/v1/ListGroupsResponse.js';
+import type { ListedGroup as _sluice_v1_ListedGroup, ListedGroup__Output as _sluice_v1_ListedGroup__Output } from './sluice/v1/ListedGroup.js';
+import type { MemberResult as _sluice_v1_MemberResult, MemberResult__Output as _sluice_v1_MemberResult__Output } from './sluice/v1/MemberResult.js';
+import type { OffsetCommitPartition as _sluice_v1_OffsetCommitPartition, OffsetCommitPartition__Output as _sluice_v1_OffsetCommitPartition__Output } from './sluice/v1/OffsetCommitPartition.js';
+import type { OffsetCommitPartitionResponse as _sluice_v1_OffsetCommitPartitionResponse, OffsetCommitPartitionResponse__Output as _sluice_v1_OffsetCommitPartitionResponse__Output } from './sluice/v1/OffsetCommitPartitionResponse.js';
+import type { OffsetCommitRequest as _sluice_v1_OffsetCommitRequest, OffsetCommitRequest__Output as _sluice_v1_OffsetCommitRequest__Output } from './sluice/v1/OffsetCommitRequest.js';
+import type { OffsetCommitResponse as _sluice_v1_OffsetCommitResponse, OffsetCommitResponse__Output as _sluice_v1_OffsetCommitResponse__Output } from './sluice/v1/OffsetCommitResponse.js';
+import type { OffsetCommitTopic as _sluice_v1_OffsetCommitTopic, OffsetCommitTopic__Output as _sluice_v1_OffsetCommitTopic__Output } from './sluice/v1/OffsetCommitTopic.js';
+import type { OffsetCommitTopicResponse as _sluice_v1_OffsetCommitTopicResponse, OffsetCommitTopicResponse__Output as _sluice_v1_OffsetCommitTopicResponse__Output } from './sluice/v1/OffsetCommitTopicResponse.js';
+import type { OffsetFetchPartitionResponse as _sluice_v1_OffsetFetchPartitionResponse, OffsetFetchPartitionResponse__Output as _sluice_v1_OffsetFetchPartitionResponse__Output } from './sluice/v1/OffsetFetchPartitionResponse.js';
+import type { OffsetFetchRequest as _sluice_v1_OffsetFetchRequest, OffsetFetchRequest__Output as _sluice_v1_OffsetFetchRequest__Output } from './sluice/v1/OffsetFetchRequest.js';
+import type { OffsetFetchResponse as _sluice_v1_OffsetFetchResponse, OffsetFetchResponse__Output as _sluice_v1_OffsetFetchResponse__Output } from './sluice/v1/OffsetFetchResponse.js';
+import type { OffsetFetchTopic as _sluice_v1_OffsetFetchTopic, OffsetFetchTopic__Output as _sluice_v1_OffsetFetchTopic__Output } from './sluice/v1/OffsetFetchTopic.js';
+import type { OffsetFetchTopicResponse as _sluice_v1_OffsetFetchTopicResponse, OffsetFetchTopicResponse__Output as _sluice_v1_OffsetFetchTopicResponse__Output } from './sluice/v1/OffsetFetchTopicResponse.js';
+import type { SyncGroupAssignment as _sluice_v1_SyncGroupAssignment, SyncGroupAssignment__Output as _sluice_v1_SyncGroupAssignment__Output } from './sluice/v1/SyncGroupAssignment.js';
+import type { SyncGroupRequest as _sluice_v1_SyncGroupRequest, SyncGroupRequest__Output as _sluice_v1_SyncGroupRequest__Output } from './sluice/v1/SyncGroupRequest.js';
+import type { SyncGroupResponse as _sluice_v1_SyncGroupResponse, SyncGroupResponse__Output as _sluice_v1_SyncGroupResponse__Output } from './sluice/v1/SyncGroupResponse.js';
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+    new (...args: ConstructorParameters<Constructor>): Subtype;
+};
+export interface ProtoGrpcType {
+    sluice: {
+        v1: {
+            DeleteGroupsRequest: MessageTypeDefinition<_sluice_v1_DeleteGroupsRequest, _sluice_v1_DeleteGroupsRequest__Output>;
+            DeleteGroupsResponse: MessageTypeDefinition<_sluice_v1_DeleteGroupsResponse, _sluice_v1_DeleteGroupsResponse__Output>;
+            DescribeGroupsRequest: MessageTypeDefinition<_sluice_v1_DescribeGroupsRequest, _sluice_v1_DescribeGroupsRequest__Output>;
+            DescribeGroupsResponse: MessageTypeDefinition<_sluice_v1_DescribeGroupsResponse, _sluice_v1_DescribeGroupsResponse__Output>;
+            DescribedGroup: MessageTypeDefinition<_sluice_v1_DescribedGroup, _sluice_v1_DescribedGroup__Output>;
+            DescribedGroupMember: MessageTypeDefinition<_sluice_v1_DescribedGroupMember, _sluice_v1_DescribedGroupMember__Output>;
+            GroupCoordinator: SubtypeConstructor<typeof grpc.Client, _sluice_v1_GroupCoordinatorClient> & {
+                service: _sluice_v1_GroupCoordinatorDefinition;
+            };
+            GroupProtocol: MessageTypeDefinition<_sluice_v1_GroupProtocol, _sluice_v1_GroupProtocol__Output>;
+            GroupResult: MessageTypeDefinition<_sluice_v1_GroupResult, _sluice_v1_GroupResult__Output>;
+            HeartbeatRequest: MessageTypeDefinition<_sluice_v1_HeartbeatRequest, _sluice_v1_HeartbeatRequest__Output>;
+            HeartbeatResponse: MessageTypeDefinition<_sluice_v1_HeartbeatResponse, _sluice_v1_HeartbeatResponse__Output>;
+            JoinGroupMember: MessageTypeDefinition<_sluice_v1_JoinGroupMember, _sluice_v1_JoinGroupMember__Output>;
+            JoinGroupRequest: MessageTypeDefinition<_sluice_v1_JoinGroupRequest, _sluice_v1_JoinGroupRequest__Output>;
+            JoinGroupResponse: MessageTypeDefinition<_sluice_v1_JoinGroupResponse, _sluice_v1_JoinGroupResponse__Output>;
+            LeaveGroupRequest: MessageTypeDefinition<_sluice_v1_LeaveGroupRequest, _sluice_v1_LeaveGroupRequest__Output>;
+            LeaveGroupResponse: MessageTypeDefinition<_sluice_v1_LeaveGroupResponse, _sluice_v1_LeaveGroupResponse__Output>;
+            LeavingMember: MessageTypeDefinition<_sluice_v1_LeavingMember, _sluice_v1_LeavingMember__Output>;
+            ListGroupsRequest: MessageTypeDefinition<_sluice_v1_ListGroupsRequest, _sluice_v1_ListGroupsRequest__Output>;
+            ListGroupsResponse: MessageTypeDefinition<_sluice_v1_ListGroupsResponse, _sluice_v1_ListGroupsResponse__Output>;
+            ListedGroup: MessageTypeDefinition<_sluice_v1_ListedGroup, _sluice_v1_ListedGroup__Output>;
+            MemberResult: MessageTypeDefinition<_sluice_v1_MemberResult, _sluice_v1_MemberResult__Output>;
+            OffsetCommitPartition: MessageTypeDefinition<_sluice_v1_OffsetCommitPartition, _sluice_v1_OffsetCommitPartition__Output>;
+            OffsetCommitPartitionResponse: MessageTypeDefinition<_sluice_v1_OffsetCommitPartitionResponse, _sluice_v1_OffsetCommitPartitionResponse__Output>;
+            OffsetCommitRequest: MessageTypeDefinition<_sluice_v1_OffsetCommitRequest, _sluice_v1_OffsetCommitRequest__Output>;
+            OffsetCommitResponse: MessageTypeDefinition<_sluice_v1_OffsetCommitResponse, _sluice_v1_OffsetCommitResponse__Output>;
+            OffsetCommitTopic: MessageTypeDefinition<_sluice_v1_OffsetCommitTopic, _sluice_v1_OffsetCommitTopic__Output>;
+            OffsetCommitTopicResponse: MessageTypeDefinition<_sluice_v1_OffsetCommitTopicResponse, _sluice_v1_OffsetCommitTopicResponse__Output>;
+            OffsetFetchPartitionResponse: MessageTypeDefinition<_sluice_v1_OffsetFetchPartitionResponse, _sluice_v1_OffsetFetchPartitionResponse__Output>;
+            OffsetFetchRequest: MessageTypeDefinition<_sluice_v1_OffsetFetchRequest, _sluice_v1_OffsetFetchRequest__Output>;
+            OffsetFetchResponse: MessageTypeDefinition<_sluice_v1_OffsetFetchResponse, _sluice_v1_OffsetFetchResponse__Output>;
+            OffsetFetchTopic: MessageTypeDefinition<_sluice_v1_OffsetFetchTopic, _sluice_v1_OffsetFetchTopic__Output>;
+            OffsetFetchTopicResponse: MessageTypeDefinition<_sluice_v1_OffsetFetchTopicResponse, _sluice_v1_OffsetFetchTopicResponse__Output>;
+            SyncGroupAssignment: MessageTypeDefinition<_sluice_v1_SyncGroupAssignment, _sluice_v1_SyncGroupAssignment__Output>;
+            SyncGroupRequest: MessageTypeDefinition<_sluice_v1_SyncGroupRequest, _sluice_v1_SyncGroupRequest__Output>;
+            SyncGroupResponse: MessageTypeDefinition<_sluice_v1_SyncGroupResponse, _sluice_v1_SyncGroupResponse__Output>;
+        };
+    };
+}
+export {};
+//# sourceMappingURL=group.d.ts.map

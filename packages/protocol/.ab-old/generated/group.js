@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=group.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=index.js.map

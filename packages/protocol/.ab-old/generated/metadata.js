@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=metadata.js.map

@@ -1,0 +1,13 @@
+/**
+ * int64 wire values arrive as decimal strings (proto-loader `longs: String`); the code works in
+ * bigint. These helpers are the only place that converts.
+ */
+export function toBigInt(v) {
+    if (v === null || v === undefined || v === '')
+        return 0n;
+    return typeof v === 'bigint' ? v : BigInt(v);
+}
+export function toInt64String(v) {
+    return typeof v === 'bigint' ? v.toString() : String(Math.trunc(v));
+}
+//# sourceMappingURL=int64.js.map

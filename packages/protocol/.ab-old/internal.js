@@ -1,0 +1,2 @@
+export * from './index.js';
+//# sourceMappingURL=internal.js.map

@@ -1,0 +1,135 @@
+/**
+ * Kafka RecordBatch v2 (magic 2) header, byte for byte (shared reference kafka-facts.md §1.1):
+ *
+ *   0 baseOffset int64 | 8 batchLength int32 | 12 partitionLeaderEpoch int32 | 16 magic int8
+ *  17 crc uint32 (CRC-32C of bytes 21..end) | 21 attributes int16 | 23 lastOffsetDelta int32
+ *  27 baseTimestamp int64 | 35 maxTimestamp int64 | 43 producerId int64 | 51 producerEpoch int16
+ *  53 baseSequence int32 | 57 recordCount int32 | 61 records...
+ *
+ * The CRC does not cover baseOffset, batchLength, partitionLeaderEpoch or magic, which is why a
+ * leader can assign offsets and stamp its epoch in place without re-encoding anything. This
+ * module is what brokers use on the produce, fetch and recovery paths: it reads and validates
+ * headers and never looks at individual records.
+ */
+import { crc32c } from '../crc32c.js';
+import { SluiceError } from '../errors.js';
+export const BATCH_HEADER_BYTES = 61;
+/** baseOffset + batchLength: the part of the header not counted by batchLength. */
+export const LOG_OVERHEAD_BYTES = 12;
+export const CURRENT_MAGIC = 2;
+export const OFF_BASE_OFFSET = 0;
+export const OFF_BATCH_LENGTH = 8;
+export const OFF_PARTITION_LEADER_EPOCH = 12;
+export const OFF_MAGIC = 16;
+export const OFF_CRC = 17;
+export const OFF_ATTRIBUTES = 21;
+export const OFF_LAST_OFFSET_DELTA = 23;
+export const OFF_BASE_TIMESTAMP = 27;
+export const OFF_MAX_TIMESTAMP = 35;
+export const OFF_PRODUCER_ID = 43;
+export const OFF_PRODUCER_EPOCH = 51;
+export const OFF_BASE_SEQUENCE = 53;
+export const OFF_RECORD_COUNT = 57;
+export const COMPRESSION_CODEC_MASK = 0x07;
+export const TIMESTAMP_TYPE_MASK = 0x08;
+export const TRANSACTIONAL_MASK = 0x10;
+export const CONTROL_MASK = 0x20;
+export const DELETE_HORIZON_MASK = 0x40;
+/**
+ * Reads the header of the batch at `position`. Returns undefined when fewer than a header's
+ * bytes remain (a short tail); it does not check magic or CRC (see validateBatchAt).
+ */
+export function readBatchHeader(buf, position = 0) {
+    if (buf.length - position < BATCH_HEADER_BYTES)
+        return undefined;
+    const batchLength = buf.readInt32BE(position + OFF_BATCH_LENGTH);
+    return {
+        position,
+        sizeBytes: LOG_OVERHEAD_BYTES + batchLength,
+        baseOffset: buf.readBigInt64BE(position + OFF_BASE_OFFSET),
+        batchLength,
+        partitionLeaderEpoch: buf.readInt32BE(position + OFF_PARTITION_LEADER_EPOCH),
+        magic: buf.readInt8(position + OFF_MAGIC),
+        crc: buf.readUInt32BE(position + OFF_CRC),
+        attributes: buf.readInt16BE(position + OFF_ATTRIBUTES),
+        lastOffsetDelta: buf.readInt32BE(position + OFF_LAST_OFFSET_DELTA),
+        baseTimestamp: buf.readBigInt64BE(position + OFF_BASE_TIMESTAMP),
+        maxTimestamp: buf.readBigInt64BE(position + OFF_MAX_TIMESTAMP),
+        producerId: buf.readBigInt64BE(position + OFF_PRODUCER_ID),
+        producerEpoch: buf.readInt16BE(position + OFF_PRODUCER_EPOCH),
+        baseSequence: buf.readInt32BE(position + OFF_BASE_SEQUENCE),
+        recordCount: buf.readInt32BE(position + OFF_RECORD_COUNT),
+    };
+}
+/**
+ * Checks the batch at `position` fully: enough bytes, sane length, magic 2, CRC-32C over
+ * attributes..end, and header fields that agree with each other. Never reads records.
+ */
+export function checkBatchAt(buf, position) {
+    const remaining = buf.length - position;
+    if (remaining < BATCH_HEADER_BYTES) {
+        return { kind: 'truncated', message: `only ${remaining} bytes left, a batch header needs ${BATCH_HEADER_BYTES}` };
+    }
+    const batchLength = buf.readInt32BE(position + OFF_BATCH_LENGTH);
+    if (batchLength < BATCH_HEADER_BYTES - LOG_OVERHEAD_BYTES) {
+        return { kind: 'bad-length', message: `batchLength ${batchLength} is smaller than a header` };
+    }
+    const magic = buf.readInt8(position + OFF_MAGIC);
+    if (magic !== CURRENT_MAGIC)
+        return { kind: 'bad-magic', message: `magic ${magic}, expected ${CURRENT_MAGIC}` };
+    const size = LOG_OVERHEAD_BYTES + batchLength;
+    if (remaining < size) {
+        return { kind: 'truncated', message: `batch declares ${size} bytes but only ${remaining} remain` };
+    }
+    const stored = buf.readUInt32BE(position + OFF_CRC);
+    const actual = crc32c(buf.subarray(position + OFF_ATTRIBUTES, position + size));
+    if (stored !== actual) {
+        return { kind: 'bad-crc', message: `CRC-32C mismatch: stored ${stored.toString(16)}, computed ${actual.toString(16)}` };
+    }
+    const recordCount = buf.readInt32BE(position + OFF_RECORD_COUNT);
+    const lastOffsetDelta = buf.readInt32BE(position + OFF_LAST_OFFSET_DELTA);
+    if (recordCount < 0 || lastOffsetDelta < 0 || (recordCount > 0 && lastOffsetDelta < recordCount - 1)) {
+        return { kind: 'bad-header', message: `recordCount ${recordCount} and lastOffsetDelta ${lastOffsetDelta} disagree` };
+    }
+    const attributes = buf.readInt16BE(position + OFF_ATTRIBUTES);
+    if ((attributes & COMPRESSION_CODEC_MASK) > 4) {
+        return { kind: 'bad-header', message: `unknown compression codec ${attributes & COMPRESSION_CODEC_MASK}` };
+    }
+    return undefined;
+}
+/** Throws the typed error for a batch problem (CORRUPT_MESSAGE for CRC, INVALID_BATCH otherwise). */
+export function batchProblemError(problem) {
+    return problem.kind === 'bad-crc'
+        ? new SluiceError('CORRUPT_MESSAGE', problem.message)
+        : new SluiceError(problem.kind === 'bad-magic' || problem.kind === 'truncated' ? 'CORRUPT_MESSAGE' : 'INVALID_BATCH', problem.message);
+}
+/**
+ * Validates every batch in `buf` (one or more batches back to back, as in a produce request)
+ * and returns their spans. Throws CORRUPT_MESSAGE / INVALID_BATCH on the first bad one; the
+ * caller then appends nothing.
+ */
+export function validateBatches(buf) {
+    const spans = [];
+    let position = 0;
+    if (buf.length === 0)
+        throw new SluiceError('INVALID_BATCH', 'no record batch in the request');
+    while (position < buf.length) {
+        const problem = checkBatchAt(buf, position);
+        if (problem !== undefined)
+            throw batchProblemError(problem);
+        const h = readBatchHeader(buf, position);
+        spans.push({
+            position, sizeBytes: h.sizeBytes, recordCount: h.recordCount, lastOffsetDelta: h.lastOffsetDelta,
+            maxTimestamp: h.maxTimestamp, baseTimestamp: h.baseTimestamp, partitionLeaderEpoch: h.partitionLeaderEpoch,
+            producerId: h.producerId, producerEpoch: h.producerEpoch, baseSequence: h.baseSequence, attributes: h.attributes,
+        });
+        position += h.sizeBytes;
+    }
+    return spans;
+}
+/** Writes the offset and leader epoch into a batch in place (not covered by the CRC). */
+export function stampBatch(buf, position, baseOffset, leaderEpoch) {
+    buf.writeBigInt64BE(baseOffset, position + OFF_BASE_OFFSET);
+    buf.writeInt32BE(leaderEpoch, position + OFF_PARTITION_LEADER_EPOCH);
+}
+//# sourceMappingURL=batch-header.js.map

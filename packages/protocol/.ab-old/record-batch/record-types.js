@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=record-types.js.map
