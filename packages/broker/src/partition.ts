@@ -253,6 +253,24 @@ export class Partition {
     })
   }
 
+  /**
+   * Follows the leader's log start offset (retention, DeleteRecords): records below it go here
+   * too, but never past this replica's own HW. When this replica's whole log is below the
+   * leader's start (it fell behind retention), the log restarts empty at the leader's start.
+   */
+  followLeaderLogStart (leaderLogStart: bigint, leaderEpoch: number): Promise<void> {
+    return this.serially(async () => {
+      this.assertFollowing(leaderEpoch)
+      if (leaderLogStart > this.log.logEndOffset) {
+        await this.log.truncateFullyAndStartAt(leaderLogStart)
+        this.hw = leaderLogStart
+        return
+      }
+      const upTo = leaderLogStart < this.hw ? leaderLogStart : this.hw
+      if (upTo > this.log.logStartOffset) await this.log.deleteRecordsBefore(upTo, this.hw)
+    })
+  }
+
   /** The leader's HW from a fetch response: HW = min(leader HW, own LEO), never backwards. */
   updateFollowerHighWatermark (leaderHighWatermark: bigint): void {
     if (this.roleValue !== 'follower') return

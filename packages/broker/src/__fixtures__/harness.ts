@@ -141,6 +141,10 @@ export class BrokerTestClient {
     return unaryCall((r, cb) => this.raw.Metadata(r, cb), req)
   }
 
+  deleteRecords (req: wire.DeleteRecordsRequest): Promise<wire.DeleteRecordsResponse__Output> {
+    return unaryCall((r, cb) => this.raw.DeleteRecords(r, cb), req)
+  }
+
   close (): void {
     this.produceStream.end()
     this.fetchStream.end()

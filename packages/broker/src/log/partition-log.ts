@@ -421,6 +421,28 @@ export class PartitionLog {
     })
   }
 
+  /**
+   * Empties the log and restarts it at `offset` (Kafka's truncateFullyAndStartAt): a follower
+   * whose whole log lies below the leader's log start offset (retention or DeleteRecords on the
+   * leader) cannot fetch what it misses, so it starts over where the leader's log begins.
+   */
+  async truncateFullyAndStartAt (offset: bigint): Promise<void> {
+    await this.queue.run(async () => {
+      this.assertWritable()
+      await this.rollFlushes
+      this.changes++
+      try {
+        await this.truncateFully(offset)
+      } catch (err) {
+        this.failed = true
+        throw storageError(err, 'truncation failed')
+      }
+      this.logger.info({ offset: offset.toString() }, 'log emptied and restarted at the leader\'s log start offset')
+      this.recoveryPointOffset = offset
+      await this.onRecoveryPointLowered?.()
+    })
+  }
+
   private async truncateFully (offset: bigint): Promise<void> {
     const old = this.segments
     for (const seg of old) await this.deleteSegmentFiles(seg)

@@ -259,6 +259,13 @@ export class ReplicaFetcher {
         await r.truncateTo(toBigInt(p.log_end_offset), f.leaderEpoch)
         return
       }
+      if (p.error_code === OFFSET_OUT_OF_RANGE && fetchOffset < toBigInt(p.log_start_offset)) {
+        // Behind the leader's retention: what is missing is gone; start over at the leader's start.
+        this.options.logger.warn({ topic: r.topic, partition: r.partition, fetchOffset: String(fetchOffset), leaderLogStart: p.log_start_offset },
+          'follower fell behind the leader\'s log start offset; restarting its log there')
+        await r.followLeaderLogStart(toBigInt(p.log_start_offset), f.leaderEpoch)
+        return
+      }
       f.retryAtMs = Date.now() + PARTITION_BACKOFF_MS
       this.options.logger.debug({ topic: r.topic, partition: r.partition, error: errorNameFromId(p.error_code), message: p.error_message },
         'replica fetch error for a partition')
@@ -277,5 +284,7 @@ export class ReplicaFetcher {
     }
     if (p.records.length > 0) await r.appendAsFollower(p.records, f.leaderEpoch)
     r.updateFollowerHighWatermark(toBigInt(p.high_watermark))
+    const leaderLogStart = toBigInt(p.log_start_offset)
+    if (leaderLogStart > r.logStartOffset) await r.followLeaderLogStart(leaderLogStart, f.leaderEpoch)
   }
 }

@@ -132,6 +132,31 @@ describe('replication', () => {
     expect(c.replica(1, topic)!.log.leaderEpochs()).toEqual(c.replica(2, topic)!.log.leaderEpochs())
   })
 
+  it('followers follow the leader\'s log start offset, and one that fell behind it restarts there', async () => {
+    const c = await ReplicationCluster.start(3)
+    const topic = await c.topic([1, 2, 3], { 'min.insync.replicas': '1' })
+    await c.waitForState(topic, (s) => s.leader === 1 && s.isr.length === 3, 'full ISR')
+    for (let i = 0; i < 4; i++) expect((await produce(c.client(1), topic, [`a${i}`, `b${i}`])).error_code).toBe(0)
+    const deleteBefore = async (offset: bigint): Promise<wire.DeleteRecordsPartitionResponse__Output> =>
+      onlyPartition(await c.client(1).deleteRecords({ topics: [{ topic, partitions: [{ partition: 0, offset: offset.toString() }] }] }))
+    expect((await deleteBefore(4n)).error_code).toBe(0)
+    for (const id of [2, 3]) {
+      await eventually(async () => c.replica(id, topic)!.logStartOffset === 4n || undefined, `follower ${id} moves its log start to 4`)
+    }
+
+    // Broker 3 stops; the leader moves on and deletes past everything broker 3 holds.
+    await c.stop(3)
+    await c.waitForState(topic, (s) => s.isr.join() === '1,2', 'ISR without broker 3')
+    for (let i = 4; i < 8; i++) expect((await produce(c.client(1), topic, [`a${i}`, `b${i}`])).error_code).toBe(0)
+    expect((await deleteBefore(12n)).error_code).toBe(0)
+    await c.start(3)
+    await c.waitForState(topic, (s) => s.isr.length === 3, 'broker 3 back in the ISR after restarting at the leader\'s log start')
+    const back = c.replica(3, topic)!
+    expect(back.logStartOffset).toBe(12n)
+    expect(back.logEndOffset).toBe(16n)
+    expect((await logBytes(back)).equals(await logBytes(c.replica(1, topic)!))).toBe(true)
+  })
+
   it('answers follower fetches with a stale epoch, from a non-replica or a stale broker epoch with typed errors and no state change', async () => {
     const c = await ReplicationCluster.start(3)
     const topic = await c.topic([1, 2])
