@@ -4,7 +4,8 @@ import { runDev } from './commands/dev.js'
 import { groupsDelete, groupsDescribe, groupsList, groupsResetOffsets } from './commands/groups.js'
 import { produce } from './commands/produce.js'
 import {
-  clusterDescribe, topicsAddPartitions, topicsAlter, topicsCreate, topicsDelete, topicsDeleteRecords, topicsDescribe, topicsList,
+  clusterDescribe, topicsAddPartitions, topicsAlter, topicsCreate, topicsDelete, topicsDeleteRecords, topicsDescribe, topicsElectLeaders,
+  topicsList,
 } from './commands/topics.js'
 import type { CommandHandlers } from './program.js'
 
@@ -17,6 +18,7 @@ export const handlers: CommandHandlers = {
   topicsAddPartitions,
   topicsAlter,
   topicsDeleteRecords,
+  topicsElectLeaders,
   produce,
   consume,
   clusterDescribe,

@@ -23,7 +23,8 @@ function recorder (result: number | undefined = undefined): { calls: unknown[][]
     produce: rec('produce'),
     consume: rec('consume'),
     clusterDescribe: rec('clusterDescribe'),
-  }
+    topicsElectLeaders: rec('topicsElectLeaders'),
+  } as unknown as CommandHandlers
   return { calls, handlers }
 }
 
@@ -58,6 +59,21 @@ describe('runCli argument parsing', () => {
       ['topicsList', { bootstrap: ['a:1', 'b:2'], json: false }],
       ['topicsDescribe', { bootstrap: ['c:3'], json: true }, 'orders'],
       ['clusterDescribe', { bootstrap: ['d:4'], json: false }],
+    ])
+  })
+
+  it('parses topics elect-leaders and describe --under-replicated', async () => {
+    const { calls, handlers } = recorder()
+    expect(await runCli(['topics', 'elect-leaders'], testIo(), handlers)).toBe(0)
+    expect(await runCli(['topics', 'elect-leaders', 'orders', '--partition', '3', '--unclean'], testIo(), handlers)).toBe(0)
+    expect(await runCli(['topics', 'describe', '--under-replicated'], testIo(), handlers)).toBe(0)
+    const io = testIo()
+    expect(await runCli(['topics', 'elect-leaders', '--partition', '1'], io, handlers)).toBe(1)
+    expect(io.err()).toContain('--partition needs a topic name')
+    expect(calls).toEqual([
+      ['topicsElectLeaders', local, undefined, { unclean: false }],
+      ['topicsElectLeaders', local, 'orders', { partition: 3, unclean: true }],
+      ['topicsDescribe', local, undefined, { configs: false, underReplicated: true }],
     ])
   })
 

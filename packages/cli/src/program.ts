@@ -20,7 +20,8 @@ export interface CommandContext {
 
 export interface DevArgs { brokers: number, dataDir: string, port: number, metadataPort: number, logLevel?: string }
 export interface TopicsCreateArgs { partitions?: number, replicationFactor?: number, config: Record<string, string> }
-export interface TopicsDescribeArgs { configs?: boolean }
+export interface TopicsDescribeArgs { configs?: boolean, underReplicated?: boolean }
+export interface TopicsElectLeadersArgs { partition?: number, unclean?: boolean }
 export interface TopicsAlterArgs { config: Record<string, string>, deleteConfig: string[] }
 export interface TopicsDeleteRecordsArgs { partition: number, beforeOffset: bigint | 'high-watermark' }
 export interface ProduceArgs {
@@ -43,6 +44,7 @@ export interface CommandHandlers {
   topicsDeleteRecords (ctx: CommandContext, name: string, args: TopicsDeleteRecordsArgs): Result
   topicsDelete (ctx: CommandContext, name: string): Result
   topicsAddPartitions (ctx: CommandContext, name: string, count: number): Result
+  topicsElectLeaders (ctx: CommandContext, name: string | undefined, args: TopicsElectLeadersArgs): Result
   produce (ctx: CommandContext, topic: string, args: ProduceArgs): Result
   consume (ctx: CommandContext, topic: string, args: ConsumeArgs): Result
   clusterDescribe (ctx: CommandContext): Result
@@ -97,8 +99,18 @@ export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode:
   topics.command('describe [name]')
     .description('partitions, leaders, replicas and ISR of one topic or all; --configs: every effective config and its source')
     .option('--configs', 'show the topic configs (value and source: default or topic) instead of partitions', false)
+    .option('--under-replicated', 'only partitions whose ISR is smaller than their replica set (or that have no leader)', false)
     .action(async (name: string | undefined, opts: TopicsDescribeArgs, cmd: Command) => {
-      await done(opts.configs === true ? handlers.topicsDescribe(ctx(cmd), name, opts) : handlers.topicsDescribe(ctx(cmd), name))
+      const wanted = opts.configs === true || opts.underReplicated === true
+      await done(wanted ? handlers.topicsDescribe(ctx(cmd), name, opts) : handlers.topicsDescribe(ctx(cmd), name))
+    })
+  topics.command('elect-leaders [name]')
+    .description('move leadership back to preferred replicas (all topics, one topic, or one partition)')
+    .option('--partition <n>', 'only this partition (needs a topic name)', intParser(0, 1_000_000))
+    .option('--unclean', 'elect any live replica for partitions without a leader (may lose data)', false)
+    .action(async (name: string | undefined, opts: TopicsElectLeadersArgs, cmd: Command) => {
+      if (opts.partition !== undefined && name === undefined) throw new UsageError('--partition needs a topic name')
+      await done(handlers.topicsElectLeaders(ctx(cmd), name, opts))
     })
   topics.command('alter <name>')
     .description('change topic configs at run time (brokers apply them without a restart)')

@@ -10,8 +10,10 @@
 import { SluiceError } from '@sluice/client'
 import { toJson } from '../output.js'
 import { renderTable } from '../table.js'
-import type { CommandContext, TopicsAlterArgs, TopicsCreateArgs, TopicsDeleteRecordsArgs, TopicsDescribeArgs } from '../program.js'
-import { renderCluster, renderPartitions, renderTopicList } from './views.js'
+import type {
+  CommandContext, TopicsAlterArgs, TopicsCreateArgs, TopicsDeleteRecordsArgs, TopicsDescribeArgs, TopicsElectLeadersArgs,
+} from '../program.js'
+import { renderCluster, renderPartitions, renderTopicList, underReplicated } from './views.js'
 import * as admin from './client.js'
 
 function print (ctx: CommandContext, json: unknown, human: () => string): void {
@@ -40,9 +42,45 @@ export async function topicsList (ctx: CommandContext): Promise<number> {
 export async function topicsDescribe (ctx: CommandContext, name: string | undefined, args: TopicsDescribeArgs = {}): Promise<number> {
   if (args.configs === true) return await topicsDescribeConfigs(ctx, name)
   return await admin.withClient(ctx, async (client) => {
-    const topics = await admin.describeTopics(client, name === undefined ? undefined : [name])
-    print(ctx, name === undefined ? topics : topics[0], () => renderPartitions(topics))
+    const all = await admin.describeTopics(client, name === undefined ? undefined : [name])
+    if (args.underReplicated === true) {
+      const topics = underReplicated(all)
+      print(ctx, topics, () => topics.length === 0 ? 'no under-replicated partitions\n' : renderPartitions(topics))
+      return 0
+    }
+    print(ctx, name === undefined ? all : all[0], () => renderPartitions(all))
     return 0
+  })
+}
+
+/**
+ * `topics elect-leaders [name] [--partition N] [--unclean]`: moves leadership to each partition's
+ * preferred replica (the first in its replica list) where it is alive and in sync, or with
+ * --unclean elects any live replica for partitions without a leader. ELECTION_NOT_NEEDED is a
+ * normal outcome, reported per partition; any other per-partition failure makes the exit code 1.
+ */
+export async function topicsElectLeaders (ctx: CommandContext, name: string | undefined, args: TopicsElectLeadersArgs): Promise<number> {
+  return await admin.withClient(ctx, async (client) => {
+    let partitions: Array<{ topic: string, partition: number }> | undefined
+    if (name !== undefined) {
+      const [topic] = await admin.describeTopics(client, [name])
+      partitions = (topic?.partitions ?? [])
+        .filter((p) => args.partition === undefined || p.partition === args.partition)
+        .map((p) => ({ topic: name, partition: p.partition }))
+      if (partitions.length === 0) throw new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${name} has no partition ${String(args.partition)}`)
+    }
+    const results = await client.admin().electLeaders({ type: args.unclean === true ? 'unclean' : 'preferred', ...(partitions !== undefined ? { partitions } : {}) })
+    const rows = results.map((r) => ({
+      topic: r.topic, partition: r.partition, leader: r.leader,
+      result: r.error === undefined ? 'elected' : r.error.code === 'ELECTION_NOT_NEEDED' ? 'already preferred' : `${r.error.code}: ${r.error.message}`,
+    })).sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
+    print(ctx, rows, () => renderTable<typeof rows[number]>([
+      { header: 'TOPIC', value: (r) => r.topic },
+      { header: 'PARTITION', value: (r) => r.partition },
+      { header: 'LEADER', value: (r) => r.leader < 0 ? 'none' : r.leader, align: 'right' },
+      { header: 'RESULT', value: (r) => r.result, align: 'left' },
+    ], rows))
+    return results.some((r) => r.error !== undefined && r.error.code !== 'ELECTION_NOT_NEEDED') ? 1 : 0
   })
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderCluster, renderPartitions, renderTopicList, type TopicView } from './views.js'
+import { renderCluster, renderPartitions, renderTopicList, underReplicated, type TopicView } from './views.js'
 
 const orders: TopicView = {
   name: 'orders',
@@ -12,6 +12,20 @@ const orders: TopicView = {
 }
 
 describe('views', () => {
+  it('keeps only under-replicated or offline partitions, and drops topics with none', () => {
+    const healthy: TopicView = { ...orders, name: 'healthy', partitions: [orders.partitions[1]!] }
+    const lagging: TopicView = {
+      ...orders,
+      name: 'lagging',
+      partitions: [
+        { topic: 'lagging', partition: 0, leader: 1, leaderEpoch: 2, replicas: [1, 2, 3], isr: [1, 3] },
+        { topic: 'lagging', partition: 1, leader: 2, leaderEpoch: 0, replicas: [2, 3, 1], isr: [2, 3, 1] },
+      ],
+    }
+    const result = underReplicated([orders, healthy, lagging])
+    expect(result.map((t) => [t.name, t.partitions.map((p) => p.partition)])).toEqual([['orders', [1]], ['lagging', [0]]])
+  })
+
   it('renders partitions sorted, with offline leaders as none', () => {
     expect(renderPartitions([orders])).toBe([
       'TOPIC   PARTITION  LEADER  LEADER EPOCH  REPLICAS  ISR',

@@ -47,6 +47,16 @@ export function renderPartitions (topics: readonly TopicView[]): string {
   ], rows)
 }
 
+/**
+ * Partitions whose ISR is smaller than their replica set (Kafka's under-replicated partitions),
+ * including offline ones (no leader). Topics with none are left out.
+ */
+export function underReplicated (topics: readonly TopicView[]): TopicView[] {
+  return topics
+    .map((t) => ({ ...t, partitions: t.partitions.filter((p) => p.leader < 0 || p.isr.length < p.replicas.length) }))
+    .filter((t) => t.partitions.length > 0)
+}
+
 export function renderTopicList (topics: readonly TopicView[]): string {
   return renderTable<TopicView>([
     { header: 'TOPIC', value: (t) => t.name },
