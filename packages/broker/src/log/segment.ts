@@ -10,6 +10,8 @@
  *   - batches have strictly increasing offsets, the first at or after the segment's base offset;
  *     a compacted segment has gaps (between and inside batches), so nextOffset is only an upper
  *     bound: lastOffset + 1 of the last batch <= nextOffset <= the next segment's base offset;
+ *   - an empty segment's files may not exist yet (Segment.lazy, a partition that never received
+ *     data): every access that could be the first write creates them, reads of nothing open none;
  *   - `paths` changes only when the files are renamed away for deletion (renameForDeletion);
  *     readers go through `paths` on every access, so reads that hold the segment keep working.
  */

@@ -4,7 +4,7 @@
  * delivery (iterator or run()) hands messages out in rotation across partitions.
  *
  * Invariants:
- * - Rebalance work (revoking, assigning, listener calls) runs only at a safe point: when the
+ * - Rebalance work (revoking, assigning, listener calls) runs only at a safe point (safe-points.ts): when the
  *   application is not processing a message or batch of this consumer (Kafka runs it inside
  *   poll()). So a revoked partition's processed position is final when it is committed, and no
  *   record of a partition is processed after its revocation.
@@ -32,9 +32,9 @@ import type { ResolvedGroupOptions } from './group-options.js'
 import type { CommitOffset, GroupConsumer, GroupMetadata, GroupRunOptions } from './group-types.js'
 import { GroupMembership, type MembershipHost } from './membership.js'
 import { OffsetCommitter } from './offset-committer.js'
+import { SafePoints } from './safe-points.js'
 
 interface Delivered { s: PartitionState, generation: number, batch: ConsumerBatch }
-interface SafePointJob { fn: () => Promise<unknown>, resolve: (v: unknown) => void, reject: (e: unknown) => void }
 
 export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
   private readonly subs = new SubscriptionState()
@@ -49,12 +49,8 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
   private closed = false
   private closing: Promise<void> | undefined
   private delivering = false
-  private appHoldsControl = false
-  private lastPollMs = Date.now()
+  private readonly safePoints: SafePoints
   private readonly inFlight = new Map<string, bigint>()
-  private safePointJobs: SafePointJob[] = []
-  /** Rebalance jobs running now; delivery hands nothing out meanwhile. */
-  private jobsRunning = 0
   private commitChain: Promise<void> = Promise.resolve()
   private failure: SluiceError | undefined
   private rotation = 0
@@ -66,6 +62,9 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     private readonly client: ResolvedConnectOptions, private readonly log: Logger,
     private readonly newProducer: () => Producer) {
     this.fetcher = new Fetcher(this.subs, cache, pool, fetcherOptions, log)
+    this.safePoints = new SafePoints(this.subs, () => this.closed, () => {
+      if (this.membership.state === 'left') this.membership.notify() // it left for a poll timeout
+    })
     this.coordinator = new CoordinatorClient(cache, pool, client)
     this.committer = new OffsetCommitter(this.coordinator, options.groupId)
     this.membership = new GroupMembership(this.coordinator, this, {
@@ -195,12 +194,12 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     }
     // One OffsetCommit in flight at a time, in call order: an older commit answered after a newer
     // one must not move the committed offset back.
+    // The identity is taken now: positions computed in one generation are never sent with the next.
+    const who = { generationId: this.membership.generationId, memberId: this.membership.memberId, groupInstanceId: this.options.groupInstanceId }
     const previous = this.commitChain
     const mine = (async () => {
       await previous.catch(() => {})
-      await this.committer.commit(offsets, {
-        generationId: this.membership.generationId, memberId: this.membership.memberId, groupInstanceId: this.options.groupInstanceId,
-      }, { retry })
+      await this.committer.commit(offsets, who, { retry })
     })()
     this.commitChain = mine.catch(() => {})
     try {
@@ -224,11 +223,11 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
   }
 
   async revokeAll (): Promise<void> {
-    await this.atSafePoint(async () => { await this.revoke(this.assignment(), { commit: this.options.autoCommit }) })
+    await this.safePoints.run(async () => { await this.revoke(this.assignment(), { commit: this.options.autoCommit }) })
   }
 
   async loseAll (): Promise<void> {
-    await this.atSafePoint(async () => {
+    await this.safePoints.run(async () => {
       const all = this.assignment()
       if (all.length === 0) return
       const l = this.options.rebalanceListener
@@ -238,7 +237,7 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
   }
 
   async applyAssignment (partitions: TopicPartition[]): Promise<TopicPartition[]> {
-    return await this.atSafePoint(async () => {
+    return await this.safePoints.run(async () => {
       const wanted = new Set(partitions.map((tp) => tpKey(tp.topic, tp.partition)))
       const revoked = this.assignment().filter((tp) => !wanted.has(tpKey(tp.topic, tp.partition)))
       const added = partitions.filter((tp) => this.subs.get(tp.topic, tp.partition) === undefined)
@@ -262,8 +261,8 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
   }
 
   pollExpired (): boolean {
-    const polling = this.delivering && !this.appHoldsControl
-    return !polling && Date.now() - this.lastPollMs > this.options.maxPollIntervalMs
+    const polling = this.delivering && !this.safePoints.appHoldsControl
+    return !polling && Date.now() - this.safePoints.lastPollMs > this.options.maxPollIntervalMs
   }
 
   fail (err: SluiceError): void {
@@ -322,52 +321,10 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     }
   }
 
-  // ---- safe points ----
-
-  /** Runs `fn` when the application holds no message; delivery waits while it runs. */
-  private async atSafePoint<T> (fn: () => Promise<T>): Promise<T> {
-    if (!this.appHoldsControl || this.closed) return await this.exclusive(fn)
-    return await new Promise<T>((resolve, reject) => {
-      this.safePointJobs.push({ fn, resolve: resolve as (v: unknown) => void, reject })
-    })
-  }
-
-  private async exclusive<T> (fn: () => Promise<T>): Promise<T> {
-    this.jobsRunning++
-    try {
-      return await fn()
-    } finally {
-      this.jobsRunning--
-      this.subs.notify()
-    }
-  }
-
-  /** The application returned control: run pending rebalance work, count it as a poll. */
-  private async reachSafePoint (): Promise<void> {
-    this.appHoldsControl = false
-    this.lastPollMs = Date.now()
-    while (this.safePointJobs.length > 0) {
-      const job = this.safePointJobs.shift()!
-      await this.exclusive(job.fn).then(job.resolve, job.reject)
-    }
-    if (this.membership.state === 'left') this.membership.notify()
-  }
-
-  /**
-   * Waits until no rebalance work runs, then marks the application as holding a message. The
-   * final check and the mark happen in one synchronous step, so no job can start in between.
-   */
-  private async takeControl (): Promise<void> {
-    while (this.jobsRunning > 0 || this.safePointJobs.length > 0) {
-      if (this.safePointJobs.length > 0) await this.reachSafePoint()
-      else await this.subs.changed(100)
-    }
-    this.appHoldsControl = true
-  }
-
+  /** Delivery ended: the application holds nothing any more; run what waited for that. */
   private releaseControl (): void {
-    if (!this.appHoldsControl) return
-    this.reachSafePoint().catch((err: unknown) => { this.log.error({ err }, 'rebalance work failed') })
+    if (!this.safePoints.appHoldsControl) return
+    this.safePoints.reached().catch((err: unknown) => { this.log.error({ err }, 'rebalance work failed') })
   }
 
   // ---- delivery ----
@@ -384,16 +341,16 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
         const next = await this.nextBatch(options.signal)
         if (next === undefined) return
         const { s, generation, batch } = next
-        for (const m of batch.messages) {
-          await this.takeControl()
-          if (!this.owns(s, generation)) break
+        for (const [i, m] of batch.messages.entries()) {
+          await this.safePoints.takeControl()
+          if (!this.owns(s, generation) || this.putBackIfPaused(s, batch.messages, i)) break
           s.position = m.offset + 1n
           this.hold(s, m.offset)
           current = { s, offset: m.offset }
           yield m
           current = undefined
           this.processed(s, m.offset)
-          await this.reachSafePoint()
+          await this.safePoints.reached()
         }
       }
     } finally {
@@ -442,9 +399,9 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
   }
 
   private async runMessages ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
-    for (const m of batch.messages) {
-      await this.takeControl()
-      if (!this.owns(s, generation) || signal.aborted) break
+    for (const [i, m] of batch.messages.entries()) {
+      await this.safePoints.takeControl()
+      if (!this.owns(s, generation) || signal.aborted || this.putBackIfPaused(s, batch.messages, i)) break
       s.position = m.offset + 1n
       this.hold(s, m.offset)
       const result = await withAttempts(() => options.eachMessage!({ message: m, topic: m.topic, partition: m.partition }), options.retry, signal)
@@ -463,12 +420,12 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
         throw result.error
       }
       this.processed(s, m.offset)
-      await this.reachSafePoint()
+      await this.safePoints.reached()
     }
   }
 
   private async runBatch ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
-    await this.takeControl()
+    await this.safePoints.takeControl()
     if (!this.owns(s, generation) || signal.aborted) return
     const first = batch.messages[0]!.offset
     s.position = batch.messages[batch.messages.length - 1]!.offset + 1n
@@ -480,12 +437,19 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
       throw result.error
     }
     if (this.owns(s, generation)) this.inFlight.delete(s.key)
-    await this.reachSafePoint()
+    await this.safePoints.reached()
+  }
+
+  /** pause() also stops a batch being delivered: the rest goes back to the buffer for resume(). */
+  private putBackIfPaused (s: PartitionState, messages: ConsumerMessage[], from: number): boolean {
+    if (!s.paused) return false
+    s.buffered = [...messages.slice(from), ...s.buffered]
+    return true
   }
 
   private hold (s: PartitionState, offset: bigint): void {
     this.inFlight.set(s.key, offset)
-    this.appHoldsControl = true
+    this.safePoints.appHoldsControl = true
   }
 
   private processed (s: PartitionState, offset: bigint): void {
@@ -508,7 +472,7 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     if (!this.subscribed) throw new SluiceError('INVALID_ARGUMENT', 'subscribe() before consuming from a group')
     if (this.delivering) throw new SluiceError('INVALID_ARGUMENT', 'only one messages() iterator or run() may be active per consumer')
     this.delivering = true
-    this.lastPollMs = Date.now()
+    this.safePoints.lastPollMs = Date.now()
     this.start()
   }
 
@@ -571,7 +535,7 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
 
   /** The next buffered batch of some partition (rotating), or undefined once closed. */
   private async nextBatch (signal?: AbortSignal): Promise<Delivered | undefined> {
-    await this.reachSafePoint()
+    await this.safePoints.reached()
     for (;;) {
       if (this.closed || signal?.aborted === true) return undefined
       if (this.failure !== undefined) throw this.failure
@@ -593,7 +557,7 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
       signal?.addEventListener('abort', onAbort, { once: true })
       await this.subs.changed(1000)
       signal?.removeEventListener('abort', onAbort)
-      await this.reachSafePoint()
+      await this.safePoints.reached()
     }
   }
 
@@ -609,10 +573,8 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     this.timers = []
     this.closed = true
     this.subs.notify()
-    // Rebalance work waiting for a safe point runs now (atSafePoint no longer queues).
-    const jobs = this.safePointJobs
-    this.safePointJobs = []
-    for (const job of jobs) await job.fn().then(job.resolve, job.reject)
+    // Rebalance work waiting for a safe point runs now (closing: nothing is queued any more).
+    await this.safePoints.drain()
     // A rebalance round in flight would make the group refuse the final commit: let it finish and
     // start no other, so the commit carries the generation the group knows (bounded: a stuck
     // group must not block close).

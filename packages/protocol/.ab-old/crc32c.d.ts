@@ -1,2 +1,0 @@
-export declare function crc32c(data: Uint8Array): number;
-//# sourceMappingURL=crc32c.d.ts.map

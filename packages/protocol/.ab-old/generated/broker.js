@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=broker.js.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=common.js.map

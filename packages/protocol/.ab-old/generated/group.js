@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=group.js.map

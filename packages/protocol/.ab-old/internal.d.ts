@@ -1,2 +1,0 @@
-export * from './index.js';
-//# sourceMappingURL=internal.d.ts.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=record-types.js.map
