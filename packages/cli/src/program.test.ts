@@ -23,8 +23,14 @@ function recorder (result: number | undefined = undefined): { calls: unknown[][]
     produce: rec('produce'),
     consume: rec('consume'),
     clusterDescribe: rec('clusterDescribe'),
+    topicsAlter: rec('topicsAlter'),
+    topicsDeleteRecords: rec('topicsDeleteRecords'),
     topicsElectLeaders: rec('topicsElectLeaders'),
-  } as unknown as CommandHandlers
+    groupsList: rec('groupsList'),
+    groupsDescribe: rec('groupsDescribe'),
+    groupsResetOffsets: rec('groupsResetOffsets'),
+    groupsDelete: rec('groupsDelete'),
+  }
   return { calls, handlers }
 }
 

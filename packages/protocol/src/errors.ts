@@ -147,6 +147,8 @@ export const ErrorCode = {
   CLIENT_CLOSED: spec(10010, S.CANCELLED, false, false, 'The client was closed.'),
   INTERNAL_ERROR: spec(10011, S.INTERNAL, false, false,
     'An internal invariant was violated; please report this as a bug.'),
+  PARTITION_NOT_ASSIGNED: spec(10012, S.FAILED_PRECONDITION, false, false,
+    'The member committed an offset for a partition its current assignment does not include.'),
 } as const satisfies Record<string, ErrorSpec>
 
 export type ErrorCodeName = keyof typeof ErrorCode

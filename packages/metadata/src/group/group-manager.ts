@@ -6,6 +6,7 @@
  * created for it and no member is touched.
  */
 import { randomUUID } from 'node:crypto'
+import { decodeAssignment } from '@sluice/client/internal'
 import { SluiceError, errorId, type ErrorCodeName, type wire } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import { ConsumerGroup } from './group.js'
@@ -166,6 +167,28 @@ export class GroupManager {
     // No membership here: only an admin commit (generation < 0, no member) may write. A member
     // of a generation this coordinator never saw (e.g. before a restart) must rejoin first.
     return generationId < 0 && memberId === '' && instanceId === '' ? undefined : 'UNKNOWN_MEMBER_ID'
+  }
+
+  /**
+   * The partitions a member of a consumer group ("consumer" protocol) may commit, as
+   * "topic/partition" keys: those of its last two SyncGroup assignments (a cooperative member
+   * commits what it is about to revoke after learning of it). Undefined when there is nothing
+   * to hold a commit against (an admin commit, another protocol type, or bytes that are not
+   * Kafka's layout).
+   */
+  assignedPartitions (groupId: string, memberId: string): Set<string> | undefined {
+    const group = this.groups.get(groupId)
+    const member = memberId === '' ? undefined : group?.members.get(memberId)
+    if (group === undefined || member === undefined || group.protocolType !== 'consumer') return undefined
+    const decode = (b: Buffer): string[] | undefined => {
+      try {
+        return decodeAssignment(b).partitions.map((tp) => `${tp.topic}/${tp.partition}`)
+      } catch {
+        return undefined
+      }
+    }
+    const current = decode(member.assignment)
+    return current === undefined ? undefined : new Set([...current, ...(decode(member.previousAssignment) ?? [])])
   }
 
   states (): Array<{ groupId: string, state: GroupState, protocolType: string }> {

@@ -49,6 +49,11 @@ export interface Member {
   protocols: readonly Protocol[]
   /** The assignment the leader gave this member in the last SyncGroup (empty before). */
   assignment: Buffer
+  /**
+   * The one before it: with the cooperative protocol a member learns in SyncGroup which
+   * partitions it loses and commits them (in the new generation) before revoking them.
+   */
+  previousAssignment: Buffer
   /** Evicted when a sweep finds now >= this and the member waits in neither JoinGroup nor SyncGroup. */
   heartbeatDeadline: number
   /** Set while the member's JoinGroup long-polls for the rebalance to complete. */
@@ -68,6 +73,7 @@ export function newMember (memberId: string, r: JoinInput, now: number): Member 
     protocolType: r.protocolType,
     protocols: r.protocols,
     assignment: Buffer.alloc(0),
+    previousAssignment: Buffer.alloc(0),
     heartbeatDeadline: now + r.sessionTimeoutMs,
     awaitingJoin: undefined,
     awaitingSync: undefined,

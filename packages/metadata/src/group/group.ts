@@ -152,7 +152,10 @@ export class ConsumerGroup extends GroupCore {
     m.awaitingSync?.(syncError('REBALANCE_IN_PROGRESS', 'superseded by a newer SyncGroup of the same member'))
     const answer = new Promise<wire.SyncGroupResponse__Output>((resolve) => { m.awaitingSync = resolve })
     if (m.memberId === this.leaderId) {
-      for (const x of this.members.values()) x.assignment = r.assignments.get(x.memberId) ?? EMPTY
+      for (const x of this.members.values()) {
+        x.previousAssignment = x.assignment
+        x.assignment = r.assignments.get(x.memberId) ?? EMPTY
+      }
       this.state = 'Stable'
       this.event('stable', { generationId: this.generationId })
       for (const x of this.members.values()) {

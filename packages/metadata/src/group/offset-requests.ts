@@ -40,10 +40,16 @@ export async function offsetCommit (ctx: OffsetRequestContext, req: wire.OffsetC
   const seen = new Map<string, number>()
   for (const t of req.topics) for (const p of t.partitions) seen.set(key(t.topic, p.partition), (seen.get(key(t.topic, p.partition)) ?? 0) + 1)
   const now = ctx.now()
+  // A member may commit only what it was assigned (Sluice is stricter than Kafka here): a
+  // commit for someone else's partition would move that owner's position under it.
+  const assigned = ctx.groups.assignedPartitions(req.group_id, req.member_id)
   for (const t of req.topics) {
     for (const p of t.partitions) {
       const k = key(t.topic, p.partition)
-      const problem = checkPartition(ctx, t.topic, p, seen.get(k)!)
+      const problem = checkPartition(ctx, t.topic, p, seen.get(k)!) ??
+        (assigned !== undefined && !assigned.has(`${t.topic}/${p.partition}`)
+          ? { code: 'PARTITION_NOT_ASSIGNED' as const, message: `member ${req.member_id} of group ${req.group_id} is not assigned ${t.topic}/${p.partition}` }
+          : undefined)
       if (problem !== undefined) {
         answers.set(k, problem)
         continue

@@ -6,6 +6,7 @@
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { connect } from '@sluice/client'
+import { encodeAssignment } from '@sluice/client/internal'
 import { errorNameFromId, type wire } from '@sluice/protocol'
 // Relative import: testkit depends on metadata, so metadata must not depend on testkit.
 import { startCluster, type Cluster } from '../../../testkit/src/index.js'
@@ -80,13 +81,17 @@ describe('committed offsets in __consumer_offsets', () => {
     // Stale generation, non-member, admin commit on an active group: typed errors, nothing changes.
     const rejoined = await join(c, { group: 'my-group', memberId, sessionMs: 5000, protocols: [['range', 'changed']] })
     expect(rejoined.generation_id).toBe(generation + 1)
-    await sync(c, 'my-group', memberId, rejoined.generation_id, {})
+    // This generation's assignment (Kafka's consumer-protocol bytes) gives the member partitions 0 and 1 only.
+    const owned = encodeAssignment({ partitions: [{ topic: 'orders', partition: 0 }, { topic: 'orders', partition: 1 }] })
+    await sync(c, 'my-group', memberId, rejoined.generation_id, { [memberId]: owned })
     expect(await commit(c, commitRequest('my-group', memberId, generation, [[0, 99]]))).toEqual(['ILLEGAL_GENERATION'])
     expect(await commit(c, commitRequest('my-group', 'intruder', rejoined.generation_id, [[0, 99]]))).toEqual(['UNKNOWN_MEMBER_ID'])
     expect(await commit(c, commitRequest('my-group', '', -1, [[0, 99]]))).toEqual(['NON_EMPTY_GROUP'])
     // Per partition: a partition that does not exist or a negative offset fails alone.
     expect(await commit(c, commitRequest('my-group', memberId, rejoined.generation_id, [[0, 11], [7, 1], [1, -5]]))).toEqual(['NONE', 'UNKNOWN_TOPIC_OR_PARTITION', 'INVALID_REQUEST'])
     expect(await commit(c, commitRequest('my-group', memberId, rejoined.generation_id, [[0, 1]], 'no-such-topic'))).toEqual(['UNKNOWN_TOPIC_OR_PARTITION'])
+    // A partition the member was not assigned: PARTITION_NOT_ASSIGNED, and its offset stays as it was.
+    expect(await commit(c, commitRequest('my-group', memberId, rejoined.generation_id, [[2, 5], [1, 20]]))).toEqual(['PARTITION_NOT_ASSIGNED', 'NONE'])
     expect(offsetsOf(await fetchOffsets(c, 'my-group'))).toEqual(['11', '20', '-1'])
     // Fetching every committed offset of the group.
     const all = await call<wire.OffsetFetchResponse__Output>(c, 'OffsetFetch', { group_id: 'my-group', topics: [] })

@@ -55,10 +55,10 @@ export async function joinNew (client: GroupClient, o: JoinOptions): Promise<wir
 }
 
 export async function sync (client: GroupClient, group: string, memberId: string, generation: number,
-  assignments: Record<string, string> = {}, instance = ''): Promise<wire.SyncGroupResponse__Output> {
+  assignments: Record<string, string | Buffer> = {}, instance = ''): Promise<wire.SyncGroupResponse__Output> {
   return await call<wire.SyncGroupResponse__Output>(client, 'SyncGroup', {
     group_id: group, generation_id: generation, member_id: memberId, group_instance_id: instance,
-    assignments: Object.entries(assignments).map(([member_id, a]) => ({ member_id, assignment: Buffer.from(a) })),
+    assignments: Object.entries(assignments).map(([member_id, a]) => ({ member_id, assignment: Buffer.isBuffer(a) ? a : Buffer.from(a) })),
   })
 }
 
