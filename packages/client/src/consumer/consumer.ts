@@ -14,7 +14,7 @@ import type {
 } from './consumer-types.js'
 import { Fetcher, type FetcherOptions } from './fetcher.js'
 import { listOffsets, seekTimestamp } from './list-offsets.js'
-import { SubscriptionState, tpKey, type PartitionState } from './subscription.js'
+import { SubscriptionState, assertSeekOffset, tpKey, type PartitionState } from './subscription.js'
 
 export function resolveConsumerOptions (o: ConsumerOptions, client: ResolvedConnectOptions): FetcherOptions {
   const c = new OptionChecker('consumer')
@@ -87,31 +87,20 @@ export class ConsumerImpl implements Consumer {
     this.assertOpen()
     const s = this.mustGet(target)
     const o = target.offset
-    const ok = typeof o === 'bigint' ? o >= 0n : o === 'beginning' || o === 'end' ||
-      (typeof o === 'object' && o !== null && (typeof o.timestamp === 'number' || typeof o.timestamp === 'bigint'))
-    if (!ok) throw new TypeError(`seek offset must be a bigint >= 0, 'beginning', 'end' or { timestamp }, got ${String(o)}`)
+    assertSeekOffset(o)
     this.subs.seek(s, o)
   }
 
   pause (tps: TopicPartition[]): void {
-    for (const tp of tps) this.mustGet(tp).paused = true
-    this.subs.notify()
+    this.subs.setPaused(tps, true)
   }
 
   resume (tps: TopicPartition[]): void {
-    for (const tp of tps) this.mustGet(tp).paused = false
-    this.subs.notify()
+    this.subs.setPaused(tps, false)
   }
 
   async position (tp: TopicPartition): Promise<bigint> {
-    const s = this.mustGet(tp)
-    for (;;) {
-      this.assertOpen()
-      if (s.position !== undefined) return s.position
-      if (s.error !== undefined) throw s.error
-      if (this.subs.partitions.get(s.key) !== s) throw new SluiceError('INVALID_ARGUMENT', `${tp.topic}/${tp.partition} was unassigned`)
-      await this.subs.changed(1000)
-    }
+    return await this.subs.positionOf(this.mustGet(tp), () => { this.assertOpen() }, 'unassigned')
   }
 
   [Symbol.asyncIterator] (): AsyncIterableIterator<ConsumerMessage> {
@@ -245,9 +234,7 @@ export class ConsumerImpl implements Consumer {
   }
 
   private mustGet (tp: TopicPartition): PartitionState {
-    const s = tp !== null && typeof tp === 'object' ? this.subs.get(tp.topic, tp.partition) : undefined
-    if (s === undefined) throw new SluiceError('INVALID_ARGUMENT', `${String(tp?.topic)}/${String(tp?.partition)} is not assigned to this consumer`)
-    return s
+    return this.subs.mustGet(tp)
   }
 
   private assertOpen (): void {

@@ -12,7 +12,7 @@
  *   empty, which bounds memory to roughly one fetch response per broker.
  * Single-threaded (event loop); `notify()` wakes everything waiting on `changed()`.
  */
-import type { SluiceError } from '@sluice/protocol'
+import { SluiceError } from '@sluice/protocol'
 import type { ConsumerMessage, SeekOffset } from './consumer-types.js'
 
 export interface PartitionState {
@@ -39,6 +39,13 @@ export interface PartitionState {
   stopped: boolean
   retryAtMs: number
   fetching: boolean
+}
+
+/** Throws a TypeError unless `o` is a seek target: an offset >= 0, 'beginning', 'end' or { timestamp }. */
+export function assertSeekOffset (o: SeekOffset): void {
+  const ok = typeof o === 'bigint' ? o >= 0n : o === 'beginning' || o === 'end' ||
+    (typeof o === 'object' && o !== null && (typeof o.timestamp === 'number' || typeof o.timestamp === 'bigint'))
+  if (!ok) throw new TypeError(`seek offset must be a bigint >= 0, 'beginning', 'end' or { timestamp }, got ${String(o)}`)
 }
 
 export function tpKey (topic: string, partition: number): string {
@@ -78,6 +85,33 @@ export class SubscriptionState {
 
   get (topic: string, partition: number): PartitionState | undefined {
     return this.partitions.get(tpKey(topic, partition))
+  }
+
+  /** The state of an assigned partition; INVALID_ARGUMENT when it is not assigned. */
+  mustGet (tp: { topic: string, partition: number }): PartitionState {
+    const s = tp !== null && typeof tp === 'object' ? this.get(tp.topic, tp.partition) : undefined
+    if (s === undefined) throw new SluiceError('INVALID_ARGUMENT', `${String(tp?.topic)}/${String(tp?.partition)} is not assigned to this consumer`)
+    return s
+  }
+
+  setPaused (tps: ReadonlyArray<{ topic: string, partition: number }>, paused: boolean): void {
+    for (const tp of tps) this.mustGet(tp).paused = paused
+    this.notify()
+  }
+
+  /**
+   * Waits until the partition's position is known (a seek to 'beginning', 'end' or a timestamp
+   * resolves in the background); throws the partition's error, or INVALID_ARGUMENT when it
+   * stopped being assigned (`gone` names how). `assertOpen` is checked on every wake-up.
+   */
+  async positionOf (s: PartitionState, assertOpen: () => void, gone: string): Promise<bigint> {
+    for (;;) {
+      assertOpen()
+      if (s.position !== undefined) return s.position
+      if (s.error !== undefined) throw s.error
+      if (this.partitions.get(s.key) !== s) throw new SluiceError('INVALID_ARGUMENT', `${s.topic}/${s.partition} was ${gone}`)
+      await this.changed(1000)
+    }
   }
 
   /** Moves the partition to `offset` (a number) or schedules a lookup, dropping buffered data. */

@@ -25,7 +25,7 @@ import type { Producer } from '../../producer/producer.js'
 import { AdminImpl } from '../../admin/admin.js'
 import type { ConsumerBatch, ConsumerMessage, RunHandle, SeekOffset, TopicPartition } from '../consumer-types.js'
 import { Fetcher, type FetcherOptions } from '../fetcher.js'
-import { SubscriptionState, tpKey, type PartitionState } from '../subscription.js'
+import { SubscriptionState, assertSeekOffset, tpKey, type PartitionState } from '../subscription.js'
 import { CoordinatorClient } from './coordinator-client.js'
 import { sendToDeadLetter, withAttempts } from './dead-letter.js'
 import type { ResolvedGroupOptions } from './group-options.js'
@@ -122,32 +122,21 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     this.assertOpen()
     const s = this.mustGet(target)
     const o = target.offset
-    const ok = typeof o === 'bigint' ? o >= 0n : o === 'beginning' || o === 'end' ||
-      (typeof o === 'object' && o !== null && (typeof o.timestamp === 'number' || typeof o.timestamp === 'bigint'))
-    if (!ok) throw new TypeError(`seek offset must be a bigint >= 0, 'beginning', 'end' or { timestamp }, got ${String(o)}`)
+    assertSeekOffset(o)
     this.inFlight.delete(s.key)
     this.subs.seek(s, o)
   }
 
   pause (tps: TopicPartition[]): void {
-    for (const tp of tps) this.mustGet(tp).paused = true
-    this.subs.notify()
+    this.subs.setPaused(tps, true)
   }
 
   resume (tps: TopicPartition[]): void {
-    for (const tp of tps) this.mustGet(tp).paused = false
-    this.subs.notify()
+    this.subs.setPaused(tps, false)
   }
 
   async position (tp: TopicPartition): Promise<bigint> {
-    const s = this.mustGet(tp)
-    for (;;) {
-      this.assertOpen()
-      if (s.position !== undefined) return s.position
-      if (s.error !== undefined) throw s.error
-      if (this.subs.partitions.get(s.key) !== s) throw new SluiceError('INVALID_ARGUMENT', `${tp.topic}/${tp.partition} was revoked`)
-      await this.subs.changed(1000)
-    }
+    return await this.subs.positionOf(this.mustGet(tp), () => { this.assertOpen() }, 'revoked')
   }
 
   // ---- offsets ----
@@ -591,9 +580,7 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
   }
 
   private mustGet (tp: TopicPartition): PartitionState {
-    const s = tp !== null && typeof tp === 'object' ? this.subs.get(tp.topic, tp.partition) : undefined
-    if (s === undefined) throw new SluiceError('INVALID_ARGUMENT', `${String(tp?.topic)}/${String(tp?.partition)} is not assigned to this consumer`)
-    return s
+    return this.subs.mustGet(tp)
   }
 
   private assertOpen (): void {
