@@ -6,7 +6,13 @@
  */
 import { connect, SluiceError, type SluiceClient } from '@sluice/client'
 import type { CommandContext, TopicsCreateArgs } from '../program.js'
+import { toJson } from '../output.js'
 import type { ClusterView, TopicView } from './views.js'
+
+/** Prints a command's result: `json` with --json, else the human rendering. */
+export function print (ctx: CommandContext, json: unknown, human: () => string): void {
+  ctx.io.stdout.write(ctx.json ? toJson(json, { pretty: true }) + '\n' : human())
+}
 
 /** Connects, runs `fn`, always closes. A CLI user would rather see an error soon than wait long. */
 export async function withClient<T> (ctx: CommandContext, fn: (client: SluiceClient) => Promise<T>): Promise<T> {
@@ -27,7 +33,7 @@ export async function withClient<T> (ctx: CommandContext, fn: (client: SluiceCli
  * The admin API reports batch failures as "<op> failed for 1 of 1 topic(s): t: CODE (why)"; for
  * the CLI's one-topic calls the item's own message is the useful part.
  */
-async function oneItem<T> (call: () => Promise<T>): Promise<T> {
+export async function oneItem<T> (call: () => Promise<T>): Promise<T> {
   try {
     return await call()
   } catch (err) {

@@ -7,10 +7,10 @@
  * otherwise). Rendering is pure (render*), so it is tested without a cluster.
  */
 import { SluiceError, type GroupDescription, type ResetSpec, type SluiceClient } from '@sluice/client'
-import { UsageError, toJson } from '../output.js'
+import { UsageError } from '../output.js'
 import type { CommandContext } from '../program.js'
 import { renderTable } from '../table.js'
-import { withClient } from './client.js'
+import { oneItem, print, withClient } from './client.js'
 
 export interface GroupsResetArgs {
   topic: string
@@ -159,24 +159,6 @@ export function resetSpec (args: GroupsResetArgs): ResetSpec {
 
 // ---- commands ----
 
-function print (ctx: CommandContext, json: unknown, human: () => string): void {
-  ctx.io.stdout.write(ctx.json ? toJson(json, { pretty: true }) + '\n' : human())
-}
-
-/** For one group, the item's own message reads better than the batch summary. */
-async function oneGroup<T> (call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (err) {
-    const errors = (err as SluiceError | undefined)?.details?.errors
-    if (err instanceof SluiceError && Array.isArray(errors) && errors.length === 1) {
-      const item = errors[0] as { message?: unknown }
-      if (typeof item.message === 'string' && item.message !== '') throw new SluiceError(err.code, item.message, err.details, { cause: err })
-    }
-    throw err
-  }
-}
-
 export async function groupsList (ctx: CommandContext): Promise<number> {
   return await withClient(ctx, async (client) => {
     const groups = await client.admin().listGroups()
@@ -198,7 +180,7 @@ async function logEndOffsets (client: SluiceClient, tps: ReadonlyArray<{ topic: 
 
 export async function groupsDescribe (ctx: CommandContext, group: string): Promise<number> {
   return await withClient(ctx, async (client) => {
-    const [d] = await oneGroup(async () => await client.admin().describeGroups([group]))
+    const [d] = await oneItem(async () => await client.admin().describeGroups([group]))
     if (d === undefined) throw new SluiceError('GROUP_ID_NOT_FOUND', `group ${group} does not exist`, { groupId: group })
     const committed = await client.admin().fetchOffsets(group)
     const tps = [...committed, ...d.members.flatMap((m) => m.assignment)]
@@ -220,7 +202,7 @@ export async function groupsResetOffsets (ctx: CommandContext, group: string, ar
 
 export async function groupsDelete (ctx: CommandContext, group: string): Promise<number> {
   return await withClient(ctx, async (client) => {
-    await oneGroup(async () => { await client.admin().deleteGroups([group]) })
+    await oneItem(async () => { await client.admin().deleteGroups([group]) })
     print(ctx, { deleted: group }, () => `deleted group ${group}\n`)
     return 0
   })

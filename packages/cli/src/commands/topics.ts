@@ -8,17 +8,13 @@
  *   topics delete-records <t> --partition N --before-offset N|hw   moves the log start offset
  */
 import { SluiceError } from '@sluice/client'
-import { toJson } from '../output.js'
 import { renderTable } from '../table.js'
 import type {
   CommandContext, TopicsAlterArgs, TopicsCreateArgs, TopicsDeleteRecordsArgs, TopicsDescribeArgs, TopicsElectLeadersArgs,
 } from '../program.js'
 import { renderCluster, renderPartitions, renderTopicList, underReplicated } from './views.js'
 import * as admin from './client.js'
-
-function print (ctx: CommandContext, json: unknown, human: () => string): void {
-  ctx.io.stdout.write(ctx.json ? toJson(json, { pretty: true }) + '\n' : human())
-}
+import { oneItem, print } from './client.js'
 
 export async function topicsCreate (ctx: CommandContext, name: string, args: TopicsCreateArgs): Promise<number> {
   return await admin.withClient(ctx, async (client) => {
@@ -134,16 +130,8 @@ export async function topicsAlter (ctx: CommandContext, name: string, args: Topi
   }
   if (Object.keys(configs).length === 0) throw new SluiceError('INVALID_CONFIG', 'nothing to change: give --config key=value or --delete-config key')
   return await admin.withClient(ctx, async (client) => {
-    try {
-      await client.admin().alterConfigs([{ topic: name, configs }])
-    } catch (err) {
-      // One topic: its own message is the useful part ("retention.ms: -5 is outside [-1, ...]").
-      const item = (err as SluiceError).details?.errors
-      if (err instanceof SluiceError && Array.isArray(item) && item.length === 1) {
-        throw new SluiceError(err.code, String((item[0] as { message?: unknown }).message ?? err.message), err.details, { cause: err })
-      }
-      throw err
-    }
+    // One topic: its own message is the useful part ("retention.ms: -5 is outside [-1, ...]").
+    await oneItem(async () => { await client.admin().alterConfigs([{ topic: name, configs }]) })
     const changes = Object.entries(configs).map(([k, v]) => v === null ? `${k} (deleted)` : `${k}=${v}`)
     print(ctx, { topic: name, set: args.config, deleted: args.deleteConfig }, () => `altered topic ${name}: ${changes.join(', ')}\n`)
     return 0
