@@ -47,6 +47,16 @@ describe('runCli argument parsing', () => {
     ])
   })
 
+  it('parses dev --metadata and rejects an unknown store', async () => {
+    const { calls, handlers } = recorder()
+    expect(await runCli(['dev', '--metadata', 'zookeeper'], testIo(), handlers)).toBe(0)
+    expect(calls).toEqual([['dev', { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091, metadata: 'zookeeper' }]])
+    const io = testIo()
+    expect(await runCli(['dev', '--metadata', 'etcd'], io, handlers)).not.toBe(0)
+    expect(io.err()).toMatch(/--metadata.*etcd|etcd.*--metadata/)
+    expect(calls).toHaveLength(1)
+  })
+
   it('parses topics create with repeated --config', async () => {
     const { calls, handlers } = recorder()
     const code = await runCli(['topics', 'create', 'orders', '--partitions', '6', '--replication-factor', '3',

@@ -18,7 +18,7 @@ export interface CommandContext {
   readonly io: CliIo
 }
 
-export interface DevArgs { brokers: number, dataDir: string, port: number, metadataPort: number, logLevel?: string }
+export interface DevArgs { brokers: number, dataDir: string, port: number, metadataPort: number, logLevel?: string, metadata?: 'embedded' | 'zookeeper' }
 export interface TopicsCreateArgs { partitions?: number, replicationFactor?: number, config: Record<string, string> }
 export interface TopicsDescribeArgs { configs?: boolean, underReplicated?: boolean }
 export interface TopicsElectLeadersArgs { partition?: number, unclean?: boolean }
@@ -84,6 +84,8 @@ export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode:
     .option('--metadata-port <port>', 'port of the metadata service', parsePort, 9091)
     .addOption(new Option('--log-level <level>', 'log level of the servers')
       .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']))
+    .addOption(new Option('--metadata <store>', 'where the metadata tree lives: embedded (default) or a local ZooKeeper (needs ZooKeeper installed)')
+      .choices(['embedded', 'zookeeper']))
     .action(async (opts: DevArgs) => { await done(handlers.dev(opts, io)) })
 
   const topics = program.command('topics').description('create, list, describe and delete topics')

@@ -12,6 +12,7 @@ describe('metadata process config', () => {
       config: {
         host: '127.0.0.1', port: 0, dataDir: '/var/sluice', defaultNumPartitions: 6, defaultReplicationFactor: 1,
         brokerSessionTimeoutMs: 9000, maxPartitionsPerTopic: 10_000, logLevel: 'info',
+        store: 'embedded', zkChroot: '/sluice', zkSessionTimeoutMs: 30_000,
       },
     })
   })
@@ -34,5 +35,28 @@ describe('metadata process config', () => {
     for (const key of ['port', 'dataDir', 'brokerSessionTimeoutMs', 'logLevel']) {
       expect(problems.some((p) => p.startsWith(`${key}:`)), key).toBe(true)
     }
+  })
+
+  it('reads the zookeeper store settings, without requiring dataDir', () => {
+    const r = parseMetadataConfig(['--store', 'zookeeper', '--zk-connect', 'zk1:2181,zk2:2181', '--zk-chroot', '/sluice/prod'], { SLUICE_ZK_SESSION_TIMEOUT_MS: '8000' })
+    expect(r.ok && [r.config.store, r.config.zkConnect, r.config.zkChroot, r.config.zkSessionTimeoutMs, r.config.dataDir])
+      .toEqual(['zookeeper', 'zk1:2181,zk2:2181', '/sluice/prod', 8000, undefined])
+  })
+
+  it('requires zkConnect for the zookeeper store and lists it with the other problems', () => {
+    const r = parseMetadataConfig(['--store', 'zookeeper', '--zk-session-timeout-ms', '1000', '--zk-chroot', 'relative'], {})
+    const problems = r.ok ? [] : r.problems
+    expect(problems).toHaveLength(3)
+    for (const key of ['zkConnect', 'zkSessionTimeoutMs', 'zkChroot']) {
+      expect(problems.some((p) => p.startsWith(`${key}:`)), key).toBe(true)
+    }
+    expect(problems.some((p) => p.startsWith('dataDir:'))).toBe(false)
+  })
+
+  it('rejects a chroot inside the connect string and an unknown store', () => {
+    const r = parseMetadataConfig(['--store', 'zookeeper', '--zk-connect', 'zk1:2181/sluice'], {})
+    expect(r.ok ? [] : r.problems).toEqual([expect.stringMatching(/^zkConnect: .*without a chroot/)])
+    const bad = parseMetadataConfig(['--store', 'etcd', '--data-dir', '/d'], {})
+    expect(bad.ok ? [] : bad.problems).toEqual([expect.stringMatching(/^store:/)])
   })
 })

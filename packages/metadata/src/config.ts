@@ -14,7 +14,11 @@ const int = (min: number, max: number) => z.preprocess(
 export const metadataConfigSchema = z.object({
   host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on, and the host in the advertised endpoint.'),
   port: int(0, 65535).default(9091).describe('gRPC port; 0 = ephemeral (tests). Restart: yes'),
-  dataDir: z.string().min(1).describe('Directory of the embedded store (journal + snapshot).'),
+  dataDir: z.string().min(1).optional().describe('Directory of the embedded store (journal + snapshot); required when store is embedded.'),
+  store: z.enum(['embedded', 'zookeeper']).default('embedded').describe('Where the metadata tree lives: in this process (embedded) or in a ZooKeeper ensemble. Restart: yes'),
+  zkConnect: z.string().min(1).regex(/^[^/]+$/, 'host:port[,host:port...] without a chroot (use zkChroot)').optional().describe('ZooKeeper connect string, host:port[,host:port...]; required when store is zookeeper.'),
+  zkChroot: z.string().regex(/^\/(?:[^/]+(?:\/[^/]+)*)?$/, 'an absolute znode path such as /sluice/prod').default('/sluice').describe('Znode under which this cluster\'s tree lives, so several clusters can share one ensemble.'),
+  zkSessionTimeoutMs: int(4000, 600_000).default(30_000).describe('The metadata service\'s own ZooKeeper session timeout (the server clamps it to [2, 20] x tickTime).'),
   defaultNumPartitions: int(1, 1_000_000).default(1).describe('Partitions of a topic created with num_partitions -1.'),
   defaultReplicationFactor: int(1, 32767).default(1).describe('Replication factor of a topic created with replication_factor -1.'),
   brokerSessionTimeoutMs: int(50, 600_000).default(9000).describe('A broker without heartbeats for this long is lost (unless it asks for its own timeout).'),
@@ -38,6 +42,11 @@ export function parseMetadataConfig (argv: readonly string[], env: Readonly<Reco
       problems.push(`${where}: ${issue.message}`)
     }
   }
+  // Cross-field requirements, checked on the raw layers so they are listed with the others.
+  const raw = layered.values as Record<string, unknown>
+  const store = result.success ? result.data.store : raw.store ?? 'embedded'
+  if (store === 'embedded' && raw.dataDir === undefined) problems.push('dataDir: Required (the embedded store keeps its journal and snapshot there)')
+  if (store === 'zookeeper' && raw.zkConnect === undefined) problems.push('zkConnect: Required when store is zookeeper (host:port[,host:port...])')
   if (problems.length > 0 || !result.success) return { ok: false, problems }
   return { ok: true, config: result.data }
 }

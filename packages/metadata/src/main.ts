@@ -2,11 +2,17 @@
 /**
  * `sluice-metadata`: the metadata service process. Reads its config (config.ts), logs JSON lines
  * with pino to stdout, prints `LISTENING <port>` on its own stdout line once it serves, and stops
- * cleanly on SIGINT/SIGTERM (a second signal exits at once).
+ * cleanly on SIGINT/SIGTERM (a second signal exits at once). With `--store zookeeper`, if the
+ * ZooKeeper session of its store expires, it stops and exits with code 3 so that a supervisor
+ * (systemd, Kubernetes, `sluice dev` reporting it) restarts it on a fresh session: restarting
+ * the process is the simplest way to never run on a half-valid view of the tree.
  */
 import { pino } from 'pino'
 import { parseMetadataConfig } from './config.js'
 import { startMetadataServerInternal } from './server/metadata-server.js'
+
+/** Exit code when the ZooKeeper store's session expired (distinct from 1 = bad config / crash). */
+const STORE_LOST_EXIT_CODE = 3
 
 async function main (): Promise<void> {
   const parsed = parseMetadataConfig(process.argv.slice(2), process.env)
@@ -18,12 +24,21 @@ async function main (): Promise<void> {
   const log = pino({ level: config.logLevel, base: { service: 'sluice-metadata', pid: process.pid } }, pino.destination({ dest: 1, sync: true }))
   process.on('uncaughtException', (e) => { log.fatal({ err: e }, 'uncaught exception'); process.exit(1) })
   process.on('unhandledRejection', (e) => { log.fatal({ err: e }, 'unhandled rejection'); process.exit(1) })
-  let handle
+  let handle: Awaited<ReturnType<typeof startMetadataServerInternal>> | undefined
   try {
     handle = await startMetadataServerInternal({
       host: config.host,
       port: config.port,
-      dataDir: config.dataDir,
+      ...(config.dataDir !== undefined ? { dataDir: config.dataDir } : {}),
+      store: config.store === 'zookeeper'
+        ? { kind: 'zookeeper', connectString: config.zkConnect ?? '', chroot: config.zkChroot, sessionTimeoutMs: config.zkSessionTimeoutMs }
+        : { kind: 'embedded' },
+      onStoreLost: (err) => {
+        log.fatal({ err }, 'metadata store lost (ZooKeeper session expired); exiting so a supervisor restarts this service')
+        const exit = (): never => process.exit(STORE_LOST_EXIT_CODE)
+        if (handle === undefined) exit()
+        else handle.stop().then(exit, exit)
+      },
       defaultNumPartitions: config.defaultNumPartitions,
       defaultReplicationFactor: config.defaultReplicationFactor,
       brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,

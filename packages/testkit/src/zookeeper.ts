@@ -46,6 +46,8 @@ export interface StartZooKeeperOptions {
   /** Deadline for every server to be ready. Default 60 s. */
   readonly readyTimeoutMs?: number
   readonly heapMb?: number
+  /** Run each JVM in its own process group, so a terminal's Ctrl-C does not reach it (`sluice dev` stops it last). */
+  readonly ownProcessGroup?: boolean
 }
 
 export interface ZooKeeperHandle {
@@ -107,7 +109,7 @@ export async function startZooKeeper (options: StartZooKeeperOptions = {}): Prom
     // Output goes to a file, not a pipe: nobody has to drain it, and it outlives a crash.
     const fd = openSync(join(s.dir, 'zk.log'), 'a')
     const child = spawn('java', [`-Xmx${options.heapMb ?? 256}m`, '-cp', CLASSPATH, mainClass, join(s.dir, 'zoo.cfg')],
-      { stdio: ['ignore', fd, fd] })
+      { stdio: ['ignore', fd, fd], detached: options.ownProcessGroup ?? false })
     closeSync(fd)
     const untrackChild = trackChild(child)
     s.child = child

@@ -4,9 +4,17 @@
  * lines re-printed as one readable line prefixed by the process name. The children run in their
  * own process groups so a terminal's Ctrl-C reaches only this process, which then stops brokers
  * first and the metadata service last (SIGTERM, then SIGKILL after a deadline) and exits 0.
+ *
+ * `--metadata zookeeper`: the metadata service keeps its tree in a standalone Apache ZooKeeper
+ * (testkit's startZooKeeper: a JVM in its own process group, data under <data dir>/zookeeper,
+ * client port 2181 when free, else a free one) under the chroot /sluice/dev. ZooKeeper starts
+ * first and stops last. Without ZooKeeper installed it exits 1 saying how to install it.
  */
 import path from 'node:path'
-import { isPortFree, spawnCluster, stopAll, type SpawnedCluster, type SpawnedProcess } from '@sluice/testkit'
+import {
+  isPortFree, spawnCluster, startZooKeeper, stopAll, zookeeperInstalled,
+  type SpawnedCluster, type SpawnedProcess, type ZooKeeperHandle,
+} from '@sluice/testkit'
 import { NAME_COLOURS, ansi, prettyLine } from '../log-pretty.js'
 import { UsageError, type CliIo } from '../output.js'
 
@@ -18,7 +26,17 @@ export interface DevOptions {
   readonly logLevel?: string
   /** Deadline for each child to stop after SIGTERM before it gets SIGKILL. */
   readonly stopTimeoutMs?: number
+  /** Where the metadata tree lives: the metadata service's embedded store (default) or ZooKeeper. */
+  readonly metadata?: 'embedded' | 'zookeeper'
 }
+
+export const DEV_ZOOKEEPER_CHROOT = '/sluice/dev'
+export const ZOOKEEPER_MISSING_MESSAGE = [
+  '`sluice dev --metadata zookeeper` needs Apache ZooKeeper 3.8 and a Java runtime, and ZooKeeper is not installed.',
+  'On Debian/Ubuntu: sudo apt-get install -y --no-install-recommends zookeeper   (pulls in Java)',
+  'Elsewhere: install a JDK (17+) and a ZooKeeper 3.8 release, and point SLUICE_ZOOKEEPER_JAR at its lib/zookeeper-3.8.*.jar.',
+  'Or run `sluice dev` without --metadata to use the embedded metadata store.',
+].join('\n')
 
 export const DEV_DEFAULTS = { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091 } as const
 
@@ -43,12 +61,50 @@ export async function runDev (options: DevOptions, io: CliIo): Promise<number> {
   }
 
   const colour = useColour(io)
-  const names = ['metadata', ...brokerPorts.map((_, i) => `broker-${i + 1}`)]
-  const nameWidth = Math.max(...names.map((n) => n.length))
-  const colourOf = new Map(names.map((n, i) => [n, NAME_COLOURS[i % NAME_COLOURS.length]!]))
   const say = (text: string, tone?: string): void => {
     io.stdout.write((colour && tone !== undefined ? `${tone}${text}${ansi.reset}` : text) + '\n')
   }
+  let zk: ZooKeeperHandle | undefined
+  const metadataArgs: string[] = []
+  if (options.metadata === 'zookeeper') {
+    if (!zookeeperInstalled()) {
+      io.stderr.write(ZOOKEEPER_MISSING_MESSAGE + '\n')
+      return 1
+    }
+    const zkPort = await isPortFree(2181) ? 2181 : 0
+    say(`starting ZooKeeper (data in ${path.join(dataDir, 'zookeeper')})`)
+    // The JVM is out of the terminal's process group; hold Ctrl-C until it is up, then stop it.
+    let early: NodeJS.Signals | undefined
+    const hold = (signal: NodeJS.Signals): void => { early = signal }
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, hold)
+    try {
+      zk = await startZooKeeper({ dataDir: path.join(dataDir, 'zookeeper'), port: zkPort, ownProcessGroup: true, heapMb: 256 })
+    } finally {
+      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, hold)
+    }
+    if (early !== undefined) {
+      say(`${early}: stopping ZooKeeper`)
+      await zk.stop()
+      return 0
+    }
+    say(`ZooKeeper ready on ${zk.connectString}; cluster tree under ${DEV_ZOOKEEPER_CHROOT}`)
+    metadataArgs.push('--store', 'zookeeper', '--zk-connect', zk.connectString, '--zk-chroot', DEV_ZOOKEEPER_CHROOT)
+  }
+  try {
+    return await runCluster(options, io, dataDir, brokerPorts, colour, say, metadataArgs, zk)
+  } finally {
+    if (zk !== undefined) {
+      say('stopping ZooKeeper')
+      await zk.stop()
+    }
+  }
+}
+
+async function runCluster (options: DevOptions, io: CliIo, dataDir: string, brokerPorts: number[], colour: boolean,
+  say: (text: string, tone?: string) => void, metadataArgs: string[], zk: ZooKeeperHandle | undefined): Promise<number> {
+  const names = ['metadata', ...brokerPorts.map((_, i) => `broker-${i + 1}`)]
+  const nameWidth = Math.max(...names.map((n) => n.length))
+  const colourOf = new Map(names.map((n, i) => [n, NAME_COLOURS[i % NAME_COLOURS.length]!]))
 
   let state: 'starting' | 'running' | 'stopping' = 'starting'
   let cluster: SpawnedCluster | undefined
@@ -58,6 +114,7 @@ export async function runDev (options: DevOptions, io: CliIo): Promise<number> {
       if (state === 'stopping') {
         say(`${signal} again: killing every child now`, ansi.red)
         for (const p of cluster === undefined ? [] : [cluster.metadata, ...cluster.brokers]) p.kill('SIGKILL')
+        if (zk !== undefined) for (const pid of zk.pids) if (pid !== undefined) try { process.kill(pid, 'SIGKILL') } catch {}
         return
       }
       resolve(signal)
@@ -73,7 +130,7 @@ export async function runDev (options: DevOptions, io: CliIo): Promise<number> {
     dataDir,
     metadataPort: options.metadataPort,
     brokerPorts,
-    metadataArgs: logArgs,
+    metadataArgs: [...logArgs, ...metadataArgs],
     brokerArgs: logArgs,
     ownProcessGroup: true,
     listeningTimeoutMs: 60_000,
@@ -100,11 +157,11 @@ export async function runDev (options: DevOptions, io: CliIo): Promise<number> {
   cluster = first.cluster
   state = 'running'
   watchChildren([cluster.metadata, ...cluster.brokers], () => state === 'running', say)
-  printBanner(cluster, options, say)
+  printBanner(cluster, options, say, zk)
 
   const signal = await stopRequested
   state = 'stopping'
-  say(`${signal}: stopping brokers, then the metadata service (Ctrl-C again to kill)`)
+  say(`${signal}: stopping brokers, then the metadata service${zk === undefined ? '' : ', then ZooKeeper'} (Ctrl-C again to kill)`)
   await cluster.stop({ timeoutMs: options.stopTimeoutMs ?? 15_000 })
   say('all processes stopped')
   return 0
@@ -121,14 +178,15 @@ function watchChildren (children: SpawnedProcess[], running: () => boolean, say:
   }
 }
 
-function printBanner (cluster: SpawnedCluster, options: DevOptions, say: (text: string, tone?: string) => void): void {
+function printBanner (cluster: SpawnedCluster, options: DevOptions, say: (text: string, tone?: string) => void, zk: ZooKeeperHandle | undefined): void {
   const bootstrap = cluster.bootstrap.join(',')
   const flag = cluster.bootstrap[0] === '127.0.0.1:9092' ? '' : ` --bootstrap ${cluster.bootstrap[0]!}`
   const lines = [
     '',
     `Sluice dev cluster ready: 1 metadata service, ${cluster.brokers.length} broker(s)`,
     `  bootstrap   ${bootstrap}`,
-    `  metadata    ${cluster.metadata.endpoint}`,
+    `  metadata    ${cluster.metadata.endpoint}${zk === undefined ? '' : ` (tree in ZooKeeper ${zk.connectString}${DEV_ZOOKEEPER_CHROOT})`}`,
+    ...(zk === undefined ? [] : [`  zookeeper   pid ${zk.pids.join(',')}; look: /usr/share/zookeeper/bin/zkCli.sh -server ${zk.connectString} ls ${DEV_ZOOKEEPER_CHROOT}/brokers/ids`]),
     `  pids        metadata=${cluster.metadata.pid} ${cluster.brokers.map((b) => `${b.name}=${b.pid}`).join(' ')}`,
     `  data dir    ${path.resolve(options.dataDir)}`,
     '',

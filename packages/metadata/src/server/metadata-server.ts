@@ -1,14 +1,24 @@
 /**
- * The metadata service process in one call: open the embedded store, start the controller, and
+ * The metadata service process in one call: open the store (embedded, or ZooKeeper under a
+ * chroot), start the controller, and
  * serve the `Metadata` gRPC service (metadata.proto). Every handler is wrapped so that a thrown
  * error becomes a typed gRPC status (toGrpcError) and never reaches the event loop; unknown
  * methods get UNIMPLEMENTED from grpc-js and undecodable messages INTERNAL, without harm.
+ *
+ * ZooKeeper session expiry of the store's own session: the store's watches and the controller's
+ * ephemeral /controller node are gone, so the controller's view can no longer be trusted. We do
+ * not rebuild in place (a half-rebuilt controller is worse than none): the service logs an error,
+ * stops the controller and group coordinator, answers every RPC (and new broker sessions) with
+ * METADATA_UNAVAILABLE from then on, and calls `onStoreLost`. The process entry point (main.ts)
+ * exits non-zero there, so a supervisor restarts it on a fresh session that reloads the tree.
  */
 import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
 import { pino } from 'pino'
 import { GRPC_SERVER_OPTIONS, SluiceError, loadSluiceProto, toGrpcError, type wire } from '@sluice/protocol'
 import { EmbeddedStore } from '../store/embedded-store.js'
+import { ZooKeeperStore } from '../store/zookeeper-store.js'
+import type { MetadataStore } from '../store/metadata-store.js'
 import { Controller } from '../controller/controller.js'
 import { alterConfigs, describeTopics } from '../controller/config-commands.js'
 import { alterPartition, describeCluster, electLeaders, initProducerId } from '../controller/partition-commands.js'
@@ -19,8 +29,17 @@ import { GroupCoordinator } from '../group/coordinator.js'
 import { controllerClusterAccess } from '../group/cluster-access.js'
 import type { GroupCoordinatorOptions } from '../group/group-config.js'
 
+export type MetadataStoreOption =
+  | { kind: 'embedded' }
+  | { kind: 'zookeeper', connectString: string, chroot?: string, sessionTimeoutMs?: number }
+
 export interface MetadataServerOptions {
-  host: string; port: number /* 0 = ephemeral */; dataDir: string
+  /** dataDir is required for the embedded store (the default) and unused for ZooKeeper. */
+  host: string; port: number /* 0 = ephemeral */; dataDir?: string
+  /** Where the metadata tree lives; default embedded (in dataDir). */
+  store?: MetadataStoreOption
+  /** Called once if the ZooKeeper store's own session expires; the service then answers METADATA_UNAVAILABLE. */
+  onStoreLost?: (err: Error) => void
   defaultNumPartitions?: number; defaultReplicationFactor?: number
   brokerSessionTimeoutMs?: number; logger?: Logger
   /** Group coordinator settings (session timeout bounds, initial delay, offsets topic, retention). */
@@ -49,10 +68,21 @@ export async function startMetadataServer (options: MetadataServerOptions): Prom
 export async function startMetadataServerInternal (options: InternalMetadataServerOptions): Promise<MetadataServerHandle> {
   const opts = checkOptions(options)
   const log = options.logger ?? pino({ level: 'silent' })
-  const store = await EmbeddedStore.open({
-    dataDir: opts.dataDir, logger: log.child({ component: 'store' }),
-    ...(options.snapshotEveryEntries !== undefined ? { snapshotEveryEntries: options.snapshotEveryEntries } : {}),
-  })
+  let lost = false
+  let onLost: () => void = () => {}
+  const storeLog = log.child({ component: 'store' })
+  const store: MetadataStore = options.store?.kind === 'zookeeper'
+    ? await ZooKeeperStore.open({
+      connectString: options.store.connectString,
+      chroot: options.store.chroot ?? '/sluice',
+      sessionTimeoutMs: options.store.sessionTimeoutMs ?? 30_000,
+      onSessionExpired: () => { onLost() },
+      logger: storeLog,
+    })
+    : await EmbeddedStore.open({
+      dataDir: opts.dataDir, logger: storeLog,
+      ...(options.snapshotEveryEntries !== undefined ? { snapshotEveryEntries: options.snapshotEveryEntries } : {}),
+    })
   let endpoint = ''
   let controller: Controller
   try {
@@ -84,8 +114,24 @@ export async function startMetadataServerInternal (options: InternalMetadataServ
     throw e
   }
   const server = new grpc.Server(GRPC_SERVER_OPTIONS)
-  server.addService(loadSluiceProto().sluice.v1.Metadata.service, handlers(controller, log.child({ component: 'rpc' })))
-  server.addService(loadSluiceProto().sluice.v1.GroupCoordinator.service, groups.handlers())
+  const isLost = (): boolean => lost
+  server.addService(loadSluiceProto().sluice.v1.Metadata.service, unlessLost(isLost, handlers(controller, log.child({ component: 'rpc' }))))
+  server.addService(loadSluiceProto().sluice.v1.GroupCoordinator.service, unlessLost(isLost, groups.handlers()))
+  let stoppedControl: Promise<void> | undefined
+  const stopControl = async (): Promise<void> => {
+    stoppedControl ??= (async () => {
+      await groups.stop().catch((e: unknown) => { log.warn({ err: e }, 'group coordinator stop failed') })
+      await controller.stop().catch((e: unknown) => { log.warn({ err: e }, 'controller stop failed') })
+    })()
+    await stoppedControl
+  }
+  onLost = () => {
+    if (lost) return
+    lost = true
+    const err = new SluiceError('METADATA_UNAVAILABLE', 'the metadata store\'s ZooKeeper session expired; this service no longer serves metadata and must be restarted')
+    log.error({ err }, 'ZooKeeper session of the metadata store expired: stopping the controller, answering METADATA_UNAVAILABLE')
+    void stopControl().then(() => { options.onStoreLost?.(err) })
+  }
   let port: number
   try {
     port = await new Promise<number>((resolve, reject) => {
@@ -105,8 +151,7 @@ export async function startMetadataServerInternal (options: InternalMetadataServ
     endpoint,
     stop: async () => {
       stopped ??= (async () => {
-        await groups.stop()
-        await controller.stop()
+        await stopControl()
         await shutdown(server)
         await store.close()
         log.info({ endpoint }, 'metadata service stopped')
@@ -127,7 +172,21 @@ async function shutdown (server: grpc.Server): Promise<void> {
   })
 }
 
-function checkOptions (o: InternalMetadataServerOptions): Required<Omit<InternalMetadataServerOptions, 'logger' | 'controllerId' | 'random' | 'snapshotEveryEntries' | 'groupCoordinator'>> {
+/** Once the store is lost, every RPC gets METADATA_UNAVAILABLE instead of reaching a stopped controller. */
+function unlessLost (isLost: () => boolean, impl: grpc.UntypedServiceImplementation): grpc.UntypedServiceImplementation {
+  const gated: grpc.UntypedServiceImplementation = {}
+  for (const [name, fn] of Object.entries(impl)) {
+    gated[name] = ((call: grpc.ServerUnaryCall<unknown, unknown> & grpc.ServerDuplexStream<unknown, unknown>, callback?: grpc.sendUnaryData<unknown>) => {
+      if (!isLost()) { (fn as (...a: unknown[]) => void)(call, callback); return }
+      const err = toGrpcError(new SluiceError('METADATA_UNAVAILABLE', 'the metadata store is unavailable (ZooKeeper session expired); the service must be restarted')) as grpc.ServiceError
+      if (callback !== undefined) callback(err)
+      else call.destroy(err)
+    }) as grpc.UntypedHandleCall
+  }
+  return gated
+}
+
+function checkOptions (o: InternalMetadataServerOptions): Required<Omit<InternalMetadataServerOptions, 'logger' | 'controllerId' | 'random' | 'snapshotEveryEntries' | 'groupCoordinator' | 'store' | 'onStoreLost' | 'dataDir'>> & { dataDir: string } {
   const problems: string[] = []
   const int = (name: string, v: number | undefined, dflt: number, min: number, max: number): number => {
     const x = v ?? dflt
@@ -135,10 +194,15 @@ function checkOptions (o: InternalMetadataServerOptions): Required<Omit<Internal
     return x
   }
   if (typeof o.host !== 'string' || o.host === '') problems.push('host must be a non-empty string')
-  if (typeof o.dataDir !== 'string' || o.dataDir === '') problems.push('dataDir must be a non-empty path')
+  const embedded = o.store === undefined || o.store.kind === 'embedded'
+  if (embedded && (typeof o.dataDir !== 'string' || o.dataDir === '')) problems.push('dataDir must be a non-empty path')
+  if (o.store?.kind === 'zookeeper') {
+    if (typeof o.store.connectString !== 'string' || o.store.connectString === '') problems.push('store.connectString must be host:port[,host:port...]')
+    if (o.store.sessionTimeoutMs !== undefined) int('store.sessionTimeoutMs', o.store.sessionTimeoutMs, 30_000, 4000, 600_000)
+  } else if (o.store !== undefined && o.store.kind !== 'embedded') problems.push(`store.kind ${String((o.store as { kind: unknown }).kind)} must be embedded or zookeeper`)
   const checked = {
     host: o.host,
-    dataDir: o.dataDir,
+    dataDir: o.dataDir ?? '',
     port: int('port', o.port, 0, 0, 65535),
     maxPartitionsPerTopic: int('maxPartitionsPerTopic', o.maxPartitionsPerTopic, 10_000, 1, 1_000_000),
     defaultNumPartitions: int('defaultNumPartitions', o.defaultNumPartitions, 1, 1, 1_000_000),
