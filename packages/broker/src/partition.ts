@@ -53,6 +53,8 @@ export interface PartitionOptions {
   readonly initialHighWatermark?: bigint
   readonly isrRetryBackoffMs?: number
   readonly now?: () => number
+  /** Called whenever the HW changes (any direction), so the checkpointer writes only when needed. */
+  readonly onHighWatermarkChange?: () => void
 }
 
 export interface LeaderAppendResult {
@@ -75,7 +77,8 @@ export class Partition {
   private roleValue: ReplicaRole = 'follower'
   private leaderEpochValue = -1
   private stateValue: PartitionStateView | undefined
-  private hw: bigint
+  private hwValue = 0n
+  private readonly onHwChange: (() => void) | undefined
   /** Bytes appended since the HW last advanced; an estimate handed to parked fetches. */
   private unreportedBytes = 0
   private appendTail: Promise<unknown> = Promise.resolve()
@@ -98,6 +101,7 @@ export class Partition {
   ) {
     this.lagMaxMs = options.replicaLagMaxMs ?? 30_000
     this.now = options.now ?? Date.now
+    this.onHwChange = options.onHighWatermarkChange
     this.producers = new ProducerStateManager(log)
     const initial = options.initialHighWatermark ?? 0n
     this.hw = initial > log.logEndOffset ? log.logEndOffset : initial < 0n ? 0n : initial
@@ -114,6 +118,14 @@ export class Partition {
   }
 
   get role (): ReplicaRole { return this.roleValue }
+  // Every HW assignment goes through here so that a change marks the checkpoint dirty.
+  private get hw (): bigint { return this.hwValue }
+  private set hw (value: bigint) {
+    if (value === this.hwValue) return
+    this.hwValue = value
+    this.onHwChange?.()
+  }
+
   get isLeader (): boolean { return this.roleValue === 'leader' }
   get leaderEpoch (): number { return this.leaderEpochValue }
   get leader (): number { return this.stateValue?.leader ?? -1 }

@@ -41,6 +41,8 @@ export interface ReplicaManagerOptions {
 
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>()
+  /** Keys of partitions this broker leads that have followers: the only ones the ISR shrink check visits. */
+  private readonly leadersWithFollowers = new Set<string>()
   private readonly logger: Logger
   private readonly shrinkTimer: NodeJS.Timeout
   private readonly checkpointer: HighWatermarkCheckpointer | undefined
@@ -68,10 +70,11 @@ export class ReplicaManager {
     await this.checkpointer?.write()
   }
 
-  /** The ISR shrink check of every partition this broker leads (one timer for all). */
+  /** The ISR shrink check of every partition this broker leads with followers (one timer for all). */
   shrinkIsrs (): void {
-    for (const p of this.partitions.values()) {
-      if (p.isLeader) p.maybeShrinkIsr()
+    for (const key of this.leadersWithFollowers) {
+      const p = this.partitions.get(key)
+      if (p?.isLeader === true) p.maybeShrinkIsr()
     }
   }
 
@@ -116,6 +119,7 @@ export class ReplicaManager {
       this.logger.warn({ err }, 'writing the final high-watermark checkpoint failed')
     }
     this.partitions.clear()
+    this.leadersWithFollowers.clear()
   }
 
   private async upsert (state: PartitionStateView, config: TopicConfig): Promise<void> {
@@ -140,11 +144,15 @@ export class ReplicaManager {
       this.options.initialHighWatermarks?.delete(key) // only the first incarnation may use it
       replica = new Partition(state.topic, state.partition, key, log, this.options.brokerId, this.options.hooks, {
         replicaLagMaxMs: this.options.replicaLagMaxMs, initialHighWatermark,
+        onHighWatermarkChange: () => this.checkpointer?.markDirty(),
       })
       this.partitions.set(key, replica)
+      this.checkpointer?.markDirty()
     }
     const wasLeader = replica.isLeader
     await replica.applyState(state)
+    if (replica.isLeader && replica.replicas.some((id) => id !== this.options.brokerId)) this.leadersWithFollowers.add(key)
+    else this.leadersWithFollowers.delete(key)
     if (!this.closed && replica.role === 'follower' && state.leader >= 0) {
       this.options.fetchers?.follow(replica, state.leader, state.leaderEpoch)
     } else {
@@ -160,6 +168,8 @@ export class ReplicaManager {
     const key = partitionKey(topic, partition)
     const replica = this.partitions.get(key)
     this.partitions.delete(key)
+    this.leadersWithFollowers.delete(key)
+    this.checkpointer?.markDirty()
     this.options.fetchers?.unfollow(key)
     if (replica !== undefined) await replica.close()
     if (this.options.logManager.getLog(topic, partition) !== undefined) {
@@ -177,6 +187,8 @@ export class ReplicaManager {
       const replica = this.partitions.get(key)
       if (replica !== undefined) {
         this.partitions.delete(key)
+        this.leadersWithFollowers.delete(key)
+        this.checkpointer?.markDirty()
         this.options.fetchers?.unfollow(key)
         await replica.close().catch(() => undefined)
       }

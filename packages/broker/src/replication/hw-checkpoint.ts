@@ -6,9 +6,12 @@
  *
  * Written by one timer for all partitions (default every 5 s, Kafka's
  * replica.high.watermark.checkpoint.interval.ms) only when some HW changed, and once more at clean
- * shutdown. On load a HW is clamped to its log's end offset (Partition does it): the checkpoint
- * may be newer than data that a crash lost. A missing or corrupt file means HW 0 everywhere,
- * which is safe (the HW only gates what consumers see; followers relearn it from the leader).
+ * shutdown. "Changed" is a dirty flag the owner sets (markDirty: a HW moved, a partition was added
+ * or removed), so an idle broker's tick is one boolean test, not a rebuild and sort of every
+ * partition's entry (BENCHMARKS.md R9). On load a HW is clamped to its log's end offset
+ * (Partition does it): the checkpoint may be newer than data that a crash lost. A missing or
+ * corrupt file means HW 0 everywhere, which is safe (the HW only gates what consumers see;
+ * followers relearn it from the leader).
  */
 import path from 'node:path'
 import type { Logger } from 'pino'
@@ -45,6 +48,8 @@ export async function writeHighWatermarks (dataDir: string, entries: readonly Hi
 export class HighWatermarkCheckpointer {
   private timer: NodeJS.Timeout | undefined
   private lastWritten = ''
+  /** Set by markDirty; starts true so the first tick (and stop) writes the loaded state once. */
+  private dirty = true
   private writing: Promise<void> = Promise.resolve()
 
   constructor (private readonly options: {
@@ -69,13 +74,26 @@ export class HighWatermarkCheckpointer {
     await this.write()
   }
 
-  /** Writes the checkpoint if any HW changed since the last write; one write at a time. */
+  /** Some HW or the set of partitions changed: the next write must rebuild the file. */
+  markDirty (): void {
+    this.dirty = true
+  }
+
+  /** Writes the checkpoint if anything was marked dirty since the last write; one write at a time. */
   write (): Promise<void> {
     this.writing = this.writing.catch(() => undefined).then(async () => {
+      if (!this.dirty) return
+      // Cleared before reading the entries: a change during the write marks it dirty again.
+      this.dirty = false
       const entries = this.options.entries().sort((a, b) => a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition)
       const text = entries.map((e) => `${e.topic} ${e.partition} ${e.highWatermark}`).join('\n')
       if (text === this.lastWritten) return
-      await writeHighWatermarks(this.options.dataDir, entries)
+      try {
+        await writeHighWatermarks(this.options.dataDir, entries)
+      } catch (err) {
+        this.dirty = true // retry at the next tick
+        throw err
+      }
       this.lastWritten = text
     })
     return this.writing
