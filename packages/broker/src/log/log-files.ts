@@ -23,6 +23,13 @@ export const TEMP_SUFFIX = '.tmp'
 export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint'
 export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint'
 export const DELETED_SUFFIX = '.deleted'
+/**
+ * Present in a partition directory once its log may legitimately have offset gaps (it was
+ * compacted here, or it replicated batches with gaps from a compacted leader). Without it,
+ * recovery requires every batch to start exactly where the previous one ended: the 8 offset
+ * bytes are outside the CRC, and contiguity is what catches their corruption.
+ */
+export const OFFSET_GAPS_MARKER_FILE = 'offset-gaps'
 export const CLEANED_SUFFIX = '.cleaned'
 export const SWAP_SUFFIX = '.log.swap'
 

@@ -21,7 +21,7 @@ import type { FileHandleCache } from './file-handle-cache.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { fsyncDir } from './checkpoint-file.js'
 import {
-  CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, LOG_SUFFIX, parseSegmentFileName, parseSwapFileName, segmentPaths, TEMP_SUFFIX,
+  CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, LOG_SUFFIX, OFFSET_GAPS_MARKER_FILE, parseSegmentFileName, parseSwapFileName, segmentPaths, TEMP_SUFFIX,
   TIME_INDEX_SUFFIX,
 } from './log-files.js'
 import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js'
@@ -43,6 +43,8 @@ export interface LoadedPartition {
   segments: Segment[]
   epochs: LeaderEpochCache
   recoveryPoint: bigint
+  /** The log may have offset gaps (OFFSET_GAPS_MARKER_FILE exists). */
+  mayHaveGaps: boolean
 }
 
 export async function loadPartitionDir (options: LoadPartitionOptions): Promise<LoadedPartition> {
@@ -53,7 +55,7 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
   const segments: Segment[] = []
   if (bases.length === 0) {
     segments.push(Segment.lazy(0n, segmentPaths(dir, 0n), cache))
-    return { segments, epochs, recoveryPoint: 0n }
+    return { segments, epochs, recoveryPoint: 0n, mayHaveGaps: names.includes(OFFSET_GAPS_MARKER_FILE) }
   }
   const rp = options.recoveryPoint
   let scanFrom = bases.length
@@ -65,7 +67,8 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
     const latest = epochs.latestEpoch
     if (epoch >= 0 && (latest === undefined || epoch > latest)) epochs.assign(epoch, baseOffset)
   }
-  const recoverOpts = (endOffset: bigint | undefined) => ({ cache, logger, indexIntervalBytes: options.indexIntervalBytes, stats, onBatch, endOffset })
+  const allowGaps = names.includes(OFFSET_GAPS_MARKER_FILE)
+  const recoverOpts = (endOffset: bigint | undefined) => ({ cache, logger, indexIntervalBytes: options.indexIntervalBytes, stats, onBatch, endOffset, allowGaps })
   for (let i = 0; i < bases.length; i++) {
     const base = bases[i]!
     const isLast = i === bases.length - 1
@@ -105,7 +108,7 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
   epochs.truncateFromEnd(logEnd)
   if (epochSignature(epochs) !== epochsAtStart) await epochs.persist()
   const recoveryPoint = rp === undefined ? logEnd : (rp < logEnd ? rp : logEnd)
-  return { segments, epochs, recoveryPoint }
+  return { segments, epochs, recoveryPoint, mayHaveGaps: allowGaps }
 }
 
 /** Sorted base offsets of the .log files; completes swaps, removes temp files and orphan indexes. */

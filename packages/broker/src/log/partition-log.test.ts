@@ -161,6 +161,20 @@ describe('PartitionLog follower appends', () => {
     expect(log.logEndOffset).toBe(11n)
     expect((await log.read(6n, 1 << 20)).records.equals(gap)).toBe(true)
   })
+
+  it('keeps replicated offset gaps through an unclean restart (the log is marked as having gaps)', async () => {
+    const { log, manager, dataDir } = await openLog()
+    const a = makeBatch({ records: 2, valueBytes: 8, timestamp: 5n, baseOffset: 0n })
+    const gap = makeBatch({ records: 2, valueBytes: 8, timestamp: 6n, baseOffset: 7n })
+    await log.appendAsFollower(Buffer.concat([a, gap]))
+    await manager.abandonForTesting() // a crash: no flush, no checkpoint, no clean-shutdown marker
+    const reopened = await LogManager.open({ dataDir, logger: captureLogger().logger })
+    onTestFinished(async () => { await reopened.close().catch(() => {}) })
+    const again = reopened.getLog('orders', 0)!
+    expect(reopened.recoveryStats.cleanShutdown).toBe(false)
+    expect(again.logEndOffset).toBe(9n)
+    expect((await again.read(0n, 1 << 20)).records.equals(Buffer.concat([a, gap]))).toBe(true)
+  })
 })
 
 describe('PartitionLog offsetForTimestamp', () => {

@@ -29,7 +29,8 @@ import type { DelayedDeleter } from './delayed-deleter.js'
 import { indexBatch, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
 import type { EpochEntry, LeaderEpochCache } from './leader-epoch-cache.js'
 import type { LogConfig } from './log-config.js'
-import { segmentPaths } from './log-files.js'
+import path from 'node:path'
+import { OFFSET_GAPS_MARKER_FILE, segmentPaths } from './log-files.js'
 import { findOffsetForTimestamp, readBatches, type ReadOptions, type ReadResult } from './log-reader.js'
 import { planRetention } from './retention.js'
 import { Segment } from './segment.js'
@@ -59,6 +60,8 @@ export interface PartitionLogInit {
   deleter?: DelayedDeleter
   /** Called after logStartOffset moved, so the owner rewrites its checkpoint. */
   onLogStartOffsetChanged?: () => Promise<void>
+  /** The directory holds OFFSET_GAPS_MARKER_FILE: recovery tolerates offset gaps. */
+  mayHaveGaps?: boolean
 }
 
 /** What retention removed. */
@@ -98,6 +101,8 @@ export class PartitionLog {
   private epochsUnsaved = false
   /** A segment file was created since the last group-commit sync: its directory entry needs an fsync too. */
   private dirNeedsSync = false
+  /** OFFSET_GAPS_MARKER_FILE exists (see noteOffsetGaps). */
+  private mayHaveGaps: boolean
 
   /** @internal built by LogManager */
   constructor (init: PartitionLogInit) {
@@ -115,6 +120,7 @@ export class PartitionLog {
     this.onLogStartOffsetChanged = init.onLogStartOffsetChanged
     this.sync = init.sync ?? new DataDirSync()
     this.deleter = init.deleter
+    this.mayHaveGaps = init.mayHaveGaps === true
     const first = this.segments[0]!.baseOffset
     const wanted = init.logStartOffset !== undefined && init.logStartOffset > first ? init.logStartOffset : first
     this.logStartOffsetValue = wanted > this.logEndOffset ? this.logEndOffset : wanted
@@ -189,13 +195,16 @@ export class PartitionLog {
       // Throws CORRUPT_MESSAGE / INVALID_BATCH before anything is written.
       const spans = validateBatches(batches)
       let expected = this.logEndOffset
+      let gapped = false
       const plan: PlannedBatch[] = spans.map(s => {
         const baseOffset = batches.readBigInt64BE(s.position)
         // A gap is legal (the leader's log was compacted there); an overlap never is.
         if (baseOffset < expected) throw new UnexpectedAppendOffsetError(expected, baseOffset)
+        if (baseOffset > expected) gapped = true
         expected = baseOffset + BigInt(s.lastOffsetDelta) + 1n
         return { position: s.position, sizeBytes: s.sizeBytes, baseOffset, lastOffset: expected - 1n, maxTimestamp: s.maxTimestamp, partitionLeaderEpoch: s.partitionLeaderEpoch }
       })
+      if (gapped) await this.noteOffsetGaps()
       await this.write(batches, plan)
       await this.noteEpochs(plan)
       return { firstOffset: plan[0]!.baseOffset, lastOffset: expected - 1n }
@@ -550,6 +559,7 @@ export class PartitionLog {
       if (at < 0 || at + group.length >= this.segments.length || group.some((g, i) => this.segments[at + i] !== g)) return false
       let installed: { segment: Segment, oldFiles: string[] }
       try {
+        await this.noteOffsetGaps()
         installed = await install(group)
       } catch (err) {
         // The swap may be committed on disk; the next start completes it.
@@ -563,6 +573,21 @@ export class PartitionLog {
       else await Promise.all(installed.oldFiles.map(f => fs.rm(f, { force: true })))
       return true
     })
+  }
+
+  /**
+   * Makes OFFSET_GAPS_MARKER_FILE durable (file and directory fsynced) before the first data with
+   * gaps is written, so recovery never mistakes legitimate gaps for corrupted offsets.
+   */
+  private async noteOffsetGaps (): Promise<void> {
+    if (this.mayHaveGaps) return
+    const file = path.join(this.dir, OFFSET_GAPS_MARKER_FILE)
+    await this.cache.withSlot(async () => {
+      const fh = await fs.open(file, 'w')
+      try { await fh.sync() } finally { await fh.close() }
+    })
+    await this.cache.withSlot(() => fsyncDir(this.dir))
+    this.mayHaveGaps = true
   }
 
   /** @internal log-cleaner: records that everything below `offset` is compacted. */

@@ -31,12 +31,14 @@ export interface RecoverSegmentOptions {
   onBatch?: (partitionLeaderEpoch: number, baseOffset: bigint) => void
   /** Exclusive offset bound: the next segment's base offset, if any. */
   endOffset?: bigint | undefined
+  /** Whether batches may leave offset gaps (see OFFSET_GAPS_MARKER_FILE). */
+  allowGaps?: boolean
 }
 
 export async function recoverSegment (seg: Segment, fileSizeBytes: number, options: RecoverSegmentOptions): Promise<ScanOutcome> {
   const { cache, logger, stats } = options
   const outcome = await scanSegment(cache, seg.paths, seg.baseOffset, fileSizeBytes,
-    { indexIntervalBytes: options.indexIntervalBytes, onBatch: options.onBatch, endOffset: options.endOffset })
+    { indexIntervalBytes: options.indexIntervalBytes, onBatch: options.onBatch, endOffset: options.endOffset, allowGaps: options.allowGaps === true })
   stats.segmentsScanned++
   stats.batchesScanned += outcome.batches
   if (outcome.problem !== undefined) {

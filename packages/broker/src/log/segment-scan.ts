@@ -3,9 +3,9 @@
  * front to back in 1 MiB chunks and accepts batches while each one
  *   - is whole (not cut by the end of the file) and passes checkBatchAt (length, magic, CRC-32C,
  *     header consistency),
- *   - starts after the previous batch's last offset (the first at or after the segment base):
- *     offsets strictly increase but may have gaps, since compaction removes records and keeps
- *     offsets. The 8 offset bytes are outside the CRC, so this ordering, the next segment's base
+ *   - starts right after the previous batch's last offset (the first at the segment base), or,
+ *     in a log that may have gaps (compaction removes records and keeps offsets; see
+ *     OFFSET_GAPS_MARKER_FILE), anywhere after it. The 8 offset bytes are outside the CRC, so this ordering, the next segment's base
  *     as an upper bound (`endOffset`) and the int32 relative-offset limit are what catch their
  *     corruption,
  *   - keeps its offsets relative to the segment base within int32.
@@ -41,6 +41,8 @@ export interface ScanOptions {
   indexIntervalBytes: number
   /** Exclusive bound on offsets (the next segment's base offset), when there is a next segment. */
   endOffset?: bigint | undefined
+  /** False for a log that never had offset gaps (no OFFSET_GAPS_MARKER_FILE): batches must be contiguous. */
+  allowGaps?: boolean
   /** Called for each accepted batch in order (leader-epoch replay). */
   onBatch?: (partitionLeaderEpoch: number, baseOffset: bigint) => void
 }
@@ -83,6 +85,10 @@ export async function scanSegment (cache: FileHandleCache, paths: SegmentPaths, 
       }
       const h = readBatchHeader(chunk, rel)!
       const lastOffset = h.baseOffset + BigInt(h.lastOffsetDelta)
+      if (options.allowGaps !== true && h.baseOffset !== out.nextOffset) {
+        out.problem = { position: pos, reason: `batch baseOffset ${h.baseOffset} does not continue the log at ${out.nextOffset} (it has never had offset gaps)` }
+        break
+      }
       if (h.baseOffset < out.nextOffset) {
         out.problem = { position: pos, reason: `batch baseOffset ${h.baseOffset} is below ${out.nextOffset} (offsets must increase)` }
         break
