@@ -13,8 +13,19 @@ describe('metadata process config', () => {
         host: '127.0.0.1', port: 0, dataDir: '/var/sluice', defaultNumPartitions: 6, defaultReplicationFactor: 1,
         brokerSessionTimeoutMs: 9000, maxPartitionsPerTopic: 10_000, logLevel: 'info',
         store: 'embedded', zkChroot: '/sluice', zkSessionTimeoutMs: 30_000,
+        groupMinSessionTimeoutMs: 6000, groupMaxSessionTimeoutMs: 1_800_000, groupInitialRebalanceDelayMs: 3000,
+        offsetsTopicNumPartitions: 10, offsetsTopicReplicationFactor: 3, offsetsRetentionMinutes: 10_080,
       },
     })
+  })
+
+  it('reads the group coordinator settings from flags and env', () => {
+    const r = parseMetadataConfig(['--data-dir', '/d', '--group-initial-rebalance-delay-ms', '0', '--offsets-topic-num-partitions', '4'],
+      { SLUICE_GROUP_MIN_SESSION_TIMEOUT_MS: '1000' })
+    expect(r.ok && r.config).toMatchObject({ groupInitialRebalanceDelayMs: 0, offsetsTopicNumPartitions: 4, groupMinSessionTimeoutMs: 1000 })
+    const bad = parseMetadataConfig(['--data-dir', '/d', '--offsets-topic-num-partitions', '0'], {})
+    expect(bad.ok).toBe(false)
+    expect(!bad.ok && bad.problems.join('\n')).toContain('offsetsTopicNumPartitions')
   })
 
   it('reads a JSON config file, with env and flags winning', async () => {

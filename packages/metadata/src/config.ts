@@ -23,6 +23,13 @@ export const metadataConfigSchema = z.object({
   defaultReplicationFactor: int(1, 32767).default(1).describe('Replication factor of a topic created with replication_factor -1.'),
   brokerSessionTimeoutMs: int(50, 600_000).default(9000).describe('A broker without heartbeats for this long is lost (unless it asks for its own timeout).'),
   maxPartitionsPerTopic: int(1, 1_000_000).default(10_000).describe('Upper bound on partitions per topic.'),
+  // Group coordinator (Kafka's group.* and offsets.* settings; group/group-config.ts checks them together).
+  groupMinSessionTimeoutMs: int(1, 86_400_000).default(6000).describe('group.min.session.timeout.ms: smaller session timeouts get INVALID_SESSION_TIMEOUT.'),
+  groupMaxSessionTimeoutMs: int(1, 86_400_000).default(1_800_000).describe('group.max.session.timeout.ms.'),
+  groupInitialRebalanceDelayMs: int(0, 600_000).default(3000).describe('group.initial.rebalance.delay.ms: the first rebalance of an empty group waits this long for more joiners.'),
+  offsetsTopicNumPartitions: int(1, 1000).default(10).describe('offsets.topic.num.partitions, used when __consumer_offsets is created.'),
+  offsetsTopicReplicationFactor: int(1, 32767).default(3).describe('offsets.topic.replication.factor (capped at the live brokers).'),
+  offsetsRetentionMinutes: int(1, 525_600_00).default(10_080).describe('offsets.retention.minutes: offsets of an empty group expire this long after it became empty.'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 }).strict()
 

@@ -43,6 +43,14 @@ async function main (): Promise<void> {
       defaultReplicationFactor: config.defaultReplicationFactor,
       brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
       maxPartitionsPerTopic: config.maxPartitionsPerTopic,
+      groupCoordinator: {
+        minSessionTimeoutMs: config.groupMinSessionTimeoutMs,
+        maxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,
+        initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+        offsetsTopicNumPartitions: config.offsetsTopicNumPartitions,
+        offsetsTopicReplicationFactor: config.offsetsTopicReplicationFactor,
+        offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000,
+      },
       logger: log,
     })
   } catch (e) {
