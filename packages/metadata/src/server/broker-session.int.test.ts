@@ -221,9 +221,11 @@ describe('metadata server: broker sessions', () => {
     await brokers(h, [1, 2])
     await createTopic(h, 'grace', [[1, 2]])
     // A clean stop ends the sessions without elections; broker 1 then never registers again.
-    await h.restart({ brokerSessionTimeoutMs: 200 })
+    // The grace period after the restart is the default session timeout (1.5 s); broker 2 asks
+    // for a long timeout of its own, so only broker 1's absence can move leadership.
+    await h.restart({ brokerSessionTimeoutMs: 1500 })
     expect(await partition(h, 'grace')).toMatchObject({ leader: 1, leader_epoch: 0, isr: [1, 2] })
-    const [b2] = await brokers(h, [2])
+    const [b2] = await brokers(h, [2], 60_000)
     await waitFor(() => b2!.view().partitions.get('grace-0')?.leader === 2, 'leadership moves once the grace period ends')
     expect(await partition(h, 'grace')).toMatchObject({ leader: 2, leader_epoch: 1, isr: [2] })
   })
