@@ -24,7 +24,7 @@
 import { SluiceError, toBigInt, toInt64String, type wire } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
 import { followerFetchKey, readForFollower } from '../replication/follower-fetch.js'
-import { errorFields, errorFieldsFrom, NO_ERROR, type BrokerContext, type ErrorFields } from './context.js'
+import { errorFields, errorFieldsFrom, NO_ERROR, partitionFetchFailure, type BrokerContext, type ErrorFields, type FetchOffsets } from './context.js'
 
 /** A response must fit in one gRPC message (64 MiB); leave room for framing and headers. */
 const RESPONSE_BYTES_MAX = 60 * 1024 * 1024
@@ -96,16 +96,7 @@ async function readAll (ctx: BrokerContext, req: wire.FetchRequest__Output, firs
 async function readPartition (ctx: BrokerContext, req: wire.FetchRequest__Output, topic: string,
   p: wire.PartitionFetchData__Output, maxBytes: number, minOneBatch: boolean, firstRead: boolean): Promise<wire.PartitionFetchResponse> {
   const partition = p.partition
-  const fail = (f: ErrorFields, offsets?: { hw: bigint, lso: bigint, leo: bigint }): wire.PartitionFetchResponse => ({
-    partition,
-    ...f,
-    high_watermark: offsets === undefined ? '-1' : toInt64String(offsets.hw),
-    last_stable_offset: offsets === undefined ? '-1' : toInt64String(offsets.hw),
-    log_start_offset: offsets === undefined ? '-1' : toInt64String(offsets.lso),
-    log_end_offset: offsets === undefined ? '-1' : toInt64String(offsets.leo),
-    records: EMPTY,
-    leader_epoch: -1,
-  })
+  const fail = (f: ErrorFields, offsets?: FetchOffsets): wire.PartitionFetchResponse => partitionFetchFailure(partition, f, offsets)
   try {
     if (ctx.cache.partition(topic, partition) === undefined) {
       return fail(errorFields('UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`))
