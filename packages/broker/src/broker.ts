@@ -17,7 +17,7 @@
  */
 import { pino, type Logger } from 'pino'
 import { SluiceError } from '@sluice/protocol'
-import { LogManager } from './log/index.js'
+import { LogDirs } from './log/index.js'
 import { MetadataCache } from './metadata-cache.js'
 import { MetadataSession } from './metadata-session.js'
 import { ReplicaManager } from './replica-manager.js'
@@ -28,12 +28,16 @@ import { LogMaintenance } from './log-maintenance.js'
 import { DelayedFetchPurgatory } from './server/delayed-fetch.js'
 import { startGrpcServer, type BrokerGrpcServer } from './server/grpc-server.js'
 import type { BrokerContext } from './server/context.js'
+import { BrokerAdmin } from './metrics/broker-admin.js'
 
 export interface BrokerOptions {
   brokerId: number
   host: string
   port: number /* 0 = ephemeral */
-  dataDir: string
+  /** The one data dir; `dataDirs` wins when both are given. */
+  dataDir?: string
+  /** Several data dirs (Kafka's log.dirs): new partitions go to the dir with the fewest (log/log-dirs.ts). */
+  dataDirs?: readonly string[]
   metadataEndpoints: string[]
   advertisedHost?: string
   rack?: string
@@ -58,12 +62,20 @@ export interface BrokerOptions {
   fileDeleteDelayMs?: number
   /** Offset-map budget of the log cleaner in bytes (default 16 MiB). */
   logCleanerDedupeBufferBytes?: number
+  /** Port of the admin HTTP server (/metrics, /healthz, /readyz); absent = none, 0 = ephemeral. */
+  adminPort?: number
+  /** Address of the admin server (default: host). */
+  adminHost?: string
+  /** Called once the admin server listens, before log recovery and registration. */
+  onAdminListening?: (port: number) => void
 }
 
 export interface BrokerHandle {
   readonly brokerId: number
   readonly port: number
   readonly endpoint: string // host:port
+  /** The admin server's port, when `adminPort` was given. */
+  readonly adminPort?: number
   stop (): Promise<void> // clean: close streams, flush, clean-shutdown marker
 }
 
@@ -71,7 +83,7 @@ export interface BrokerHandle {
 export interface BrokerInternals {
   readonly context: BrokerContext
   readonly session: MetadataSession
-  readonly logManager: LogManager
+  readonly logManager: LogDirs
   readonly fetchers: ReplicaFetcherManager
   readonly maintenance: LogMaintenance
 }
@@ -85,8 +97,28 @@ export function brokerInternals (handle: BrokerHandle): BrokerInternals | undefi
 
 export async function startBroker (options: BrokerOptions): Promise<BrokerHandle> {
   if (options.metadataEndpoints.length === 0) throw new Error('startBroker: metadataEndpoints is empty')
+  // The admin server comes first, so /healthz answers while the logs recover (metrics/broker-admin.ts).
+  const admin = options.adminPort === undefined
+    ? undefined
+    : await BrokerAdmin.start({
+      host: options.adminHost ?? options.host,
+      port: options.adminPort,
+      logger: (options.logger ?? pino({ level: 'silent' })).child({ brokerId: options.brokerId, component: 'admin' }),
+    })
+  if (admin !== undefined) options.onAdminListening?.(admin.port)
+  try {
+    return await startBrokerServing(options, admin)
+  } catch (err) {
+    await admin?.close()
+    throw err
+  }
+}
+
+async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | undefined): Promise<BrokerHandle> {
   const logger = (options.logger ?? pino({ level: 'silent' })).child({ brokerId: options.brokerId })
-  const logManager = await LogManager.open({ dataDir: options.dataDir, logger, fileDeleteDelayMs: options.fileDeleteDelayMs })
+  const dataDirs = options.dataDirs ?? (options.dataDir === undefined ? [] : [options.dataDir])
+  if (dataDirs.length === 0) throw new Error('startBroker: no data dir (dataDir or dataDirs)')
+  const logManager = await LogDirs.open({ dataDirs, logger, fileDeleteDelayMs: options.fileDeleteDelayMs })
   const cache = new MetadataCache({
     metadataEndpoints: options.metadataEndpoints,
     onBadConfig: (topic, problem) => logger.warn({ topic, problem }, 'ignoring a topic config entry'),
@@ -111,7 +143,7 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
     logger: replicaLogger,
     fetchers,
     replicaLagMaxMs: options.replicaLagMaxMs ?? 30_000,
-    initialHighWatermarks: await readHighWatermarks(options.dataDir, logger),
+    initialHighWatermarks: await readAllHighWatermarks(dataDirs, logger),
     highWatermarkCheckpointIntervalMs: options.highWatermarkCheckpointIntervalMs ?? 5000,
     hooks: {
       onHighWatermarkAdvanced: (key, bytes) => purgatory.notify(key, bytes),
@@ -127,7 +159,7 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
           leader_epoch: req.leaderEpoch, partition_epoch: req.partitionEpoch, new_isr: [...req.newIsr],
         })
       },
-      onEvent: (event, details) => replicaLogger.info(details, event),
+      onEvent: (event, details) => { admin?.metrics.partitionEvent(event); replicaLogger.info(details, event) },
     },
   })
   const maintenance = new LogMaintenance({
@@ -137,7 +169,8 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
     cleanerDedupeBufferBytes: options.logCleanerDedupeBufferBytes,
     highWatermark: (topic, partition) => replicas.get(topic, partition)?.highWatermark,
   })
-  const context: BrokerContext = { brokerId: options.brokerId, cache, replicas, purgatory, logger: logger.child({ component: 'server' }) }
+  const context: BrokerContext = { brokerId: options.brokerId, cache, replicas, purgatory, logger: logger.child({ component: 'server' }), metrics: admin?.metrics }
+  admin?.bind({ replicas, cache, session: () => session })
 
   let server: BrokerGrpcServer
   try {
@@ -159,7 +192,7 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
     // quorum: the operator decides the route (a proxy, a load balancer, a NAT), and an address
     // the metadata service advertises may not be reachable from here. Failover between several
     // metadata instances happens within this list.
-    endpoints: () => options.metadataEndpoints,
+    endpoints: () => cache.metadataEndpoints,
     logger: logger.child({ component: 'metadata-session' }),
     onUpdate: async (update) => {
       await replicas.applyDelta(cache.planUpdate(update))
@@ -170,12 +203,18 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      admin?.markStopping()
+      // Hand leadership over while this broker still serves, so clients and followers move to
+      // the new leaders at once instead of waiting for the controller to notice the session end.
+      const remaining = await session?.controlledShutdown(Math.min(options.sessionTimeoutMs ?? 9000, 10_000))
+      if (remaining !== undefined) logger.info({ partitionsStillLed: remaining }, 'controlled shutdown done')
       purgatory.close()
       await server.stop()
       await session?.stop()
       await maintenance.stop()
       await replicas.close()
       await logManager.close()
+      await admin?.close()
       logger.info('broker stopped')
     })()
     return stopping
@@ -192,10 +231,20 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
     brokerId: options.brokerId,
     port: server.port,
     endpoint: `${advertisedHost}:${server.port}`,
+    ...(admin !== undefined ? { adminPort: admin.port } : {}),
     stop,
   }
   maintenance.start()
   internals.set(handle, { context, session, logManager, fetchers, maintenance })
   logger.info({ port: server.port, endpoint: handle.endpoint }, 'broker started')
   return handle
+}
+
+/** The replication-offset-checkpoints of every data dir, merged (each holds the partitions stored there). */
+async function readAllHighWatermarks (dataDirs: readonly string[], logger: Logger): Promise<Map<string, bigint>> {
+  const merged = new Map<string, bigint>()
+  for (const dir of dataDirs) {
+    for (const [key, hw] of await readHighWatermarks(dir, logger)) merged.set(key, hw)
+  }
+  return merged
 }

@@ -37,6 +37,18 @@ describe('loadBrokerConfig', () => {
     if (!r.ok) expect(r.problems.join('\n')).toContain('heartbeatIntervalMs must be smaller')
   })
 
+  it('takes several data dirs from --data-dirs (Kafka log.dirs) and rejects a dir listed twice', () => {
+    const base = ['--broker-id', '1', '--metadata-endpoints', 'm:1']
+    const r = loadBrokerConfig([...base, '--data-dirs', '/a, /b'], {})
+    expect(r.ok && r.config.dataDirs).toEqual(['/a', '/b'])
+    const twice = loadBrokerConfig([...base, '--data-dirs', '/a,/a'], {})
+    expect(twice.ok).toBe(false)
+    if (!twice.ok) expect(twice.problems.join('\n')).toContain('listed twice')
+    const none = loadBrokerConfig(base, {})
+    expect(none.ok).toBe(false)
+    if (!none.ok) expect(none.problems.join('\n')).toContain('--data-dirs')
+  })
+
   it('parses replica connect overrides from a flag or the environment and rejects bad entries', () => {
     const base = ['--broker-id', '1', '--data-dir', '/d', '--metadata-endpoints', 'm:1']
     const r = loadBrokerConfig([...base, '--replica-connect-overrides', '2=127.0.0.1:40001, 3=127.0.0.1:40002'], {})

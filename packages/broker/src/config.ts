@@ -13,6 +13,11 @@ const endpointList = z.preprocess(
   (v) => typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v,
   z.array(endpoint).min(1, 'at least one metadata endpoint (host:port) is required'))
 
+/** "a,b" from env/flags, or a JSON array from the file: several data dirs (Kafka's log.dirs). */
+const dirList = z.preprocess(
+  (v) => typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v,
+  z.array(z.string().min(1)).min(1, 'at least one directory').refine((a) => new Set(a).size === a.length, 'a directory is listed twice'))
+
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 
 /**
@@ -34,7 +39,9 @@ export const brokerConfigSchema = z.object({
   brokerId: int(0, 2 ** 31 - 1).describe('This broker\'s id, unique in the cluster. Restart: yes'),
   host: z.string().min(1).default('0.0.0.0').describe('Address to listen on'),
   port: int(0, 65535).default(9092).describe('Port to listen on; 0 = ephemeral (tests)'),
-  dataDir: z.string().min(1).describe('Directory holding the partition logs'),
+  dataDir: z.string().min(1).optional().describe('Directory holding the partition logs (one data dir; Kafka log.dir)'),
+  dataDirs: dirList.optional()
+    .describe('Several data dirs, comma separated (Kafka log.dirs); wins over dataDir. New partitions go to the dir with the fewest. Restart: yes'),
   metadataEndpoints: endpointList.describe('host:port of the metadata service instances, comma separated'),
   advertisedHost: z.string().min(1).optional().describe('Host clients should connect to (default: host, or 127.0.0.1 for 0.0.0.0)'),
   rack: z.string().optional(),
@@ -55,7 +62,13 @@ export const brokerConfigSchema = z.object({
     .describe('Delay before the files of a deleted segment are removed (file.delete.delay.ms)'),
   logCleanerDedupeBufferBytes: int(1024, 2 ** 31 - 1).default(16 * 1024 * 1024)
     .describe('Memory of the log cleaner\'s key map, 24 bytes per key (log.cleaner.dedupe.buffer.size)'),
+  adminPort: int(0, 65535).optional()
+    .describe('Port of the admin HTTP server (/metrics, /healthz, /readyz); unset = no admin server, 0 = ephemeral'),
+  adminHost: z.string().min(1).optional().describe('Address the admin server listens on (default: host)'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+}).refine((c) => c.dataDir !== undefined || c.dataDirs !== undefined, {
+  message: 'a data dir is required: --data-dir <dir> or --data-dirs <dir1>,<dir2>',
+  path: ['dataDir'],
 }).refine((c) => c.heartbeatIntervalMs < c.sessionTimeoutMs, {
   message: 'heartbeatIntervalMs must be smaller than sessionTimeoutMs (a third of it is a good value)',
   path: ['heartbeatIntervalMs'],
@@ -81,6 +94,11 @@ export function loadBrokerConfig (argv: readonly string[], env: Readonly<Record<
     for (const issue of parsed.error.issues) {
       const path = issue.path.join('.')
       problems.push(path === '' ? issue.message : `${path}: ${issue.message}`)
+    }
+    // zod skips the object's refinements while a field is invalid; the data-dir rule is listed anyway.
+    const values = layers.values as Record<string, unknown>
+    if (values.dataDir === undefined && values.dataDirs === undefined && !problems.some((p) => p.startsWith('dataDir'))) {
+      problems.push('dataDir: a data dir is required: --data-dir <dir> or --data-dirs <dir1>,<dir2>')
     }
   }
   if (problems.length > 0 || !parsed.success) return { ok: false, problems }

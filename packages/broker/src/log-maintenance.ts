@@ -8,18 +8,19 @@
  *      skipped without touching its files when nothing changed since its last check (segments,
  *      config, high watermark) and time alone cannot make a segment expire yet;
  *   2. compacts at most `maxCleaningsPerTick` logs (compact policy): those with the highest
- *      dirty ratio at or above min.cleanable.dirty.ratio, or with expired tombstones — chosen
- *      from in-memory numbers only;
+ *      dirty ratio at or above their min.cleanable.dirty.ratio, or with expired tombstones —
+ *      chosen from in-memory numbers (plus, with min.compaction.lag.ms, each cleanable
+ *      segment's largest timestamp, read once from its time index);
  *   3. writes the recovery-point, log-start-offset and cleaner-offset checkpoints if changed.
  * The high watermark comes from the caller (the replica manager): a log whose partition is not
  * hosted, or whose HW is unknown, is left alone. Ticks never overlap; errors are logged per log.
  * Idle partitions cost a few comparisons per tick: no timer, file handle or buffer of their own.
  */
 import type { Logger } from 'pino'
-import type { LogCleaner, LogManager, PartitionLog } from './log/index.js'
+import type { LogCleaner, LogStore, PartitionLog } from './log/index.js'
 
 export interface LogMaintenanceOptions {
-  logManager: LogManager
+  logManager: LogStore
   logger: Logger
   /** Time between ticks (log.retention.check.interval.ms, default 300000). */
   intervalMs?: number
@@ -102,7 +103,7 @@ export class LogMaintenance {
         report.logsVisited++
         try {
           await this.retention(log, hw, report)
-          const { due, range } = this.cleaner.needsCleaning(log, hw)
+          const { due, range } = await this.cleaner.needsCleaning(log, hw)
           if (due) candidates.push({ log, hw, ratio: range.dirtyRatio })
         } catch (err) {
           logger.error({ err, topic, partition }, 'log retention failed')

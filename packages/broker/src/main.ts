@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
  * The broker process: `sluice-broker [--config file.json] [--broker-id 1 --data-dir d ...]`.
+ * With --admin-port, prints `ADMIN_LISTENING <port>` as soon as the admin HTTP server listens.
  * Prints `LISTENING <port>` on its own stdout line once registered and serving (logs go to
  * stderr so that line stays easy to find); SIGINT/SIGTERM stop it cleanly; a bad config lists
  * every problem and exits 1.
@@ -22,6 +23,7 @@ async function main (): Promise<void> {
     host: config.host,
     port: config.port,
     dataDir: config.dataDir,
+    dataDirs: config.dataDirs,
     metadataEndpoints: config.metadataEndpoints,
     advertisedHost: config.advertisedHost,
     rack: config.rack,
@@ -36,6 +38,10 @@ async function main (): Promise<void> {
     logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
     fileDeleteDelayMs: config.fileDeleteDelayMs,
     logCleanerDedupeBufferBytes: config.logCleanerDedupeBufferBytes,
+    adminPort: config.adminPort,
+    adminHost: config.adminHost,
+    // Printed as soon as it listens (before recovery and registration), so probes can be aimed early.
+    onAdminListening: (port) => process.stdout.write(`ADMIN_LISTENING ${port}\n`),
     logger,
   })
   process.stdout.write(`LISTENING ${broker.port}\n`)

@@ -151,7 +151,9 @@ export class MetadataCache {
       this.configs.set(tc.topic, { topicId: tc.topic_id, config: this.parseConfig(tc) })
     }
     this.controllerIdValue = update.controller_id // the controller fills it in every update
-    if (update.metadata_endpoints.length > 0) this.endpoints = [...update.metadata_endpoints]
+    // The controller lists every running metadata instance, itself first; the configured ones
+    // stay behind them, so a broker can always fall back to what it was started with.
+    if (update.metadata_endpoints.length > 0) this.endpoints = [...new Set([...update.metadata_endpoints, ...this.options.metadataEndpoints])]
     if (update.cluster_id !== '') this.clusterIdValue = update.cluster_id
   }
 

@@ -2,11 +2,11 @@ import path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { startMetadataServer } from '@sluice/metadata'
-import { GRPC_CHANNEL_OPTIONS, decodeRecordBatches, errorId, loadSluiceProto } from '@sluice/protocol'
+import { GRPC_CHANNEL_OPTIONS, decodeRecordBatches, errorId, loadSluiceProto, type wire } from '@sluice/protocol'
 import { startBroker } from './index.js'
 import { brokerInternals } from './internal.js'
 import {
-  BrokerTestClient, batch, createTopic, eventually, onlyPartition, startTestCluster, tempDir, uniqueTopic, waitForLeaders,
+  BrokerTestClient, batch, createTopic, eventually, onlyPartition, startTestCluster, tempDir, unaryCall, uniqueTopic, waitForLeaders,
   type TestCluster,
 } from './__fixtures__/harness.js'
 
@@ -23,7 +23,7 @@ async function topicOn (cluster: TestCluster, configs: Record<string, string> = 
 }
 
 describe('broker metadata session', () => {
-  it('keeps serving while the metadata service is down and registers again with a new epoch', async () => {
+  it('keeps serving reads and acks=all writes while the metadata service is down and registers again with a new epoch', async () => {
     const dir = await tempDir('session')
     const metaDir = path.join(dir, 'metadata')
     let metadata = await startMetadataServer({ host: '127.0.0.1', port: 0, dataDir: metaDir })
@@ -49,12 +49,15 @@ describe('broker metadata session', () => {
 
     await metadata.stop()
     await eventually(async () => session.brokerEpoch === undefined ? true : undefined, 'the session to drop')
-    // Reads go on from the last known metadata; writes are fenced (retriable NOT_LEADER_OR_FOLLOWER)
-    // until the controller confirms the leadership again (docs/replication.md).
+    // Reads go on from the last known metadata; acks=1 writes are fenced (retriable
+    // NOT_LEADER_OR_FOLLOWER) until the controller confirms the leadership again, while acks=all
+    // writes go on: the ISR decides what they may acknowledge (docs/replication.md).
     const fenced = onlyPartition(await produce(client, topic, ['two']))
     expect(fenced.error_code).toBe(errorId('NOT_LEADER_OR_FOLLOWER'))
+    const all = onlyPartition(await produce(client, topic, ['two-all'], -1))
+    expect([all.error_code, all.base_offset]).toEqual([0, '1'])
     const f = onlyPartition(await client.fetch({ topics: [{ topic, partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 1 << 20, current_leader_epoch: -1 }] }] }))
-    expect(decodeRecordBatches(f.records).flatMap((b) => b.records.map((r) => r.value?.toString()))).toEqual(['one'])
+    expect(decodeRecordBatches(f.records).flatMap((b) => b.records.map((r) => r.value?.toString()))).toEqual(['one', 'two-all'])
 
     metadata = await startMetadataServer({ host: '127.0.0.1', port, dataDir: metaDir })
     const secondEpoch = await eventually(async () => session.brokerEpoch, 'the broker to register again', 15_000)
@@ -64,7 +67,45 @@ describe('broker metadata session', () => {
       const r = onlyPartition(await produce(client, topic, ['three']))
       return r.error_code === 0 ? r : undefined
     }, 'produce after re-registration')
-    expect(after.base_offset).toBe('1')
+    expect(after.base_offset).toBe('2')
+  })
+})
+
+describe('controlled shutdown', () => {
+  it('moves every leadership to another in-sync replica and keeps the broker out of the ISRs before it stops', async () => {
+    const cluster = await startTestCluster(3)
+    const client = new BrokerTestClient(cluster.brokers[0]!.endpoint)
+    const topic = uniqueTopic()
+    await createTopic(cluster, { name: topic, num_partitions: 6, replication_factor: 3, configs: {} })
+    const single = uniqueTopic()
+    await createTopic(cluster, { name: single, num_partitions: -1, replication_factor: -1, assignments: [{ partition: 0, replicas: [1] }], configs: {} })
+    await waitForLeaders(client, topic, 6)
+    await waitForLeaders(client, single, 1)
+    const cache = brokerInternals(cluster.brokers[1]!)!.context.cache
+    const states = (): Array<{ leader: number, leaderEpoch: number, isr: readonly number[] }> =>
+      Array.from({ length: 6 }, (_, p) => cache.partition(topic, p)!)
+    await eventually(async () => states().every((s) => s.isr.length === 3) ? true : undefined, 'full ISRs')
+    const before = states()
+    expect(before.some((s) => s.leader === 1)).toBe(true)
+
+    const remaining = await brokerInternals(cluster.brokers[0]!)!.session.controlledShutdown(5000)
+    // Only the RF 1 partition could not move; it stays led by broker 1 until broker 1 is gone.
+    expect(remaining).toBe(1)
+    const after = states()
+    for (let p = 0; p < 6; p++) {
+      expect(after[p]!.isr).not.toContain(1)
+      expect(after[p]!.leader).toBeGreaterThanOrEqual(2)
+      expect(after[p]!.leaderEpoch).toBe(before[p]!.leaderEpoch + (before[p]!.leader === 1 ? 1 : 0))
+    }
+    expect(cache.partition(single, 0)!.leader).toBe(1)
+    // A leader that sees broker 1 caught up asks to add it back: the controller refuses.
+    const p0 = after[0]!
+    const leader = cluster.brokers[p0.leader - 1]!
+    const res = await unaryCall<wire.AlterPartitionRequest, wire.AlterPartitionResponse__Output>((r, cb) => cluster.admin.AlterPartition(r, cb), {
+      broker_id: p0.leader, broker_epoch: brokerInternals(leader)!.session.brokerEpoch!.toString(), topic, partition: 0,
+      leader_epoch: p0.leaderEpoch, partition_epoch: cache.partition(topic, 0)!.partitionEpoch, new_isr: [...p0.isr, 1],
+    })
+    expect(res.error_code).toBe(errorId('INELIGIBLE_REPLICA'))
   })
 })
 

@@ -58,6 +58,7 @@ export class MetadataSession {
   private loop: Promise<void> | undefined
   private wakeBackoff: (() => void) | undefined
   private readyResolve!: () => void
+  private onShutdownAck: ((ack: wire.ControlledShutdownAck__Output | undefined) => void) | undefined
   /** Resolves once registered and the first snapshot is applied. */
   readonly ready: Promise<void> = new Promise((resolve) => { this.readyResolve = resolve })
 
@@ -86,6 +87,41 @@ export class MetadataSession {
     await this.updates
   }
 
+  /**
+   * Kafka's controlled shutdown, the first step of a clean stop: asks the controller to move this
+   * broker's leaderships to other in-sync replicas and to take it out of every ISR, and waits
+   * until that answer and the metadata change before it have been applied here. Resolves to the
+   * number of partitions still led here (no one could take over), or undefined when there was no
+   * session or no answer within `timeoutMs` (the stop goes on; the controller then moves
+   * leadership when the session ends, as after a crash).
+   */
+  async controlledShutdown (timeoutMs: number): Promise<number | undefined> {
+    const call = this.call
+    const epoch = this.brokerEpochValue
+    if (call === undefined || epoch === undefined) return undefined
+    const answer = new Promise<number | undefined>((resolve) => {
+      const timer = setTimeout(() => { this.onShutdownAck = undefined; resolve(undefined) }, timeoutMs)
+      this.onShutdownAck = (ack) => {
+        clearTimeout(timer)
+        this.onShutdownAck = undefined
+        if (ack === undefined || ack.error_code !== 0) {
+          this.options.logger.warn({ error: ack === undefined ? 'session ended' : errorNameFromId(ack.error_code), message: ack?.error_message }, 'controlled shutdown refused')
+          resolve(undefined)
+        } else {
+          resolve(ack.partitions_remaining)
+        }
+      }
+    })
+    try {
+      call.write({ controlled_shutdown: { broker_id: this.options.brokerId, broker_epoch: epoch.toString() } })
+    } catch {
+      this.onShutdownAck?.(undefined)
+    }
+    const remaining = await answer
+    await this.updates
+    return remaining
+  }
+
   /** AlterPartition on the current metadata endpoint (for ISR changes by leaders). */
   alterPartition (request: wire.AlterPartitionRequest): Promise<wire.AlterPartitionResponse__Output> {
     const client = this.client
@@ -103,9 +139,11 @@ export class MetadataSession {
       const endpoints = this.options.endpoints()
       const endpoint = endpoints[index % Math.max(1, endpoints.length)]
       if (endpoint === undefined) throw new Error('no metadata endpoints configured')
-      const registered = await this.runOnce(endpoint)
+      const outcome = await this.runOnce(endpoint)
       if (this.stopped) break
-      attempt = registered ? 0 : attempt + 1
+      // A standby answering NOT_CONTROLLER is a healthy instance pointing elsewhere: move on
+      // quickly instead of backing off as from a failure.
+      attempt = outcome === 'registered' ? 0 : outcome === 'not-controller' ? Math.min(attempt, 1) : attempt + 1
       index++
       const delayMs = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(attempt, 10)) * (0.5 + Math.random() / 2)
       await new Promise<void>((resolve) => {
@@ -116,8 +154,8 @@ export class MetadataSession {
     }
   }
 
-  /** One stream's life; resolves to whether it got registered. */
-  private runOnce (endpoint: string): Promise<boolean> {
+  /** One stream's life; resolves to how it went. */
+  private runOnce (endpoint: string): Promise<'registered' | 'not-controller' | 'failed'> {
     const log = this.options.logger
     const Metadata = loadSluiceProto().sluice.v1.Metadata
     const client = new Metadata(endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS)
@@ -139,8 +177,9 @@ export class MetadataSession {
       }
     }, Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2)))
 
-    return new Promise<boolean>((resolve) => {
+    return new Promise((resolve) => {
       let done = false
+      let notController = false
       const end = (why: string, err?: unknown): void => {
         if (done) return
         done = true
@@ -148,11 +187,13 @@ export class MetadataSession {
         clearInterval(heartbeat)
         this.brokerEpochValue = undefined
         this.snapshotApplied = false
+        this.onShutdownAck?.(undefined)
         if (this.call === call) { this.call = undefined; this.client = undefined }
         try { call.cancel() } catch { /* already closed */ }
         client.close()
-        if (!this.stopped) log.warn({ endpoint, err, why }, 'metadata session lost; will register again')
-        resolve(registered)
+        if (notController) log.info({ endpoint, why }, 'this metadata instance is not the controller; trying the next one')
+        else if (!this.stopped) log.warn({ endpoint, err, why }, 'metadata session lost; will register again')
+        resolve(registered ? 'registered' : notController ? 'not-controller' : 'failed')
       }
       call.on('data', (msg: wire.BrokerSessionResponse__Output) => {
         lastHeardMs = Date.now()
@@ -170,7 +211,10 @@ export class MetadataSession {
             if (sent !== undefined && sent > this.leaseStartMs) this.leaseStartMs = sent
           } else if (msg.update != null) {
             this.enqueueUpdate(msg.update, generation)
+          } else if (msg.shutdown_ack != null) {
+            this.onShutdownAck?.(msg.shutdown_ack)
           } else if (msg.error != null) {
+            notController = errorNameFromId(msg.error.error_code) === 'NOT_CONTROLLER'
             end(`session error ${errorNameFromId(msg.error.error_code)}: ${msg.error.error_message}`)
           }
         } catch (err) {

@@ -15,6 +15,9 @@
  *   fetch responses, in the leader epoch they were fetched in.
  * - acks=-1 waiters are bounded; they fail with NOT_LEADER_OR_FOLLOWER when leadership is lost or
  *   the replica closes, and with REQUEST_TIMED_OUT at their timeout.
+ * - DeleteRecords answers once the low watermark (the smallest log start offset of this leader and
+ *   the followers in the committed ISR, as their fetch requests report it) reached the new log
+ *   start offset, through the same waiter mechanism as acks=-1 and with the same failure rules.
  * Event-loop only.
  */
 import assert from 'node:assert/strict'
@@ -87,6 +90,7 @@ export class Partition {
   private readonly followers = new FollowerTracker()
   private readonly isrChange: PendingIsrChange
   private readonly waiters = new HighWatermarkWaiters()
+  private readonly deleteWaiters = new HighWatermarkWaiters('the low watermark (log start offset of every in-sync replica)')
   private readonly lagMaxMs: number
   private readonly now: () => number
 
@@ -139,8 +143,15 @@ export class Partition {
   get highWatermark (): bigint { return this.hw }
   get logEndOffset (): bigint { return this.log.logEndOffset }
   get logStartOffset (): bigint { return this.log.logStartOffset }
-  /** Whether this replica leads and holds the broker's lease, i.e. may take writes now. */
-  get acceptsWrites (): boolean { return this.roleValue === 'leader' && (this.hooks.canLead?.() ?? true) }
+  /** Whether this replica leads and holds the broker's lease, i.e. may take any write now. */
+  get acceptsWrites (): boolean { return this.acceptsWritesFor(false) }
+  /**
+   * Writes acknowledged only once the whole ISR has them (acks=all) need no lease: the ISR peers
+   * of a deposed leader stop fetching from it, so its high watermark cannot pass what they have
+   * and it acknowledges nothing a new leader lacks. So leaders keep taking them while the metadata
+   * service is unreachable (docs/replication.md, "The fencing rule").
+   */
+  acceptsWritesFor (waitsForIsr: boolean): boolean { return this.roleValue === 'leader' && (waitsForIsr || (this.hooks.canLead?.() ?? true)) }
   /** Epoch of the last batch in the log (what a follower sends as last_fetched_epoch). */
   get lastFetchedEpoch (): number { return lastFetchedEpoch(this.log.leaderEpochs(), this.log.logEndOffset) }
 
@@ -162,22 +173,28 @@ export class Partition {
       this.isrChange.cancel()
       this.followers.clear()
       this.leaderEpochStartOffset = -1n
-      this.waiters.failAll(new SluiceError('NOT_LEADER_OR_FOLLOWER', `broker ${this.brokerId} is no longer the leader of ${this.topic}-${this.partition}`))
+      const notLeader = new SluiceError('NOT_LEADER_OR_FOLLOWER', `broker ${this.brokerId} is no longer the leader of ${this.topic}-${this.partition}`)
+      this.waiters.failAll(notLeader)
+      this.deleteWaiters.failAll(notLeader)
       if (changed) await this.dropUnusedLeaderEpoch()
     } else if (changed) {
       this.isrChange.cancel()
       this.followers.reset(state.replicas, state.isr, this.brokerId, this.now())
       if (this.hw > this.log.logEndOffset) this.hw = this.log.logEndOffset
+      // Before the stamp's await: reads (ListOffsets latest, fetches) served in between must not see
+      // a stale HW from the checkpoint when the HW may already move (a leader without followers).
+      this.maybeAdvanceHighWatermark()
       await this.stampLeaderEpoch(state.leaderEpoch)
     }
     if (changed) this.hooks.onStateChange(this.key)
     this.maybeAdvanceHighWatermark()
+    this.releaseDeleteWaiters()
   }
 
   /** Appends validated batches as leader, after every earlier write of this partition. */
-  appendAsLeader (records: Buffer, spans: readonly BatchSpan[], around?: LeaderAppendAround): Promise<LeaderAppendResult> {
+  appendAsLeader (records: Buffer, spans: readonly BatchSpan[], around?: LeaderAppendAround, waitsForIsr = false): Promise<LeaderAppendResult> {
     return this.serially(async () => {
-      if (!this.acceptsWrites) {
+      if (!this.acceptsWritesFor(waitsForIsr)) {
         throw new SluiceError('NOT_LEADER_OR_FOLLOWER', this.roleValue === 'leader'
           ? `broker ${this.brokerId} lost its metadata session and may not take writes for ${this.topic}-${this.partition}`
           : `not the leader of ${this.topic}-${this.partition}`)
@@ -203,18 +220,60 @@ export class Partition {
     return this.waiters.add(offset, timeoutMs)
   }
 
+  /**
+   * Leader: the smallest log start offset of this replica and of every follower in the committed
+   * ISR; undefined while some ISR follower has not reported its own in this leadership.
+   */
+  get lowWatermark (): bigint | undefined {
+    let low = this.log.logStartOffset
+    for (const id of this.isr) {
+      if (id === this.brokerId) continue
+      const f = this.followers.get(id)
+      if (f === undefined || f.logStartOffset < 0n) return undefined
+      if (f.logStartOffset < low) low = f.logStartOffset
+    }
+    return low
+  }
+
+  /**
+   * DeleteRecords as leader: moves this log's start up to `offset` (at most the HW; the caller
+   * validated it), then waits until every ISR follower moved its own start there too (they learn
+   * it from fetch responses), and returns the low watermark. REQUEST_TIMED_OUT after `timeoutMs`
+   * (the leader's records are deleted by then all the same); NOT_LEADER_OR_FOLLOWER when
+   * leadership is lost meanwhile.
+   */
+  async deleteRecords (offset: bigint, timeoutMs: number): Promise<bigint> {
+    if (this.roleValue !== 'leader') throw new SluiceError('NOT_LEADER_OR_FOLLOWER', `not the leader of ${this.topic}-${this.partition}`)
+    const start = await this.log.deleteRecordsBefore(offset, this.hw)
+    const low = this.lowWatermark
+    if (low !== undefined && low >= start) return low
+    const waiting = this.deleteWaiters.add(start, timeoutMs)
+    // Parked follower fetches answer now (with the new log start) instead of at their wait limit.
+    this.hooks.onStateChange(this.key)
+    await waiting
+    return this.lowWatermark ?? start
+  }
+
+  private releaseDeleteWaiters (): void {
+    if (this.deleteWaiters.size === 0 || this.roleValue !== 'leader') return
+    const low = this.lowWatermark
+    if (low !== undefined) this.deleteWaiters.release(low, this.isr.length)
+  }
+
   // ---- leader side of replication ----
 
   /**
-   * A follower fetched at `fetchOffset` (its LEO): update its state, maybe add it to the ISR,
-   * maybe advance the HW. The caller checked that it is a replica and the epochs match.
+   * A follower fetched at `fetchOffset` (its LEO) with its log start offset `logStartOffset`
+   * (-1n: not reported): update its state, maybe add it to the ISR, maybe advance the HW, maybe
+   * answer DeleteRecords. The caller checked that it is a replica and the epochs match.
    */
-  recordFollowerFetch (followerId: number, fetchOffset: bigint): void {
+  recordFollowerFetch (followerId: number, fetchOffset: bigint, logStartOffset = -1n): void {
     if (this.roleValue !== 'leader') return
-    const s = this.followers.update(followerId, fetchOffset, this.log.logEndOffset, this.now())
+    const s = this.followers.update(followerId, fetchOffset, this.log.logEndOffset, this.now(), logStartOffset)
     if (s === undefined) return
     this.maybeExpandIsr(followerId, fetchOffset)
     this.maybeAdvanceHighWatermark()
+    this.releaseDeleteWaiters()
   }
 
   /** The periodic check: propose removing followers that have not caught up for replicaLagMaxMs. */
@@ -244,6 +303,7 @@ export class Partition {
     this.stateValue = { ...cur, isr: [...state.isr], partitionEpoch: state.partition_epoch }
     this.event('ISR changed', { isr: state.isr, partitionEpoch: state.partition_epoch })
     this.maybeAdvanceHighWatermark()
+    this.releaseDeleteWaiters() // a follower that left the ISR no longer holds DeleteRecords back
   }
 
   // ---- follower side of replication ----
@@ -298,6 +358,7 @@ export class Partition {
     await this.appendTail
     await this.producers.close()
     this.waiters.failAll(new SluiceError('NOT_LEADER_OR_FOLLOWER', 'the replica was closed'))
+    this.deleteWaiters.failAll(new SluiceError('NOT_LEADER_OR_FOLLOWER', 'the replica was closed'))
     this.hooks.onStateChange(this.key)
   }
 

@@ -14,11 +14,12 @@
  * - Replication: a replica that follows a live leader is followed by exactly one fetcher (the
  *   ReplicaFetcherManager's, for that leader); leaders and leaderless replicas are followed by
  *   none. One timer for all partitions runs the ISR shrink check every replicaLagMaxMs / 2, and one
- *   writes the high-watermark checkpoint; idle partitions cost no timer of their own.
+ *   per data dir writes that dir's high-watermark checkpoint; idle partitions cost no timer of their own.
  */
+import path from 'node:path'
 import type { Logger } from 'pino'
 import type { TopicConfig } from '@sluice/protocol'
-import { logConfigFromTopicConfig, type LogManager } from './log/index.js'
+import { logConfigFromTopicConfig, type LogStore } from './log/index.js'
 import { partitionKey, type MetadataDelta, type PartitionStateView } from './metadata-cache.js'
 import { Partition, type PartitionHooks } from './partition.js'
 import { HighWatermarkCheckpointer } from './replication/hw-checkpoint.js'
@@ -26,7 +27,8 @@ import type { ReplicaFetcherManager } from './replication/replica-fetcher-manage
 
 export interface ReplicaManagerOptions {
   readonly brokerId: number
-  readonly logManager: LogManager
+  /** The broker's storage: one data dir (LogManager) or several (LogDirs). */
+  readonly logManager: LogStore
   readonly logger: Logger
   readonly hooks: PartitionHooks
   /** Absent: no replication (followers do not fetch), as in unit tests. */
@@ -45,7 +47,8 @@ export class ReplicaManager {
   private readonly leadersWithFollowers = new Set<string>()
   private readonly logger: Logger
   private readonly shrinkTimer: NodeJS.Timeout
-  private readonly checkpointer: HighWatermarkCheckpointer | undefined
+  /** One replication-offset-checkpoint per data dir, holding the partitions stored there (as Kafka). */
+  private readonly checkpointers: HighWatermarkCheckpointer[] = []
   private closed = false
 
   constructor (private readonly options: ReplicaManagerOptions) {
@@ -55,19 +58,30 @@ export class ReplicaManager {
     this.shrinkTimer.unref()
     const interval = options.highWatermarkCheckpointIntervalMs ?? 5000
     if (interval > 0) {
-      this.checkpointer = new HighWatermarkCheckpointer({
-        dataDir: options.logManager.dataDir,
-        intervalMs: interval,
-        logger: options.logger,
-        entries: () => [...this.partitions.values()].map((p) => ({ topic: p.topic, partition: p.partition, highWatermark: p.highWatermark })),
-      })
-      this.checkpointer.start()
+      const dirs = options.logManager.dataDirs
+      for (const dataDir of dirs) {
+        const here = path.resolve(dataDir)
+        const checkpointer = new HighWatermarkCheckpointer({
+          dataDir,
+          intervalMs: interval,
+          logger: options.logger,
+          entries: () => [...this.partitions.values()]
+            .filter((p) => dirs.length === 1 || path.dirname(path.resolve(p.log.dir)) === here)
+            .map((p) => ({ topic: p.topic, partition: p.partition, highWatermark: p.highWatermark })),
+        })
+        checkpointer.start()
+        this.checkpointers.push(checkpointer)
+      }
     }
+  }
+
+  private markCheckpointDirty (): void {
+    for (const c of this.checkpointers) c.markDirty()
   }
 
   /** Writes the high-watermark checkpoint now (if anything changed). @internal visible for testing */
   async checkpointHighWatermarks (): Promise<void> {
-    await this.checkpointer?.write()
+    await Promise.all(this.checkpointers.map(async (c) => await c.write()))
   }
 
   /** The ISR shrink check of every partition this broker leads with followers (one timer for all). */
@@ -113,10 +127,12 @@ export class ReplicaManager {
     await this.options.fetchers?.stop()
     const all = [...this.partitions.values()]
     await Promise.all(all.map((p) => p.close()))
-    try {
-      await this.checkpointer?.stop()
-    } catch (err) {
-      this.logger.warn({ err }, 'writing the final high-watermark checkpoint failed')
+    for (const c of this.checkpointers) {
+      try {
+        await c.stop()
+      } catch (err) {
+        this.logger.warn({ err }, 'writing the final high-watermark checkpoint failed')
+      }
     }
     this.partitions.clear()
     this.leadersWithFollowers.clear()
@@ -144,10 +160,10 @@ export class ReplicaManager {
       this.options.initialHighWatermarks?.delete(key) // only the first incarnation may use it
       replica = new Partition(state.topic, state.partition, key, log, this.options.brokerId, this.options.hooks, {
         replicaLagMaxMs: this.options.replicaLagMaxMs, initialHighWatermark,
-        onHighWatermarkChange: () => this.checkpointer?.markDirty(),
+        onHighWatermarkChange: () => this.markCheckpointDirty(),
       })
       this.partitions.set(key, replica)
-      this.checkpointer?.markDirty()
+      this.markCheckpointDirty()
     }
     const wasLeader = replica.isLeader
     await replica.applyState(state)
@@ -169,7 +185,7 @@ export class ReplicaManager {
     const replica = this.partitions.get(key)
     this.partitions.delete(key)
     this.leadersWithFollowers.delete(key)
-    this.checkpointer?.markDirty()
+    this.markCheckpointDirty()
     this.options.fetchers?.unfollow(key)
     if (replica !== undefined) await replica.close()
     if (this.options.logManager.getLog(topic, partition) !== undefined) {
@@ -188,7 +204,7 @@ export class ReplicaManager {
       if (replica !== undefined) {
         this.partitions.delete(key)
         this.leadersWithFollowers.delete(key)
-        this.checkpointer?.markDirty()
+        this.markCheckpointDirty()
         this.options.fetchers?.unfollow(key)
         await replica.close().catch(() => undefined)
       }

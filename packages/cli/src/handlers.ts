@@ -3,6 +3,7 @@ import { consume } from './commands/consume.js'
 import { runDev } from './commands/dev.js'
 import { groupsDelete, groupsDescribe, groupsList, groupsResetOffsets } from './commands/groups.js'
 import { produce } from './commands/produce.js'
+import { runServerRole } from './commands/server.js'
 import {
   clusterDescribe, topicsAddPartitions, topicsAlter, topicsCreate, topicsDelete, topicsDeleteRecords, topicsDescribe, topicsElectLeaders,
   topicsList,
@@ -26,4 +27,5 @@ export const handlers: CommandHandlers = {
   groupsDescribe,
   groupsResetOffsets,
   groupsDelete,
+  server: runServerRole,
 }

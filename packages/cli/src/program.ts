@@ -52,6 +52,8 @@ export interface CommandHandlers {
   groupsDescribe (ctx: CommandContext, group: string): Result
   groupsResetOffsets (ctx: CommandContext, group: string, args: GroupsResetArgs): Result
   groupsDelete (ctx: CommandContext, group: string): Result
+  /** `sluice broker|metadata [flags]`: the flags go to the server untouched. */
+  server (role: 'broker' | 'metadata', flags: string[]): Result
 }
 
 export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode: (code: number) => void): Command {
@@ -183,6 +185,14 @@ export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode:
   groups.command('delete <group>')
     .description('delete a group without members and its committed offsets')
     .action(async (group: string, _opts: unknown, cmd: Command) => { await done(handlers.groupsDelete(ctx(cmd), group)) })
+
+  for (const role of ['broker', 'metadata'] as const) {
+    // The server validates its own flags (and SLUICE_* env); commander only passes them on.
+    program.command(role)
+      .description(`run a ${role === 'broker' ? 'broker' : 'metadata service'} in this process until SIGTERM (flags: packages/${role}/src/config.ts, env SLUICE_<FLAG>)`)
+      .argument('[flags...]').helpOption(false).allowUnknownOption().allowExcessArguments()
+      .action(async (_flags: string[], _opts: unknown, cmd: Command) => { await done(handlers.server(role, cmd.args)) })
+  }
 
   return program
 }

@@ -12,7 +12,7 @@ describe('metadata process config', () => {
       config: {
         host: '127.0.0.1', port: 0, dataDir: '/var/sluice', defaultNumPartitions: 6, defaultReplicationFactor: 1,
         brokerSessionTimeoutMs: 9000, maxPartitionsPerTopic: 10_000, logLevel: 'info',
-        store: 'embedded', zkChroot: '/sluice', zkSessionTimeoutMs: 30_000,
+        store: 'embedded', zkChroot: '/sluice', zkSessionTimeoutMs: 6000, controllerId: 3000,
         groupMinSessionTimeoutMs: 6000, groupMaxSessionTimeoutMs: 1_800_000, groupInitialRebalanceDelayMs: 3000,
         offsetsTopicNumPartitions: 10, offsetsTopicReplicationFactor: 3, offsetsRetentionMinutes: 10_080,
       },

@@ -18,7 +18,8 @@ export const metadataConfigSchema = z.object({
   store: z.enum(['embedded', 'zookeeper']).default('embedded').describe('Where the metadata tree lives: in this process (embedded) or in a ZooKeeper ensemble. Restart: yes'),
   zkConnect: z.string().min(1).regex(/^[^/]+$/, 'host:port[,host:port...] without a chroot (use zkChroot)').optional().describe('ZooKeeper connect string, host:port[,host:port...]; required when store is zookeeper.'),
   zkChroot: z.string().regex(/^\/(?:[^/]+(?:\/[^/]+)*)?$/, 'an absolute znode path such as /sluice/prod').default('/sluice').describe('Znode under which this cluster\'s tree lives, so several clusters can share one ensemble.'),
-  zkSessionTimeoutMs: int(4000, 600_000).default(30_000).describe('The metadata service\'s own ZooKeeper session timeout (the server clamps it to [2, 20] x tickTime).'),
+  zkSessionTimeoutMs: int(4000, 600_000).default(6000).describe('The metadata service\'s ZooKeeper session timeout (the server clamps it to [2, 20] x tickTime): how long an instance may be silent before it loses controllership; a standby takes over after about this long.'),
+  controllerId: int(0, 2_147_483_647).default(3000).describe('This instance\'s id in the controller election (/controller, /metadata_instances); distinct per instance sharing a ZooKeeper tree.'),
   defaultNumPartitions: int(1, 1_000_000).default(1).describe('Partitions of a topic created with num_partitions -1.'),
   defaultReplicationFactor: int(1, 32767).default(1).describe('Replication factor of a topic created with replication_factor -1.'),
   brokerSessionTimeoutMs: int(50, 600_000).default(9000).describe('A broker without heartbeats for this long is lost (unless it asks for its own timeout).'),
@@ -30,6 +31,8 @@ export const metadataConfigSchema = z.object({
   offsetsTopicNumPartitions: int(1, 1000).default(10).describe('offsets.topic.num.partitions, used when __consumer_offsets is created.'),
   offsetsTopicReplicationFactor: int(1, 32767).default(3).describe('offsets.topic.replication.factor (capped at the live brokers).'),
   offsetsRetentionMinutes: int(1, 525_600_00).default(10_080).describe('offsets.retention.minutes: offsets of an empty group expire this long after it became empty.'),
+  adminPort: int(0, 65535).optional().describe('Port of the admin HTTP server (/metrics, /healthz, /readyz); unset = no admin server, 0 = ephemeral.'),
+  adminHost: z.string().min(1).optional().describe('Address the admin server listens on (default: host).'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 }).strict()
 

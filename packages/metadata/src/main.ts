@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * `sluice-metadata`: the metadata service process. Reads its config (config.ts), logs JSON lines
- * with pino to stdout, prints `LISTENING <port>` on its own stdout line once it serves, and stops
+ * with pino to stdout, prints `LISTENING <port>` on its own stdout line once it serves (and, with
+ * --admin-port, `ADMIN_LISTENING <port>` as soon as the admin HTTP server listens), and stops
  * cleanly on SIGINT/SIGTERM (a second signal exits at once). With `--store zookeeper`, if the
- * ZooKeeper session of its store expires, it stops and exits with code 3 so that a supervisor
+ * ZooKeeper session of its store expires or it is deposed as controller, it stops and exits with code 3 so that a supervisor
  * (systemd, Kubernetes, `sluice dev` reporting it) restarts it on a fresh session: restarting
  * the process is the simplest way to never run on a half-valid view of the tree.
  */
@@ -11,7 +12,7 @@ import { pino } from 'pino'
 import { parseMetadataConfig } from './config.js'
 import { startMetadataServerInternal } from './server/metadata-server.js'
 
-/** Exit code when the ZooKeeper store's session expired (distinct from 1 = bad config / crash). */
+/** Exit code when this instance is fenced: its ZooKeeper session expired or another instance took over as controller (1 = bad config / crash). */
 const STORE_LOST_EXIT_CODE = 3
 
 async function main (): Promise<void> {
@@ -25,6 +26,12 @@ async function main (): Promise<void> {
   process.on('uncaughtException', (e) => { log.fatal({ err: e }, 'uncaught exception'); process.exit(1) })
   process.on('unhandledRejection', (e) => { log.fatal({ err: e }, 'unhandled rejection'); process.exit(1) })
   let handle: Awaited<ReturnType<typeof startMetadataServerInternal>> | undefined
+  const exitFenced = (why: string, err: Error): void => {
+    log.fatal({ err }, `${why}; exiting so a supervisor restarts this service as a fresh standby`)
+    const exit = (): never => process.exit(STORE_LOST_EXIT_CODE)
+    if (handle === undefined) exit()
+    else handle.stop().then(exit, exit)
+  }
   try {
     handle = await startMetadataServerInternal({
       host: config.host,
@@ -33,12 +40,13 @@ async function main (): Promise<void> {
       store: config.store === 'zookeeper'
         ? { kind: 'zookeeper', connectString: config.zkConnect ?? '', chroot: config.zkChroot, sessionTimeoutMs: config.zkSessionTimeoutMs }
         : { kind: 'embedded' },
-      onStoreLost: (err) => {
-        log.fatal({ err }, 'metadata store lost (ZooKeeper session expired); exiting so a supervisor restarts this service')
-        const exit = (): never => process.exit(STORE_LOST_EXIT_CODE)
-        if (handle === undefined) exit()
-        else handle.stop().then(exit, exit)
-      },
+      controllerId: config.controllerId,
+      adminPort: config.adminPort,
+      adminHost: config.adminHost,
+      // Printed as soon as it listens (before the store opens), so probes can be aimed early.
+      onAdminListening: (port) => process.stdout.write(`ADMIN_LISTENING ${port}\n`),
+      onStoreLost: (err) => { exitFenced('metadata store lost (ZooKeeper session expired)', err) },
+      onDeposed: (err) => { exitFenced('fenced: another instance is the controller now', err) },
       defaultNumPartitions: config.defaultNumPartitions,
       defaultReplicationFactor: config.defaultReplicationFactor,
       brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,

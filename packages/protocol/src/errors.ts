@@ -127,6 +127,8 @@ export const ErrorCode = {
     'The topic id does not match the topic name (the topic was recreated).'),
   INCONSISTENT_CLUSTER_ID: spec(104, S.FAILED_PRECONDITION, false, false,
     'The cluster id does not match this cluster.'),
+  INELIGIBLE_REPLICA: spec(107, S.FAILED_PRECONDITION, false, false,
+    'The new ISR contains at least one ineligible replica (e.g. a broker in controlled shutdown).'),
   // ---- Sluice-only errors (ids from 10000) ----
   INVALID_BATCH: spec(10000, S.INVALID_ARGUMENT, false, false,
     'A record batch is malformed (bad magic, truncated, or inconsistent header fields).'),

@@ -20,6 +20,8 @@ export interface TopicConfig {
   'max.message.bytes': number
   'cleanup.policy': CleanupPolicy
   'delete.retention.ms': number
+  'min.cleanable.dirty.ratio': number
+  'min.compaction.lag.ms': number
   'min.insync.replicas': number
   'unclean.leader.election.enable': boolean
   'message.timestamp.type': TimestampType
@@ -46,6 +48,20 @@ function int (min: number, max: number, dflt: number, doc: string): ConfigSpec<n
       if (!/^-?\d+$/.test(text.trim())) return bad(`"${text}" is not an integer`)
       const n = Number(text)
       if (!Number.isSafeInteger(n) || n < min || n > max) return bad(`${n} is outside [${min}, ${max}]`)
+      return ok(n)
+    },
+  }
+}
+
+/** A decimal in [min, max] (Kafka's DOUBLE configs, e.g. "0.5"). */
+function ratio (min: number, max: number, dflt: number, doc: string): ConfigSpec<number> {
+  return {
+    default: dflt,
+    doc,
+    parse (text) {
+      if (!/^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(text)) return bad(`"${text}" is not a decimal number`)
+      const n = Number(text)
+      if (n < min || n > max) return bad(`${n} is outside [${min}, ${max}]`)
       return ok(n)
     },
   }
@@ -86,6 +102,8 @@ export const TOPIC_CONFIG_SPECS: { readonly [K in TopicConfigName]: ConfigSpec<T
   'max.message.bytes': int(0, 2 ** 31 - 1, 1024 * 1024 + 12, 'Largest record batch the broker accepts for this topic.'),
   'cleanup.policy': oneOf(['delete', 'compact', 'compact,delete'] as const, 'delete', 'delete, compact, or both.'),
   'delete.retention.ms': int(0, MAX_LONG, DAY_MS, 'How long tombstones survive compaction.'),
+  'min.cleanable.dirty.ratio': ratio(0, 1, 0.5, 'Compact once dirty bytes are at least this share of the cleanable log.'),
+  'min.compaction.lag.ms': int(0, MAX_LONG, 0, 'Records stay uncompacted at least this long (segments holding newer records are not cleaned).'),
   'min.insync.replicas': int(1, 2 ** 31 - 1, 1, 'With acks=all, fewer in-sync replicas than this rejects the produce.'),
   'unclean.leader.election.enable': bool(false, 'Allow an out-of-sync replica to become leader (may lose data).'),
   'message.timestamp.type': oneOf(['CreateTime', 'LogAppendTime'] as const, 'CreateTime', 'Record timestamps from the producer, or the broker\'s append time.'),

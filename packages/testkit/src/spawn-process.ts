@@ -37,6 +37,8 @@ export interface SpawnedProcess {
   readonly pid: number
   readonly port: number
   readonly endpoint: string
+  /** The admin HTTP port from an `ADMIN_LISTENING <port>` line (servers started with --admin-port). */
+  readonly adminPort: number | undefined
   readonly child: ChildProcess
   /** Resolves when the process has exited, however that happened; never rejects. */
   readonly exited: Promise<ExitInfo>
@@ -83,6 +85,7 @@ export async function spawnProcess (options: SpawnProcessOptions): Promise<Spawn
     child.once('error', () => resolve())
   })
 
+  let adminPort: number | undefined
   let onListening: ((port: number) => void) | undefined
   const listening = new Promise<number>((resolve) => { onListening = resolve })
   const watch = (stream: NodeJS.ReadableStream, which: 'stdout' | 'stderr'): void => {
@@ -93,6 +96,9 @@ export async function spawnProcess (options: SpawnProcessOptions): Promise<Spawn
       if (which === 'stdout') {
         const m = /^LISTENING (\d+)\s*$/.exec(line)
         if (m !== null) onListening?.(Number(m[1]))
+        // Servers print it before LISTENING, so it is known when spawnProcess resolves.
+        const admin = /^ADMIN_LISTENING (\d+)\s*$/.exec(line)
+        if (admin !== null) adminPort = Number(admin[1])
       }
       options.onLine?.(line, which)
     })
@@ -143,6 +149,7 @@ export async function spawnProcess (options: SpawnProcessOptions): Promise<Spawn
     pid: child.pid!,
     port: outcome.port,
     endpoint: `${host}:${outcome.port}`,
+    get adminPort () { return adminPort },
     child,
     exited,
     get exitInfo () { return exitInfo },

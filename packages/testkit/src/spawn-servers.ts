@@ -3,7 +3,8 @@
  * one metadata service and N brokers, each with its own data directory, flags as documented by
  * the servers' config schemas (`--host`, `--port`, `--data-dir`, `--broker-id`,
  * `--metadata-endpoints`). Port 0 (the default) lets the OS choose; the real port comes from
- * the `LISTENING <port>` line.
+ * the `LISTENING <port>` line. With `adminPort`, `--admin-port` is passed and the admin server's
+ * real port comes from the `ADMIN_LISTENING <port>` line (docs/metrics.md).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -20,6 +21,8 @@ export type CommonSpawnOptions = Partial<Pick<SpawnProcessOptions,
 export interface SpawnMetadataOptions extends CommonSpawnOptions {
   readonly dataDir: string
   readonly port?: number
+  /** Serve the admin HTTP endpoint on this port (0 = ephemeral); the result's `adminPort` tells the real one. */
+  readonly adminPort?: number
   readonly host?: string
   readonly extraArgs?: readonly string[]
 }
@@ -36,6 +39,7 @@ export async function spawnMetadata (options: SpawnMetadataOptions): Promise<Spa
       '--host', host,
       '--port', String(options.port ?? 0),
       '--data-dir', options.dataDir,
+      ...(options.adminPort !== undefined ? ['--admin-port', String(options.adminPort)] : []),
       ...(options.extraArgs ?? []),
     ],
   })
@@ -46,6 +50,8 @@ export interface SpawnBrokerOptions extends CommonSpawnOptions {
   readonly dataDir: string
   readonly metadataEndpoints: readonly string[]
   readonly port?: number
+  /** Serve the admin HTTP endpoint on this port (0 = ephemeral); the result's `adminPort` tells the real one. */
+  readonly adminPort?: number
   readonly host?: string
   readonly extraArgs?: readonly string[]
 }
@@ -64,6 +70,7 @@ export async function spawnBroker (options: SpawnBrokerOptions): Promise<Spawned
       '--port', String(options.port ?? 0),
       '--data-dir', options.dataDir,
       '--metadata-endpoints', options.metadataEndpoints.join(','),
+      ...(options.adminPort !== undefined ? ['--admin-port', String(options.adminPort)] : []),
       ...(options.extraArgs ?? []),
     ],
   })
@@ -79,6 +86,8 @@ export interface SpawnClusterOptions {
   readonly brokerPorts?: readonly number[]
   readonly metadataArgs?: readonly string[]
   readonly brokerArgs?: readonly string[]
+  /** Give every process an ephemeral admin port (each SpawnedProcess's `adminPort`). */
+  readonly adminPorts?: boolean
   readonly env?: NodeJS.ProcessEnv
   readonly onLine?: (name: string, line: string, stream: 'stdout' | 'stderr') => void
   readonly ownProcessGroup?: boolean
@@ -118,6 +127,7 @@ export async function spawnCluster (options: SpawnClusterOptions = {}): Promise<
       ...common,
       dataDir: path.join(dataDir, 'metadata'),
       port: options.metadataPort,
+      ...(options.adminPorts === true ? { adminPort: 0 } : {}),
       extraArgs: options.metadataArgs,
       onLine: onLine('metadata'),
     })
@@ -130,6 +140,7 @@ export async function spawnCluster (options: SpawnClusterOptions = {}): Promise<
         dataDir: path.join(dataDir, `broker-${i + 1}`),
         metadataEndpoints: [metadata.endpoint],
         port: options.brokerPorts?.[i],
+        ...(options.adminPorts === true ? { adminPort: 0 } : {}),
         extraArgs: options.brokerArgs,
         onLine: onLine(`broker-${i + 1}`),
       })

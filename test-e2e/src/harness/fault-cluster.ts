@@ -32,6 +32,10 @@ export interface FaultClusterOptions extends Partial<ClusterTimeouts> {
   readonly brokers?: number
   /** Default: console.log. */
   readonly onEvent?: (line: string) => void
+  /** More flags for broker `id` (e.g. `--data-dirs`), after the harness's own. */
+  readonly extraBrokerArgs?: (id: number) => string[]
+  /** Every output line of every process (also written to `<dataDir>/logs/<name>.log`). */
+  readonly onOutputLine?: (name: string, line: string) => void
 }
 
 export interface FaultCluster {
@@ -111,7 +115,10 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
     }
     return f
   }
-  const onLine = (name: string) => (line: string): void => { logFile(name).write(line + '\n') }
+  const onLine = (name: string) => (line: string): void => {
+    logFile(name).write(line + '\n')
+    options.onOutputLine?.(name, line)
+  }
 
   const closeAll = async (): Promise<void> => {
     closing = true
@@ -166,7 +173,7 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
   const launch = async (id: number): Promise<void> => {
     const s = slot(id)
     const peers = ids.filter((p) => p !== id).map((p) => ({ brokerId: p, endpoint: proxy(id, p).endpoint }))
-    const args = brokerArgs(timeouts, peers)
+    const args = [...brokerArgs(timeouts, peers), ...(options.extraBrokerArgs?.(id) ?? [])]
     // The port may linger briefly after a kill: retry a bind failure (bounded), report anything else.
     for (let attempt = 1; ; attempt++) {
       try {

@@ -1,5 +1,6 @@
 /**
- * One fault run from start to verdict: create the topic (RF 3, min.insync.replicas 2), check the
+ * One fault run from start to verdict: create the topic (RF 3, min.insync.replicas 2, unless the
+ * scenario asks for another replication factor or more topic configs), check the
  * proxies are really in the path, start the acks=all load; then, after the faults, stop the
  * load, heal everything (start dead brokers, continue stopped ones), wait for a full ISR, read
  * every partition back and check, and prove the replicas converged byte for byte (same records,
@@ -16,6 +17,10 @@ export interface WorkloadOptions {
   readonly topic: string
   /** Default 4. */
   readonly partitions?: number
+  /** Default 3. */
+  readonly replicationFactor?: number
+  /** Topic configs besides min.insync.replicas (default 2, or 1 with a replication factor below 3). */
+  readonly configs?: Readonly<Record<string, string>>
   readonly load?: Partial<Pick<LoadOptions, 'keys' | 'maxRecords' | 'maxDurationMs' | 'maxOutstanding' | 'ratePerSec'>>
 }
 
@@ -38,8 +43,12 @@ export interface Verdict {
 
 export async function startWorkload (cluster: FaultCluster, options: WorkloadOptions): Promise<Workload> {
   const partitions = options.partitions ?? 4
+  const replicationFactor = options.replicationFactor ?? 3
   await cluster.admin.createTopics([{
-    name: options.topic, numPartitions: partitions, replicationFactor: 3, configs: { 'min.insync.replicas': '2' },
+    name: options.topic,
+    numPartitions: partitions,
+    replicationFactor,
+    configs: { 'min.insync.replicas': replicationFactor >= 3 ? '2' : '1', ...options.configs },
   }])
   // A new topic's ISR is full from the start: wait until every follower has actually dialled
   // its leader, and through the proxy, or the faults would not cut what they claim to cut.

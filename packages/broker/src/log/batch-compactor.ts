@@ -10,13 +10,16 @@
  *   - a batch that keeps a tombstone and has no delete horizon yet gets one: now +
  *     delete.retention.ms in baseTimestamp with attribute bit 6 (KIP-534), so the tombstone
  *     survives at least that long after the cleaning that first saw it;
- *   - the kept records are re-encoded with the protocol codec (same compression, producer id,
- *     epoch, transactional and timestamp-type bits, leader epoch). The codec numbers records
- *     0..n-1 inside a batch, so each run of consecutive kept offsets becomes its own batch, with
- *     its baseSequence moved by the same distance as its baseOffset: offsets never change;
- *   - when the batch's last record is dropped and the batch is its producer's last one, a
- *     header-only batch (no records) keeps the producer's last offset and sequence, so producer
- *     state rebuilt from the log stays right (Kafka keeps such empty batches too).
+ *   - the kept records are re-encoded into ONE batch with the protocol codec, keeping the batch's
+ *     base offset, base sequence, compression, producer id and epoch, transactional and
+ *     timestamp-type bits and leader epoch, and each record's original offset delta (RecordBatch
+ *     v2 allows gaps between deltas, as Kafka's cleaner writes them): batch boundaries, offsets
+ *     and sequences (baseSequence + offset delta) never change;
+ *   - the rebuilt batch ends at its last kept record, except for the producer's last batch,
+ *     which keeps its original lastOffsetDelta so that the producer's last offset and sequence
+ *     stay in the log (producer state rebuilt from the log stays right). A batch that loses every
+ *     record goes, unless it is its producer's last: then a header-only batch (no records) keeps
+ *     that state (Kafka keeps such empty batches too).
  */
 import {
   BATCH_HEADER_BYTES, COMPRESSION_CODEC_MASK, CONTROL_MASK, crc32c, CURRENT_MAGIC, decodeRecordBatches, DELETE_HORIZON_MASK,
@@ -76,21 +79,10 @@ export function compactBatch (batch: Buffer, ctx: CompactionContext): CompactedB
   const horizon = horizonSet ? h.baseTimestamp : needsHorizon ? BigInt(ctx.now + ctx.deleteRetentionMs) : undefined
   const tombstoneHorizon = keptTombstone && horizon !== undefined ? Number(horizon) : undefined
   if (kept.length === records.length && !needsHorizon) return { out: [batch], changed: false, recordsDropped: 0, tombstoneHorizon }
-  const out: Buffer[] = []
-  let run: DecodedRecord[] = []
-  for (const r of kept) {
-    if (run.length > 0 && r.offset !== run[run.length - 1]!.offset + 1n) {
-      out.push(encodeRun(run, h, horizon))
-      run = []
-    }
-    run.push(r)
-  }
-  if (run.length > 0) out.push(encodeRun(run, h, horizon))
-  const lastOffset = h.baseOffset + BigInt(h.lastOffsetDelta)
-  const lastKept = kept[kept.length - 1]?.offset
-  if (h.producerId >= 0n && (lastKept === undefined || lastKept < lastOffset) && ctx.isLastBatchOfProducer(h.producerId, h.baseOffset)) {
-    out.push(emptyBatch(h, lastKept === undefined ? h.baseOffset : lastKept + 1n, lastOffset))
-  }
+  const producerEnd = h.producerId >= 0n && ctx.isLastBatchOfProducer(h.producerId, h.baseOffset)
+  const out = kept.length > 0
+    ? [encodeKept(kept, h, horizon, producerEnd)]
+    : producerEnd ? [emptyBatch(h, h.baseOffset, h.baseOffset + BigInt(h.lastOffsetDelta))] : []
   return { out, changed: true, recordsDropped: records.length - kept.length, tombstoneHorizon }
 }
 
@@ -100,16 +92,18 @@ function sequenceAt (h: BatchHeader, offset: bigint): number {
   return (h.baseSequence + Number(offset - h.baseOffset)) % SEQUENCE_MODULUS
 }
 
-function encodeRun (run: readonly DecodedRecord[], h: BatchHeader, horizon: bigint | undefined): Buffer {
-  const first = run[0]!
-  const buf = encodeRecordBatch(run.map(r => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })), {
+/** The kept records of batch `h` as one batch with the same base offset and their original offset deltas. */
+function encodeKept (kept: readonly DecodedRecord[], h: BatchHeader, horizon: bigint | undefined, keepLastOffsetDelta: boolean): Buffer {
+  const buf = encodeRecordBatch(kept.map(r => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })), {
     compression: CODECS[h.attributes & COMPRESSION_CODEC_MASK] ?? 'none',
-    baseOffset: first.offset,
+    baseOffset: h.baseOffset,
+    offsetDeltas: kept.map(r => Number(r.offset - h.baseOffset)),
+    lastOffsetDelta: keepLastOffsetDelta ? h.lastOffsetDelta : undefined,
     partitionLeaderEpoch: h.partitionLeaderEpoch,
-    baseTimestamp: horizon ?? first.timestamp,
+    baseTimestamp: horizon ?? kept[0]!.timestamp,
     producerId: h.producerId,
     producerEpoch: h.producerEpoch,
-    baseSequence: sequenceAt(h, first.offset),
+    baseSequence: h.baseSequence,
     isTransactional: (h.attributes & TRANSACTIONAL_MASK) !== 0,
     timestampType: (h.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? 'LogAppendTime' : 'CreateTime',
   })

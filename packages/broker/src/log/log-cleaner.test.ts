@@ -117,15 +117,48 @@ describe('LogCleaner', () => {
     expect(tombstoneBatch.attributes & DELETE_HORIZON_MASK).toBe(DELETE_HORIZON_MASK)
     expect(tombstoneBatch.baseTimestamp).toBe(BigInt(env.clock.now + 1000))
     env.clock.now += 999
-    expect(cleaner.needsCleaning(env.log, env.log.logEndOffset).due).toBe(false)
+    expect((await cleaner.needsCleaning(env.log, env.log.logEndOffset)).due).toBe(false)
     await cleaner.clean(env.log, env.log.logEndOffset, { force: true })
     expect((await readAll(env.log)).records.some(r => r.key === 'k1')).toBe(true)
     env.clock.now += 1
-    expect(cleaner.needsCleaning(env.log, env.log.logEndOffset).due).toBe(true)
+    expect((await cleaner.needsCleaning(env.log, env.log.logEndOffset)).due).toBe(true)
     await cleaner.clean(env.log, env.log.logEndOffset)
     all = await readAll(env.log)
     expect(all.records.some(r => r.key === 'k1')).toBe(false)
     expect(replay(all.records)).toEqual(new Map([['k0', 'v11'], ['k2', 'v11']]))
+  })
+
+  it('starts only at min.cleanable.dirty.ratio, taken from the log config', async () => {
+    const env = await setup({ minCleanableDirtyRatio: 0.99 })
+    await writeKeys(env.log, 40, 4)
+    await env.cleaner().clean(env.log, env.log.logEndOffset, { force: true })
+    await writeKeys(env.log, 20, 4) // some dirty bytes, well below 99% of the cleanable log
+    const cleaner = env.cleaner()
+    const { due, range } = await cleaner.needsCleaning(env.log, env.log.logEndOffset)
+    expect(range.dirtyRatio).toBeGreaterThan(0)
+    expect(range.dirtyRatio).toBeLessThan(0.99)
+    expect(due).toBe(false)
+    env.log.updateConfig({ ...env.log.currentConfig, minCleanableDirtyRatio: range.dirtyRatio })
+    expect((await cleaner.needsCleaning(env.log, env.log.logEndOffset)).due).toBe(true)
+  })
+
+  it('leaves segments holding records newer than min.compaction.lag.ms alone', async () => {
+    const env = await setup({ minCompactionLagMs: 10_000 })
+    const now = BigInt(env.clock.now)
+    await writeKeys(env.log, 30, 3, now - 20_000n) // old enough
+    await writeKeys(env.log, 30, 3, now - 1_000n) // too recent
+    const cleaner = env.cleaner()
+    const limited = (await cleaner.needsCleaning(env.log, env.log.logEndOffset)).range
+    await cleaner.clean(env.log, env.log.logEndOffset, { force: true })
+    const after = await readAll(env.log)
+    // Every record from the first recent segment on is still there; older duplicates are gone.
+    expect(after.records.filter(r => r.offset >= limited.end)).toHaveLength(Number(env.log.logEndOffset - limited.end))
+    expect(after.records.filter(r => r.offset < 30n).length).toBeLessThan(30)
+    expect(limited.end).toBeGreaterThanOrEqual(20n)
+    expect(limited.end).toBeLessThanOrEqual(30n)
+    // Once time passes, the rest is cleanable too.
+    env.clock.now += 10_000
+    expect((await cleaner.needsCleaning(env.log, env.log.logEndOffset)).range.end).toBeGreaterThan(limited.end)
   })
 
   it('never cleans past the high watermark', async () => {
@@ -147,6 +180,21 @@ describe('LogCleaner', () => {
     expect((await readAll(small.log)).records).toEqual((await readAll(big.log)).records)
   })
 
+  it('keeps batch boundaries: kept records stay in their batch with their original offset deltas (gaps inside the batch)', async () => {
+    const env = await setup()
+    await appendLeader(env.log, [keyedBatch([['x', '1'], ['a', '1'], ['y', '1'], ['a', '2']], 5000n, { producerId: 9n, producerEpoch: 0, baseSequence: 0 })])
+    await appendLeader(env.log, [keyedBatch([['c', '1'], ['b', '1'], ['b', '2'], ['d', '1']], 5000n,
+      { producerId: 9n, producerEpoch: 0, baseSequence: 4, compression: 'gzip' })])
+    await writeKeys(env.log, 20, 1) // key k0 only: pushes both batches into closed segments
+    const before = await readAll(env.log)
+    await env.cleaner().clean(env.log, env.log.logEndOffset, { force: true })
+    const { headers, records } = await readAll(env.log)
+    expect(records.filter(r => r.offset < 8n)).toEqual(before.records.filter(r => r.offset < 8n && r.offset !== 1n && r.offset !== 5n))
+    // Same two batches, same base offsets, sequences and compression; one record fewer each.
+    const p9 = headers.filter(h => h.producerId === 9n).map(h => [h.baseOffset, h.lastOffsetDelta, h.baseSequence, h.recordCount, h.attributes & 7])
+    expect(p9).toEqual([[0n, 3, 0, 3, 0], [4n, 3, 4, 3, 1]])
+  })
+
   it('keeps producer metadata: an empty batch carries the last sequence when the last record goes', async () => {
     const env = await setup()
     await appendLeader(env.log, [keyedBatch([['a', '1'], ['b', '1'], ['c', '1']], 5000n, { producerId: 7n, producerEpoch: 2, baseSequence: 10 })])
@@ -158,8 +206,9 @@ describe('LogCleaner', () => {
       { offset: 0n, key: 'a', value: '1' }, { offset: 1n, key: 'b', value: '1' },
       { offset: 3n, key: 'c', value: '2' }, { offset: 4n, key: 'x', value: '1' },
     ])
+    // The producer's last batch keeps its last offset delta (its last sequence) though its last record went.
     const p7 = headers.filter(h => h.producerId === 7n).map(h => [h.baseOffset, h.lastOffsetDelta, h.baseSequence, h.recordCount, h.producerEpoch])
-    expect(p7).toEqual([[0n, 1, 10, 2, 2], [2n, 0, 12, 0, 2]])
+    expect(p7).toEqual([[0n, 2, 10, 2, 2]])
   })
 })
 

@@ -2,8 +2,9 @@
  * Log compaction (kafka-facts.md §8.2, Kafka `LogCleaner`) for logs whose cleanup.policy
  * includes compact. The log is the clean part [logStart, firstDirty) and the dirty part
  * [firstDirty, cleanable end); the cleanable end is the base of the first segment that is the
- * active one or reaches past the high watermark, so the active segment and uncommitted records
- * are never touched. One pass:
+ * active one or reaches past the high watermark (or, with min.compaction.lag.ms, the first that
+ * holds a record newer than the lag), so the active segment and uncommitted records are never
+ * touched. One pass:
  *   1. header walk of the cleanable segments: the last batch of every producer id (empty
  *      batches keep producer state only where it is needed, batch-compactor.ts);
  *   2. offset map (offset-map.ts, fixed budget) of key → latest offset over the dirty part, up to
@@ -82,13 +83,16 @@ export interface CleanResult {
   firstDirty: bigint
 }
 
-/** The cleanable part of a log, from memory only (no file access). */
-export function cleanableRange (log: PartitionLog, highWatermark: bigint): CleanableRange {
+/**
+ * The cleanable part of a log, from memory only (no file access); at most `maxSegments` leading
+ * segments (min.compaction.lag.ms, see compactionLagLimit).
+ */
+export function cleanableRange (log: PartitionLog, highWatermark: bigint, maxSegments = Infinity): CleanableRange {
   const segs = log.segmentList
   const activeBase = segs[segs.length - 1]!.baseOffset
   const uncleanable = activeBase < highWatermark ? activeBase : highWatermark
   let count = 0
-  while (count < segs.length - 1 && segs[count + 1]!.baseOffset <= uncleanable) count++
+  while (count < segs.length - 1 && count < maxSegments && segs[count + 1]!.baseOffset <= uncleanable) count++
   const firstDirty = log.firstDirtyOffset > log.logStartOffset ? log.firstDirtyOffset : log.logStartOffset
   let cleanBytes = 0
   let dirtyBytes = 0
@@ -98,6 +102,18 @@ export function cleanableRange (log: PartitionLog, highWatermark: bigint): Clean
   }
   const total = cleanBytes + dirtyBytes
   return { firstDirty, end: segs[count]!.baseOffset, segmentCount: count, cleanBytes, dirtyBytes, dirtyRatio: total === 0 ? 0 : dirtyBytes / total }
+}
+
+/**
+ * min.compaction.lag.ms (Kafka): how many of the first `count` segments hold only records with a
+ * timestamp at or before `newestAllowedMs`; the first segment with a newer record and everything
+ * after it wait.
+ */
+async function compactionLagLimit (segs: readonly Segment[], count: number, newestAllowedMs: number): Promise<number> {
+  for (let i = 0; i < count; i++) {
+    if (Number(await segs[i]!.maxTimestamp()) > newestAllowedMs) return i
+  }
+  return count
 }
 
 export class LogCleaner {
@@ -111,10 +127,18 @@ export class LogCleaner {
     this.now = options.now ?? Date.now
   }
 
-  /** Whether `log` should be cleaned now: compaction on, and enough dirty bytes or an expired tombstone. Memory only. */
-  needsCleaning (log: PartitionLog, highWatermark: bigint): { due: boolean, range: CleanableRange } {
-    const range = cleanableRange(log, highWatermark)
+  /**
+   * Whether `log` should be cleaned now: compaction on, and a dirty share of at least
+   * min.cleanable.dirty.ratio or an expired tombstone. Memory only, except that with
+   * min.compaction.lag.ms the largest timestamp of each cleanable segment is needed (read once
+   * from its time index, then cached by the segment).
+   */
+  async needsCleaning (log: PartitionLog, highWatermark: bigint): Promise<{ due: boolean, range: CleanableRange }> {
     const config = log.currentConfig
+    let range = cleanableRange(log, highWatermark)
+    if (config.minCompactionLagMs > 0 && range.segmentCount > 0) {
+      range = cleanableRange(log, highWatermark, await compactionLagLimit(log.segmentList, range.segmentCount, this.now() - config.minCompactionLagMs))
+    }
     const dirty = range.firstDirty < range.end && range.dirtyRatio >= config.minCleanableDirtyRatio
     const horizonDue = (this.horizons.get(log) ?? Infinity) <= this.now()
     return { due: compactionEnabled(config) && range.segmentCount > 0 && (dirty || horizonDue), range }
@@ -125,7 +149,7 @@ export class LogCleaner {
     const result: CleanResult = { passes: 0, groupsRewritten: 0, recordsDropped: 0, bytesBefore: 0, bytesAfter: 0, firstDirty: log.firstDirtyOffset }
     const maxPasses = this.options.maxPasses ?? 4
     for (let pass = 0; pass < maxPasses; pass++) {
-      const { due, range } = this.needsCleaning(log, highWatermark)
+      const { due, range } = await this.needsCleaning(log, highWatermark)
       if (range.segmentCount === 0 || !compactionEnabled(log.currentConfig)) break
       // The ratio decides whether to start; once started, the whole dirty part is cleaned.
       const go = pass === 0 ? due || options.force === true : range.firstDirty < range.end

@@ -28,6 +28,8 @@ export interface LogConfig {
   deleteRetentionMs: number
   /** Compact once dirty bytes / (clean + dirty bytes) reach this (Kafka's min.cleanable.dirty.ratio). */
   minCleanableDirtyRatio: number
+  /** A segment holding a record newer than this (by its largest timestamp) is not compacted yet. */
+  minCompactionLagMs: number
 }
 
 export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
@@ -42,6 +44,7 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
   cleanupPolicy: 'delete',
   deleteRetentionMs: 24 * 60 * 60 * 1000,
   minCleanableDirtyRatio: 0.5,
+  minCompactionLagMs: 0,
 })
 
 /** The storage view of a topic's effective config. */
@@ -65,7 +68,7 @@ export function logConfigFromTopicConfig (tc: TopicConfig): LogConfig {
     retentionBytes: tc['retention.bytes'],
     cleanupPolicy: tc['cleanup.policy'],
     deleteRetentionMs: tc['delete.retention.ms'],
-    // Not a topic config (yet): Kafka's default.
-    minCleanableDirtyRatio: DEFAULT_LOG_CONFIG.minCleanableDirtyRatio,
+    minCleanableDirtyRatio: tc['min.cleanable.dirty.ratio'],
+    minCompactionLagMs: tc['min.compaction.lag.ms'],
   }
 }

@@ -43,6 +43,11 @@ export interface LogManagerOptions {
   logger: Logger
   /** Open file handles shared by all partitions (default 512). */
   maxOpenFiles?: number
+  /**
+   * A handle cache shared with other data dirs of the broker (log-dirs.ts): the fd budget is the
+   * process's. The owner closes it; without one the manager makes and closes its own.
+   */
+  cache?: FileHandleCache
   /** Config for logs found on disk until getOrCreateLog supplies theirs (default DEFAULT_LOG_CONFIG). */
   defaultConfig?: Partial<LogConfig>
   /** Delay before renamed-away segment files are removed (Kafka file.delete.delay.ms, default 60000). */
@@ -55,6 +60,7 @@ export class LogManager {
   readonly dataDir: string
   private readonly logger: Logger
   private readonly cache: FileHandleCache
+  private readonly ownsCache: boolean
   private readonly logs = new Map<string, PartitionLog>()
   private readonly creating = new Map<string, Promise<PartitionLog>>()
   private readonly checkpointQueue = new SerialQueue()
@@ -71,7 +77,8 @@ export class LogManager {
   private constructor (options: LogManagerOptions, stats: RecoveryStats) {
     this.dataDir = options.dataDir
     this.logger = options.logger.child({ component: 'log-manager' })
-    this.cache = new FileHandleCache({ maxOpenFiles: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES })
+    this.cache = options.cache ?? new FileHandleCache({ maxOpenFiles: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES })
+    this.ownsCache = options.cache === undefined
     this.defaultConfig = { ...DEFAULT_LOG_CONFIG, ...options.defaultConfig }
     this.recoveryStats = stats
     this.deleter = new DelayedDeleter(options.fileDeleteDelayMs ?? 60_000, this.logger)
@@ -86,7 +93,7 @@ export class LogManager {
     try {
       await manager.loadAll(clean)
     } catch (err) {
-      await manager.cache.close()
+      if (manager.ownsCache) await manager.cache.close()
       throw err
     }
     manager.logger.info({ dataDir: options.dataDir, logs: manager.logs.size, ...manager.recoveryStats }, 'logs loaded')
@@ -215,6 +222,12 @@ export class LogManager {
     this.logger.info({ topic, partition }, 'log deleted')
   }
 
+  /** This manager's data dir, as a list (the LogStore view shared with LogDirs). */
+  get dataDirs (): readonly string[] { return [this.dataDir] }
+
+  /** Logs held, including ones being created (placement counts them). */
+  get logCount (): number { return this.logs.size + this.creating.size }
+
   listLogs (): Array<{ topic: string, partition: number }> {
     return [...this.logs.values()].map(l => ({ topic: l.topic, partition: l.partition }))
   }
@@ -290,7 +303,7 @@ export class LogManager {
         await fsyncDir(this.dataDir)
       }
     } finally {
-      await this.cache.close()
+      if (this.ownsCache) await this.cache.close()
     }
     this.logger.info({ dataDir: this.dataDir, logs: logs.length, clean: !failed }, 'logs closed')
   }
@@ -299,7 +312,7 @@ export class LogManager {
   async abandonForTesting (): Promise<void> {
     this.closed = true
     await Promise.all([...this.logs.values()].map(l => l.abandon()))
-    await this.cache.close()
+    if (this.ownsCache) await this.cache.close()
     await this.deleter.abandon()
   }
 

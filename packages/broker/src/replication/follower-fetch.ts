@@ -10,7 +10,8 @@
  *   UNKNOWN_LEADER_EPOCH       (-1 is not accepted from a follower: its epoch must be known)
  *   diverging_epoch            last_fetched_epoch shows the follower's tail is not our history
  *   OFFSET_OUT_OF_RANGE        fetch_offset outside [logStartOffset, logEndOffset]
- * Then the follower's fetch offset is recorded as its LEO (ISR expansion, HW advance; only on the
+ * Then the follower's fetch offset is recorded as its LEO and its log_start_offset as its log
+ * start (ISR expansion, HW advance, DeleteRecords completion; only on the
  * first read of a request, not again when a parked long poll is re-read), and records are read up
  * to the log end offset (followers may read past the high watermark; consumers may not).
  */
@@ -59,11 +60,15 @@ export async function readForFollower (ctx: BrokerContext, req: wire.FetchReques
     return partitionFetchFailure(p.partition, errorFields('OFFSET_OUT_OF_RANGE',
       `offset ${offset} is outside [${before.lso}, ${before.leo}] of ${replica.topic}-${replica.partition}`), before)
   }
-  if (o.recordPosition) replica.recordFollowerFetch(followerId, offset)
+  if (o.recordPosition) replica.recordFollowerFetch(followerId, offset, parseOffset(p.log_start_offset) ?? -1n)
   const read = await replica.log.read(offset, o.maxBytes, { minOneBatch: o.minOneBatch })
   return { ...partitionFetchFailure(p.partition, NO_ERROR, offsets()), records: read.records, leader_epoch: replica.leaderEpoch }
 }
 
+
+function parseOffset (text: string): bigint | undefined {
+  return /^\d{1,19}$/.test(text) ? BigInt(text) : undefined
+}
 
 function parseEpoch (text: string): bigint | undefined {
   return /^-?\d{1,19}$/.test(text) ? BigInt(text) : undefined

@@ -17,6 +17,8 @@ export interface FollowerState {
   readonly brokerId: number
   /** -1n until the follower fetched in this leadership. */
   logEndOffset: bigint
+  /** The log start offset its latest fetch reported; -1n until known (what DeleteRecords waits for). */
+  logStartOffset: bigint
   lastCaughtUpTimeMs: number
   lastFetchTimeMs: number
   lastFetchLeaderLogEndOffset: bigint
@@ -33,6 +35,7 @@ export class FollowerTracker {
       this.states.set(id, {
         brokerId: id,
         logEndOffset: -1n,
+        logStartOffset: -1n,
         lastCaughtUpTimeMs: isr.includes(id) ? nowMs : 0,
         lastFetchTimeMs: 0,
         lastFetchLeaderLogEndOffset: -1n,
@@ -46,8 +49,11 @@ export class FollowerTracker {
 
   all (): IterableIterator<FollowerState> { return this.states.values() }
 
-  /** Records a follower fetch at `fetchOffset` when the leader's LEO was `leaderLogEndOffset`. */
-  update (brokerId: number, fetchOffset: bigint, leaderLogEndOffset: bigint, nowMs: number): FollowerState | undefined {
+  /**
+   * Records a follower fetch at `fetchOffset` when the leader's LEO was `leaderLogEndOffset`;
+   * `logStartOffset` is the follower's own, as its request reported it (-1n: not reported).
+   */
+  update (brokerId: number, fetchOffset: bigint, leaderLogEndOffset: bigint, nowMs: number, logStartOffset = -1n): FollowerState | undefined {
     const s = this.states.get(brokerId)
     if (s === undefined) return undefined
     if (fetchOffset >= leaderLogEndOffset) {
@@ -56,6 +62,7 @@ export class FollowerTracker {
       s.lastCaughtUpTimeMs = Math.max(s.lastCaughtUpTimeMs, s.lastFetchTimeMs)
     }
     s.logEndOffset = fetchOffset
+    if (logStartOffset >= 0n) s.logStartOffset = logStartOffset
     s.lastFetchLeaderLogEndOffset = leaderLogEndOffset
     s.lastFetchTimeMs = nowMs
     return s

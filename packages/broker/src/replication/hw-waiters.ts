@@ -1,5 +1,8 @@
 /**
- * acks=-1 produce requests waiting for a partition's high watermark to pass their batch. Each
+ * Requests waiting for a partition offset to reach a target: acks=-1 produce requests waiting for
+ * the high watermark to pass their batch, and DeleteRecords waiting for the low watermark (every
+ * in-sync replica's log start offset) to reach the requested offset (Kafka's delayed-produce and
+ * delayed-delete-records purgatories, one mechanism). Each
  * waiter has its own timeout timer (only while it waits: idle partitions hold nothing); the list
  * is bounded, and every waiter settles exactly once: released when the HW reaches its offset,
  * failed on leadership loss or close, or timed out with REQUEST_TIMED_OUT.
@@ -18,6 +21,9 @@ const MAX_WAITERS = 100_000
 export class HighWatermarkWaiters {
   private waiters: Waiter[] = []
 
+  /** `watermark` names what is waited for in the timeout message. */
+  constructor (private readonly watermark = 'the high watermark') {}
+
   get size (): number { return this.waiters.length }
 
   add (offset: bigint, timeoutMs: number): Promise<{ isrSize: number }> {
@@ -26,13 +32,13 @@ export class HighWatermarkWaiters {
       const waiter: Waiter = { offset, resolve, reject }
       waiter.timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter)
-        reject(new SluiceError('REQUEST_TIMED_OUT', `the high watermark did not reach ${offset} within ${timeoutMs} ms`))
+        reject(new SluiceError('REQUEST_TIMED_OUT', `${this.watermark} did not reach ${offset} within ${timeoutMs} ms`))
       }, Math.max(1, timeoutMs))
       this.waiters.push(waiter)
     })
   }
 
-  /** Resolves every waiter whose offset is <= `highWatermark`. */
+  /** Resolves every waiter whose offset is <= `highWatermark` (the watermark waited for). */
   release (highWatermark: bigint, isrSize: number): void {
     if (this.waiters.length === 0) return
     const still: Waiter[] = []

@@ -7,7 +7,8 @@
  * may already be committed by the controller while the answer is lost, and a committed member can
  * be elected leader; counting it early is never less safe. So a proposal is dropped only when
  * - the controller answered with the committed state in this leader epoch (success), or
- * - it rejected the request as invalid (INVALID_REQUEST: the epochs matched, nothing was written), or
+ * - it rejected the request as invalid (INVALID_REQUEST, or INELIGIBLE_REPLICA for a broker in
+ *   controlled shutdown: the epochs matched, nothing was written), or
  * - a newer partition state (leader or partition epoch) arrived from the controller.
  * Any other outcome (transport error, stale broker epoch, fenced epoch) keeps the proposal and
  * re-sends it after a backoff; a newer state from the controller ends that loop.
@@ -41,7 +42,7 @@ interface Proposal {
   inFlight: boolean
 }
 
-const INVALID_REQUEST = errorId('INVALID_REQUEST')
+const REJECTED = new Set([errorId('INVALID_REQUEST'), errorId('INELIGIBLE_REPLICA')])
 
 export class PendingIsrChange {
   private proposal: Proposal | undefined
@@ -96,7 +97,7 @@ export class PendingIsrChange {
       if (res.error_code === 0 && res.state != null && res.state.leader_epoch === p.leaderEpoch) {
         this.cancel()
         this.options.onCommitted(res.state)
-      } else if (res.error_code === INVALID_REQUEST) {
+      } else if (REJECTED.has(res.error_code)) {
         this.drop(`the controller rejected the ISR ${JSON.stringify(p.newIsr)}: ${res.error_message}`)
       } else {
         this.retryUnlessSuperseded(p)

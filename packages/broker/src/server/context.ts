@@ -5,6 +5,7 @@
 import type { Logger } from 'pino'
 import { ErrorCode, SluiceError, toInt64String, type ErrorCodeName, type wire } from '@sluice/protocol'
 import type { MetadataCache } from '../metadata-cache.js'
+import type { BrokerMetrics } from '../metrics/broker-metrics.js'
 import type { ReplicaManager } from '../replica-manager.js'
 import type { DelayedFetchPurgatory } from './delayed-fetch.js'
 
@@ -14,6 +15,8 @@ export interface BrokerContext {
   readonly replicas: ReplicaManager
   readonly purgatory: DelayedFetchPurgatory
   readonly logger: Logger
+  /** Present when the broker serves an admin port (metrics/broker-metrics.ts). */
+  readonly metrics?: BrokerMetrics
 }
 
 export interface ErrorFields {

@@ -41,20 +41,28 @@ export async function startGrpcServer (ctx: BrokerContext, host: string, port: n
     void s.closed.then(() => streams.delete(s))
   }
 
+  const m = instrumentation(ctx)
+  const metrics = ctx.metrics
   const handlers: wire.BrokerHandlers = {
     Produce: (call) => track(serveBidiStream({
       name: 'Produce', call, logger, maxInFlight: STREAM_IN_FLIGHT_MAX,
-      handle: (req) => handleProduce(ctx, req),
+      handle: m.Produce((req) => handleProduce(ctx, req)),
       errorResponse: produceErrorResponse,
     })),
     Fetch: (call) => track(serveBidiStream({
       name: 'Fetch', call, logger, maxInFlight: STREAM_IN_FLIGHT_MAX,
-      handle: (req, signal) => handleFetch(ctx, req, signal),
+      handle: m.Fetch(metrics === undefined
+        ? (req, signal) => handleFetch(ctx, req, signal)
+        : async (req, signal) => {
+          const res = await handleFetch(ctx, req, signal)
+          if (res !== undefined) metrics.fetchAnswered(req.replica_id >= 0, res)
+          return res
+        }),
       errorResponse: fetchErrorResponse,
     })),
-    ListOffsets: unary(logger, 'ListOffsets', (req) => handleListOffsets(ctx, req)),
-    Metadata: unary(logger, 'Metadata', async (req) => handleMetadata(ctx, req)),
-    DeleteRecords: unary(logger, 'DeleteRecords', async (req) => handleDeleteRecords(ctx, req)),
+    ListOffsets: unary(logger, 'ListOffsets', m.ListOffsets((req) => handleListOffsets(ctx, req))),
+    Metadata: unary(logger, 'Metadata', m.Metadata(async (req) => handleMetadata(ctx, req))),
+    DeleteRecords: unary(logger, 'DeleteRecords', m.DeleteRecords(async (req) => handleDeleteRecords(ctx, req))),
   }
   server.addService(loadSluiceProto().sluice.v1.Broker.service, handlers)
 
@@ -78,6 +86,19 @@ export async function startGrpcServer (ctx: BrokerContext, host: string, port: n
       })
     },
   }
+}
+
+type Wrap = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A) => Promise<R>
+const RPC_METHODS = ['Produce', 'Fetch', 'ListOffsets', 'Metadata', 'DeleteRecords'] as const
+
+/** Per method: the handler counted and timed (sluice_rpc_*), or unchanged without metrics. */
+function instrumentation (ctx: BrokerContext): Record<typeof RPC_METHODS[number], Wrap> {
+  const out = {} as Record<typeof RPC_METHODS[number], Wrap>
+  for (const method of RPC_METHODS) {
+    const probe = ctx.metrics?.rpc.probe('sluice.v1.Broker', method)
+    out[method] = probe === undefined ? (fn) => fn : (fn) => probe.wrap(fn)
+  }
+  return out
 }
 
 function unary<Req, Res> (logger: Logger, name: string, fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {

@@ -31,6 +31,7 @@ export async function handleProduce (ctx: BrokerContext, req: wire.ProduceReques
       ? producePartition(ctx, req, t.topic, p)
       : failed(p.partition, 'INVALID_REQUIRED_ACKS', `acks must be -1, 0 or 1, not ${req.acks}`))),
   })))
+  ctx.metrics?.produceAnswered(topics)
   if (req.acks === 0) return undefined
   return { correlation_id: req.correlation_id, topics, throttle_time_ms: 0 }
 }
@@ -43,7 +44,7 @@ async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__O
       return failed(partition, 'UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`)
     }
     const replica = ctx.replicas.get(topic, partition)
-    if (replica === undefined || !replica.acceptsWrites) {
+    if (replica === undefined || !replica.acceptsWritesFor(req.acks === -1)) {
       // A leader without its metadata-session lease is fenced (docs/replication.md): retriable.
       return failed(partition, 'NOT_LEADER_OR_FOLLOWER', replica?.isLeader === true
         ? `broker ${ctx.brokerId} lost its metadata session; it takes no writes for ${topic}-${partition} until the controller confirms it`
@@ -69,7 +70,8 @@ async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__O
       logAppendTimeMs = BigInt(Date.now())
       spans = stampLogAppendTime(data.records, spans, logAppendTimeMs)
     }
-    const result = await replica.appendAsLeader(data.records, spans, (append) => replica.producers.appendAsLeader(spans, append))
+    const result = await replica.appendAsLeader(data.records, spans, (append) => replica.producers.appendAsLeader(spans, append), req.acks === -1)
+    if (result.duplicate !== true) ctx.metrics?.produced(topic, data.records.length, spans)
     if (req.acks === -1) {
       const { isrSize } = await replica.waitForHighWatermark(result.lastOffset + 1n, req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS)
       // Kafka's checkEnoughReplicasReachOffset: the HW passed the batch, but only because the ISR

@@ -177,16 +177,10 @@ export class AdminImpl implements Admin {
   /** One unary metadata-service call with retries; rotates instances on transport failures. */
   private async call<Res> (operation: string,
     invoke: (client: wire.MetadataClient, options: grpc.CallOptions, cb: grpc.requestCallback<Res>) => grpc.ClientUnaryCall): Promise<Res> {
-    return await withRetry(async () => {
-      const endpoint = await this.cache.metadataEndpoint()
+    return await withRetry(async () => await this.cache.onMetadataService(ROTATE_ON, async (endpoint) => {
       const client = this.pool.metadataClient(endpoint)
-      try {
-        return await callUnary<Res>((o, cb) => invoke(client, o, cb), this.options.requestTimeoutMs)
-      } catch (err) {
-        if (err instanceof SluiceError && ROTATE_ON.has(err.code)) this.cache.rotateMetadataEndpoint()
-        throw err
-      }
-    }, {
+      return await callUnary<Res>((o, cb) => invoke(client, o, cb), this.options.requestTimeoutMs)
+    }), {
       retry: this.options.retry,
       operation,
       onRetry: async (err) => { if (err.staleMetadata) await this.cache.refresh().catch(() => {}) },

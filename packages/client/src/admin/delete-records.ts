@@ -49,6 +49,8 @@ export async function deleteRecords (cache: MetadataCache, pool: ConnectionPool,
   return items.map((i) => ({ topic: i.topic, partition: i.partition, lowWatermark: answers.get(key(i.topic, i.partition)) as bigint }))
 }
 
+const ANSWER_MARGIN_MS = 2000
+
 function key (topic: string, partition: number): string {
   return `${topic}\u0000${partition}`
 }
@@ -74,7 +76,9 @@ async function attempt (cache: MetadataCache, pool: ConnectionPool, items: Array
     const req: wire.DeleteRecordsRequest = { timeout_ms: timeoutMs, topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) }
     try {
       const client = pool.brokerClient(cache.brokers.get(brokerId)!.endpoint)
-      const res = await callUnary<wire.DeleteRecordsResponse__Output>((o, cb) => client.DeleteRecords(req, o, cb), timeoutMs)
+      // The broker answers REQUEST_TIMED_OUT itself at timeout_ms (followers did not catch up):
+      // the call's deadline leaves room for that typed answer to arrive.
+      const res = await callUnary<wire.DeleteRecordsResponse__Output>((o, cb) => client.DeleteRecords(req, o, cb), timeoutMs + ANSWER_MARGIN_MS)
       for (const t of res.topics) {
         for (const p of t.partitions) {
           answers.set(key(t.topic, p.partition), p.error_code !== 0

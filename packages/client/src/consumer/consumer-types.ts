@@ -40,6 +40,13 @@ export interface ConsumerOptions {
   maxBytes?: number
   /** Limit per partition in one fetch response. Default 1 MiB. */
   maxPartitionBytes?: number
+  /**
+   * Prefetch bound: bytes fetched and not yet handed to the application, plus the size limits of
+   * fetches in flight, across all partitions. The consumer fetches ahead (the next long poll
+   * runs while the application processes) until this is reached; it may be exceeded by one
+   * record batch, since a fetch always returns at least one. Default: maxBytes.
+   */
+  maxBufferedBytes?: number
   /** Default 'read_uncommitted'. */
   isolationLevel?: 'read_uncommitted' | 'read_committed'
   /**

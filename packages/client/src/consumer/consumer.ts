@@ -12,6 +12,7 @@ import { withRetry } from '../retry.js'
 import type {
   Consumer, ConsumerBatch, ConsumerMessage, ConsumerOptions, RunHandle, RunOptions, SeekOffset, TopicPartition,
 } from './consumer-types.js'
+import { takeBuffered } from './fetched-records.js'
 import { Fetcher, type FetcherOptions } from './fetcher.js'
 import { listOffsets, seekTimestamp } from './list-offsets.js'
 import { SubscriptionState, assertSeekOffset, tpKey, type PartitionState } from './subscription.js'
@@ -22,13 +23,16 @@ export function resolveConsumerOptions (o: ConsumerOptions, client: ResolvedConn
   c.int('minBytes', o.minBytes, 0)
   c.int('maxBytes', o.maxBytes, 1, 2 ** 31 - 1)
   c.int('maxPartitionBytes', o.maxPartitionBytes, 1, 2 ** 31 - 1)
+  c.int('maxBufferedBytes', o.maxBufferedBytes, 1)
   c.oneOf('isolationLevel', o.isolationLevel, ['read_uncommitted', 'read_committed'])
   c.oneOf('offsetReset', o.offsetReset, ['earliest', 'latest', 'none'])
   c.done()
+  const maxBytes = o.maxBytes ?? 50 * 1024 * 1024
   return {
     maxWaitMs: o.maxWaitMs ?? 500,
     minBytes: o.minBytes ?? 1,
-    maxBytes: o.maxBytes ?? 50 * 1024 * 1024,
+    maxBytes,
+    maxBufferedBytes: o.maxBufferedBytes ?? maxBytes,
     maxPartitionBytes: o.maxPartitionBytes ?? 1024 * 1024,
     isolationLevel: o.isolationLevel === 'read_committed' ? 1 : 0,
     offsetReset: o.offsetReset ?? 'none',
@@ -190,12 +194,18 @@ export class ConsumerImpl implements Consumer {
           s.errorReported = true // surfaced once; the partition stays stopped until seek()
           throw s.error
         }
-        if (s.paused || s.buffered.length === 0) continue
+        if (s.paused) continue
+        const taken = takeBuffered(s)
+        if (taken === undefined) {
+          if (s.error !== undefined && !s.errorReported) { // decoding failed
+            s.errorReported = true
+            throw s.error
+          }
+          continue
+        }
         this.rotation = (this.rotation + i + 1) % Math.max(1, all.length)
-        const messages = s.buffered
-        s.buffered = []
-        this.subs.notify() // the fetcher may fetch this partition again
-        return { s, generation: s.generation, batch: { topic: s.topic, partition: s.partition, messages, highWatermark: s.highWatermark } }
+        this.subs.notify() // buffer space freed: the fetcher may fetch more
+        return { s, generation: s.generation, batch: { topic: s.topic, partition: s.partition, messages: taken.messages, highWatermark: taken.highWatermark } }
       }
       const onAbort = (): void => { this.subs.notify() }
       signal?.addEventListener('abort', onAbort, { once: true })

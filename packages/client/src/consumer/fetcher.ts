@@ -2,22 +2,30 @@
  * The consumer's network side. One loop, woken by subscription changes, responses and timers:
  * 1. partitions with a pending seek ('beginning' / 'end' / timestamp) are resolved with
  *    ListOffsets;
- * 2. fetchable partitions (position known, not paused, stopped or buffering) are grouped by
- *    leader, and each leader without a fetch in flight gets one long-poll Fetch request carrying
- *    all of them, on a bidi Fetch stream per broker (one request in flight per broker).
+ * 2. fetchable partitions (position known, not paused or stopped, no fetch in flight) are
+ *    grouped by leader, and each leader without a fetch in flight gets one long-poll Fetch
+ *    request carrying all of them, on a bidi Fetch stream per broker (one request in flight per
+ *    broker).
+ * Prefetch: a partition is fetched again as soon as its previous answer arrived, while the
+ * application still works through what is buffered, so long polls overlap with processing.
+ * Memory is bounded by `maxBufferedBytes`: the bytes buffered (fetched, not yet delivered) plus
+ * the max_bytes of every fetch in flight never exceed it, except that a fetch always returns at
+ * least one whole batch (KIP-74), so one batch may go over. Buffered data stays raw record
+ * batches until delivered (fetched-records.ts).
  * Answers are applied only if the partition's generation is unchanged (no seek in between).
- * Records below the fetch offset are dropped (a response starts with the whole batch containing
- * it), control batches are skipped, and the fetch offset moves past the last batch returned.
+ * Records below the fetch offset are dropped at delivery (a response starts with the whole batch
+ * containing it), control batches are skipped, and the fetch offset moves past the last batch
+ * returned.
  * NOT_LEADER and other stale-metadata errors refresh metadata and retry after a backoff (the
  * next fetch goes to the new leader); OFFSET_OUT_OF_RANGE follows `offsetReset`.
  */
-import { CONTROL_MASK, SluiceError, decodeRecordBatches, toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import { SluiceError, toBigInt, toInt64String, type wire } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
 import type { ConnectionPool } from '../network/connection-pool.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
 import { RequestStream } from '../network/request-stream.js'
 import type { RetryOptions } from '../options.js'
-import type { ConsumerMessage } from './consumer-types.js'
+import { fetchedBytes, scanFetched } from './fetched-records.js'
 import { listOffsets, seekTimestamp } from './list-offsets.js'
 import type { PartitionState, SubscriptionState } from './subscription.js'
 
@@ -26,6 +34,8 @@ export interface FetcherOptions {
   minBytes: number
   maxBytes: number
   maxPartitionBytes: number
+  /** Bound of fetched-but-undelivered bytes plus in-flight fetch sizes (see the header). */
+  maxBufferedBytes: number
   isolationLevel: number
   offsetReset: 'earliest' | 'latest' | 'none'
   requestTimeoutMs: number
@@ -39,6 +49,9 @@ interface Sent { s: PartitionState, generation: number, offset: bigint }
 export class Fetcher {
   private readonly streams = new Map<number, { endpoint: string, stream: FetchStream }>()
   private readonly busy = new Set<number>()
+  /** max_bytes of the fetch in flight per broker: counted against maxBufferedBytes. */
+  private readonly reserved = new Map<number, number>()
+  private rotation = 0
   private stopped = false
   private running: Promise<void> | undefined
 
@@ -107,11 +120,24 @@ export class Fetcher {
     return wakeMs
   }
 
+  /** @internal tests: bytes buffered (fetched, not delivered) and reserved by fetches in flight. */
+  bufferedBytes (): { buffered: number, reserved: number } {
+    let buffered = 0
+    for (const s of this.subs.partitions.values()) buffered += fetchedBytes(s)
+    let reserved = 0
+    for (const r of this.reserved.values()) reserved += r
+    return { buffered, reserved }
+  }
+
   /** Sends a fetch to every idle leader; returns ms until a backed-off partition may be fetched. */
   private dispatch (now: number): number {
     let wakeMs = 1000
     const byBroker = new Map<number, PartitionState[]>()
+    let used = 0
+    for (const r of this.reserved.values()) used += r
+    const leaders = new Set<number>(this.busy)
     for (const s of this.subs.partitions.values()) {
+      used += fetchedBytes(s)
       if (s.fetching || s.paused || s.stopped || s.error !== undefined || s.fetchOffset === undefined || s.buffered.length > 0) continue
       if (s.retryAtMs > now) {
         wakeMs = Math.min(wakeMs, s.retryAtMs - now)
@@ -122,16 +148,27 @@ export class Fetcher {
         this.onPartitionError(s, new SluiceError('LEADER_NOT_AVAILABLE', `no known leader for ${s.topic}/${s.partition}`))
         continue
       }
+      leaders.add(leader.brokerId)
       if (this.busy.has(leader.brokerId)) continue
       const list = byBroker.get(leader.brokerId) ?? []
       list.push(s)
       byBroker.set(leader.brokerId, list)
     }
-    for (const [brokerId, list] of byBroker) this.fetch(brokerId, list)
+    // Each leader's fetch may reserve an equal share, so one broker's long poll cannot hold the
+    // whole budget while partitions on other brokers wait.
+    const share = Math.max(1, Math.floor(this.options.maxBufferedBytes / Math.max(1, leaders.size)))
+    for (const [brokerId, list] of byBroker) {
+      // With nothing buffered the budget is >= 1 byte, and a fetch returns at least one batch:
+      // a budget below one batch still makes progress.
+      const budget = Math.min(this.options.maxBytes, share, this.options.maxBufferedBytes - used)
+      if (budget <= 0) break // the application's turn; taking data notifies the loop
+      used += budget
+      this.fetch(brokerId, list, budget)
+    }
     return wakeMs
   }
 
-  private fetch (brokerId: number, parts: PartitionState[]): void {
+  private fetch (brokerId: number, parts: PartitionState[], maxBytes: number): void {
     const node = this.cache.brokers.get(brokerId)!
     let entry = this.streams.get(brokerId)
     if (entry === undefined || entry.endpoint !== node.endpoint) {
@@ -141,20 +178,28 @@ export class Fetcher {
       this.streams.set(brokerId, entry)
     }
     this.busy.add(brokerId)
-    const sent: Sent[] = parts.map((s) => ({ s, generation: s.generation, offset: s.fetchOffset! }))
+    this.reserved.set(brokerId, maxBytes)
+    // The broker fills partitions in request order: rotate, so a tight budget is shared.
+    const start = this.rotation++ % parts.length
+    const sent: Sent[] = []
+    for (let i = 0; i < parts.length; i++) {
+      const s = parts[(start + i) % parts.length]!
+      sent.push({ s, generation: s.generation, offset: s.fetchOffset! })
+    }
+    const partitionMaxBytes = Math.min(this.options.maxPartitionBytes, maxBytes)
     const topics = new Map<string, wire.PartitionFetchData[]>()
     for (const { s, offset } of sent) {
       s.fetching = true
       const l = topics.get(s.topic) ?? []
       l.push({ partition: s.partition, fetch_offset: toInt64String(offset), current_leader_epoch: -1,
-        partition_max_bytes: this.options.maxPartitionBytes, last_fetched_epoch: -1, log_start_offset: '-1' })
+        partition_max_bytes: partitionMaxBytes, last_fetched_epoch: -1, log_start_offset: '-1' })
       topics.set(s.topic, l)
     }
     const req: wire.FetchRequest = {
       replica_id: -1,
       max_wait_ms: this.options.maxWaitMs,
       min_bytes: this.options.minBytes,
-      max_bytes: this.options.maxBytes,
+      max_bytes: maxBytes,
       isolation_level: this.options.isolationLevel,
       client_id: this.options.clientId,
       topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
@@ -168,6 +213,7 @@ export class Fetcher {
       .catch((err: unknown) => { this.log.error({ err }, 'fetch response handling failed') })
       .finally(() => {
         this.busy.delete(brokerId)
+        this.reserved.delete(brokerId)
         for (const { s } of sent) s.fetching = false
         this.subs.notify()
       })
@@ -203,38 +249,22 @@ export class Fetcher {
     }
     s.highWatermark = toBigInt(p.high_watermark)
     s.retryAtMs = 0
-    let batches
+    let scan
     try {
-      batches = decodeRecordBatches(p.records)
+      scan = scanFetched(p.records)
     } catch (err) {
       this.onPartitionError(s, err instanceof SluiceError ? err : new SluiceError('CORRUPT_MESSAGE', String(err), { topic: s.topic, partition: s.partition }))
       return
     }
-    let next = offset
-    const out: ConsumerMessage[] = []
-    for (const b of batches) {
-      const end = b.header.baseOffset + BigInt(b.header.lastOffsetDelta) + 1n
-      if ((b.header.attributes & CONTROL_MASK) === 0) {
-        for (const r of b.records) {
-          if (r.offset < offset) continue
-          if (s.skipBeforeTimestamp !== undefined) {
-            if (r.timestamp < s.skipBeforeTimestamp) {
-              s.position = r.offset + 1n // skipped records count as consumed
-              continue
-            }
-            s.skipBeforeTimestamp = undefined
-          }
-          out.push({ topic: s.topic, partition: s.partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers })
-        }
+    if (scan.nextOffset === undefined) {
+      if (p.records.length > 0) {
+        this.log.warn({ topic: s.topic, partition: s.partition, maxPartitionBytes: this.options.maxPartitionBytes },
+          'fetch returned only a partial batch; raise maxPartitionBytes')
       }
-      if (end > next) next = end
+      return
     }
-    if (p.records.length > 0 && batches.length === 0) {
-      this.log.warn({ topic: s.topic, partition: s.partition, maxPartitionBytes: this.options.maxPartitionBytes },
-        'fetch returned only a partial batch; raise maxPartitionBytes')
-    }
-    s.fetchOffset = next
-    if (out.length > 0) s.buffered.push(...out)
+    s.fetched.push({ records: p.records.subarray(0, scan.completeBytes), fromOffset: offset, highWatermark: s.highWatermark })
+    if (scan.nextOffset > offset) s.fetchOffset = scan.nextOffset
   }
 
   private onPartitionError (s: PartitionState, e: SluiceError): void {

@@ -8,12 +8,14 @@
  * - `position`: next offset to hand to the application; moves as messages are delivered.
  * - `generation`: bumped by every seek; fetch and ListOffsets answers for an older generation
  *   are dropped, so a seek is never undone by a response already on its way.
- * - `buffered`: fetched, not yet delivered. A partition is fetched again only once its buffer is
- *   empty, which bounds memory to roughly one fetch response per broker.
+ * - `fetched`: fetched, not yet delivered, as raw batches per response (fetched-records.ts),
+ *   preceded by `buffered`: decoded messages a paused delivery put back. The fetcher fetches
+ *   ahead of delivery while the consumer's buffered bytes stay under maxBufferedBytes.
  * Single-threaded (event loop); `notify()` wakes everything waiting on `changed()`.
  */
 import { SluiceError } from '@sluice/protocol'
 import type { ConsumerMessage, SeekOffset } from './consumer-types.js'
+import type { FetchedRecords } from './fetched-records.js'
 
 export interface PartitionState {
   readonly topic: string
@@ -32,6 +34,7 @@ export interface PartitionState {
   generation: number
   paused: boolean
   buffered: ConsumerMessage[]
+  fetched: FetchedRecords[]
   highWatermark: bigint
   /** An error that stopped the partition until the next seek; surfaced to the application once. */
   error: SluiceError | undefined
@@ -72,6 +75,7 @@ export class SubscriptionState {
       generation: 0,
       paused: false,
       buffered: [],
+      fetched: [],
       highWatermark: -1n,
       error: undefined,
       errorReported: false,
@@ -118,6 +122,7 @@ export class SubscriptionState {
   seek (s: PartitionState, offset: SeekOffset): void {
     s.generation++
     s.buffered = []
+    s.fetched = []
     s.error = undefined
     s.errorReported = false
     s.stopped = false

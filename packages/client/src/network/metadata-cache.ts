@@ -111,17 +111,29 @@ export class MetadataCache {
     return this.topics.get(topic)?.partitions[partition]
   }
 
-  /** The metadata-service endpoint to use for admin calls (refreshing if none is known yet). */
-  async metadataEndpoint (): Promise<string> {
+  /**
+   * Runs `call` on the metadata-service instances, starting with the one that answered last and
+   * moving on to the next after each failure whose code is in `moveOn` (a standby answering
+   * NOT_CONTROLLER, a dead or unreachable instance). Any other outcome is returned or thrown at
+   * once; only when every instance failed does the last error come out, so one attempt of the
+   * caller's retry loop covers a whole round, and a controller failover does not use up retries.
+   */
+  async onMetadataService<T> (moveOn: ReadonlySet<string>, call: (endpoint: string) => Promise<T>): Promise<T> {
     if (this.metadataEndpoints.length === 0) await this.refresh()
     const n = this.metadataEndpoints.length
     if (n === 0) throw new SluiceError('METADATA_UNAVAILABLE', 'no broker reported a metadata-service endpoint')
-    return this.metadataEndpoints[this.metadataEndpointIndex % n]!
-  }
-
-  /** Moves to the next metadata-service instance after a failure there. */
-  rotateMetadataEndpoint (): void {
-    this.metadataEndpointIndex++
+    let last: unknown
+    for (let i = 0; i < n; i++) {
+      const endpoint = this.metadataEndpoints[this.metadataEndpointIndex % this.metadataEndpoints.length]!
+      try {
+        return await call(endpoint)
+      } catch (err) {
+        if (!(err instanceof SluiceError && moveOn.has(err.code))) throw err
+        last = err
+        this.metadataEndpointIndex++
+      }
+    }
+    throw last
   }
 
   private candidates (): string[] {

@@ -3,15 +3,18 @@
  * appends. A partition's head batch is ready to send when it is full (or a later one exists),
  * when it has lingered `lingerMs`, or during a flush; never before its retry backoff ends.
  *
- * Ordering: without idempotence the sender takes at most one batch per partition at a time and
- * mutes the partition until that batch's response arrives; a batch that must be retried goes
- * back to the head of its queue. With idempotence several batches of a partition may be in
- * flight (the sender's `mayDrain` decides); retried batches go back ahead of every unsequenced
- * batch, in sequence order. Either way records of one partition are appended in send order,
- * retries included.
+ * Ordering: one drain takes at most one batch per partition (its head); the sender decides how
+ * many batches of a partition may be in flight (`muted`, `mayDrain`: up to maxInFlight). A batch
+ * that must be retried goes back to the head of its queue; with idempotence retried batches go
+ * back ahead of every unsequenced batch, in sequence order.
  *
  * Draining groups the ready head batches by leader broker (one request per broker) and stops
- * adding to a request at `maxRequestBytes`. Single-threaded: called only from the event loop.
+ * adding to a request at `maxRequestBytes`; each drain starts one partition further on, so a
+ * full request does not always leave the same partitions behind.
+ *
+ * Queues are kept per topic in an array indexed by partition, so the per-record path (append,
+ * hasOpenBatch) does a Map lookup by topic name and an array index, and builds no string.
+ * Single-threaded: called only from the event loop.
  */
 import type { RecordInput } from '@sluice/protocol'
 import { ProducerBatch } from './producer-batch.js'
@@ -27,7 +30,7 @@ export interface AccumulatorOptions {
 export interface DrainOptions {
   /** Every batch is ready regardless of linger. */
   flush: boolean
-  /** Partitions (ProducerBatch.key) with a batch in flight. */
+  /** Partitions (ProducerBatch.key) that may not have another batch in flight now. */
   muted: ReadonlySet<string>
   /** Leader broker id, or undefined when unknown. */
   leaderOf: (topic: string, partition: number) => number | undefined
@@ -46,8 +49,14 @@ export interface DrainResult {
   unknownLeader: boolean
 }
 
+/** One topic's queues, indexed by partition; a missing or empty entry means nothing queued. */
+type TopicQueues = Array<ProducerBatch[] | undefined>
+
 export class RecordAccumulator {
-  private readonly queues = new Map<string, ProducerBatch[]>()
+  private readonly queues = new Map<string, TopicQueues>()
+  /** Batches in all queues (for isEmpty without a scan). */
+  private queuedCount = 0
+  private rotation = 0
   private readonly now: () => number
   /** Bytes of records appended and not yet completed (acknowledged or failed). */
   bufferedBytes = 0
@@ -59,12 +68,7 @@ export class RecordAccumulator {
   /** Appends a record; `full` tells whether its batch reached batchBytes with it. */
   append (topic: string, partition: number, record: RecordInput, sizeBytes: number):
   { batch: ProducerBatch, index: number, newBatch: boolean, full: boolean } {
-    const key = `${topic}\u0000${partition}`
-    let q = this.queues.get(key)
-    if (q === undefined) {
-      q = []
-      this.queues.set(key, q)
-    }
+    const q = this.queueOf(topic, partition)
     let batch = q[q.length - 1]
     let newBatch = false
     if (batch === undefined || batch.closed || batch.sizeBytes + sizeBytes > this.options.batchBytes) {
@@ -72,6 +76,7 @@ export class RecordAccumulator {
       batch = new ProducerBatch(topic, partition, this.now())
       batch.sizeBytes = BATCH_OVERHEAD_BYTES
       q.push(batch)
+      this.queuedCount++
       newBatch = true
     }
     batch.records.push(record)
@@ -84,7 +89,7 @@ export class RecordAccumulator {
 
   /** Whether the partition has a batch still accepting records. */
   hasOpenBatch (topic: string, partition: number): boolean {
-    const q = this.queues.get(`${topic}\u0000${partition}`)
+    const q = this.queues.get(topic)?.[partition]
     const last = q?.[q.length - 1]
     return last !== undefined && !last.closed
   }
@@ -96,32 +101,37 @@ export class RecordAccumulator {
     const requestBytes = new Map<number, number>()
     let nextReadyMs: number | undefined
     let unknownLeader = false
-    for (const [key, q] of this.queues) {
-      const head = q[0]
-      if (head === undefined || o.muted.has(key)) continue
-      const readyAt = this.readyAtMs(head, q.length, o.flush)
-      if (readyAt > now) {
-        nextReadyMs = nextReadyMs === undefined ? readyAt : Math.min(nextReadyMs, readyAt)
-        continue
+    const rotation = this.rotation++
+    for (const tq of this.queues.values()) {
+      const n = tq.length
+      for (let j = 0; j < n; j++) {
+        const q = tq[(rotation + j) % n]
+        const head = q?.[0]
+        if (q === undefined || head === undefined || o.muted.has(head.key)) continue
+        const readyAt = this.readyAtMs(head, q.length, o.flush)
+        if (readyAt > now) {
+          nextReadyMs = nextReadyMs === undefined ? readyAt : Math.min(nextReadyMs, readyAt)
+          continue
+        }
+        const leader = o.leaderOf(head.topic, head.partition)
+        if (leader === undefined) {
+          unknownLeader = true
+          continue
+        }
+        if (!byBroker.has(leader) && !o.canSend(leader)) continue
+        if (o.mayDrain !== undefined && !o.mayDrain(head, leader)) continue
+        const used = requestBytes.get(leader) ?? 0
+        // Always allow one batch per request, so an oversized batch still goes (and is judged by
+        // the broker) instead of waiting forever.
+        if (used > 0 && used + head.sizeBytes > o.maxRequestBytes) continue
+        requestBytes.set(leader, used + head.sizeBytes)
+        q.shift()
+        this.queuedCount--
+        head.closed = true
+        const list = byBroker.get(leader)
+        if (list === undefined) byBroker.set(leader, [head])
+        else list.push(head)
       }
-      const leader = o.leaderOf(head.topic, head.partition)
-      if (leader === undefined) {
-        unknownLeader = true
-        continue
-      }
-      if (!byBroker.has(leader) && !o.canSend(leader)) continue
-      if (o.mayDrain !== undefined && !o.mayDrain(head, leader)) continue
-      const used = requestBytes.get(leader) ?? 0
-      // Always allow one batch per request, so an oversized batch still goes (and is judged by
-      // the broker) instead of waiting forever.
-      if (used > 0 && used + head.sizeBytes > o.maxRequestBytes) continue
-      requestBytes.set(leader, used + head.sizeBytes)
-      q.shift()
-      head.closed = true
-      if (q.length === 0) this.queues.delete(key)
-      const list = byBroker.get(leader)
-      if (list === undefined) byBroker.set(leader, [head])
-      else list.push(head)
     }
     return { byBroker, nextReadyMs, unknownLeader }
   }
@@ -131,36 +141,38 @@ export class RecordAccumulator {
    * batch without a sequence, after retried batches with a lower sequence order.
    */
   reenqueue (batch: ProducerBatch): void {
-    let q = this.queues.get(batch.key)
-    if (q === undefined) {
-      q = []
-      this.queues.set(batch.key, q)
-    }
+    const q = this.queueOf(batch.topic, batch.partition)
     const order = batch.sequenceOrder
     let i = 0
     if (order !== undefined) {
       while (i < q.length && q[i]!.sequenceOrder !== undefined && q[i]!.sequenceOrder! < order) i++
     }
     q.splice(i, 0, batch)
+    this.queuedCount++
   }
 
   /** Takes a queued batch out (it failed without being sent again). */
   remove (batch: ProducerBatch): void {
-    const q = this.queues.get(batch.key)
+    const q = this.queues.get(batch.topic)?.[batch.partition]
     if (q === undefined) return
     const i = q.indexOf(batch)
-    if (i >= 0) q.splice(i, 1)
-    if (q.length === 0) this.queues.delete(batch.key)
+    if (i < 0) return
+    q.splice(i, 1)
+    this.queuedCount--
   }
 
   /** Removes (and returns) queued batches created `deliveryTimeoutMs` ago or earlier. */
   expire (deliveryTimeoutMs: number): ProducerBatch[] {
-    const now = this.now()
     const expired: ProducerBatch[] = []
-    for (const [key, q] of this.queues) {
-      while (q[0] !== undefined && now - q[0].createdMs >= deliveryTimeoutMs) expired.push(q.shift()!)
-      if (q.length === 0) this.queues.delete(key)
+    if (this.queuedCount === 0) return expired
+    const now = this.now()
+    for (const tq of this.queues.values()) {
+      for (const q of tq) {
+        if (q === undefined) continue
+        while (q[0] !== undefined && now - q[0].createdMs >= deliveryTimeoutMs) expired.push(q.shift()!)
+      }
     }
+    this.queuedCount -= expired.length
     return expired
   }
 
@@ -171,10 +183,28 @@ export class RecordAccumulator {
 
   /** Every queued batch (not those in flight). */
   queued (): ProducerBatch[] {
-    return [...this.queues.values()].flat()
+    const out: ProducerBatch[] = []
+    for (const tq of this.queues.values()) for (const q of tq) if (q !== undefined) out.push(...q)
+    return out
   }
 
-  get isEmpty (): boolean { return this.queues.size === 0 }
+  get isEmpty (): boolean { return this.queuedCount === 0 }
+
+  private queueOf (topic: string, partition: number): ProducerBatch[] {
+    let tq = this.queues.get(topic)
+    if (tq === undefined) {
+      tq = []
+      this.queues.set(topic, tq)
+    }
+    let q = tq[partition]
+    if (q === undefined) {
+      // Fill holes so the array stays packed (a holey array is slower to index).
+      for (let p = tq.length; p < partition; p++) tq.push(undefined)
+      q = []
+      tq[partition] = q
+    }
+    return q
+  }
 
   private readyAtMs (head: ProducerBatch, queueLength: number, flush: boolean): number {
     const base = head.closed || queueLength > 1 || flush ? 0 : head.createdMs + this.options.lingerMs

@@ -37,14 +37,17 @@ export class ProducerBatch {
   readonly done: Promise<BatchResult>
   private settle: { resolve: (r: BatchResult) => void, reject: (e: unknown) => void } | undefined
 
+  /** `topic \0 partition`, built once per batch for the sender's per-partition bookkeeping. */
+  readonly key: string
+
   constructor (readonly topic: string, readonly partition: number, readonly createdMs: number) {
+    this.key = `${topic}\u0000${partition}`
     this.done = new Promise<BatchResult>((resolve, reject) => { this.settle = { resolve, reject } })
     // Callers attach their own handlers; this one only keeps an unobserved failure from
     // becoming an unhandled rejection.
     this.done.catch(() => {})
   }
 
-  get key (): string { return `${this.topic}\u0000${this.partition}` }
   get settled (): boolean { return this.settle === undefined }
 
   complete (result: BatchResult): void {
@@ -63,6 +66,7 @@ export class ProducerBatch {
 /** Bytes a record adds to a batch, roughly: payloads plus varint framing. */
 export function estimateRecordBytes (r: RecordInput): number {
   let n = 21 + (r.key?.length ?? 0) + (r.value?.length ?? 0)
-  for (const h of r.headers ?? []) n += 10 + Buffer.byteLength(h.key) + (h.value?.length ?? 0)
+  const headers = r.headers
+  if (headers !== undefined) for (const h of headers) n += 10 + Buffer.byteLength(h.key) + (h.value?.length ?? 0)
   return n
 }

@@ -20,21 +20,13 @@ const ROTATE_ON = new Set(['NETWORK_EXCEPTION', 'NOT_CONTROLLER', 'METADATA_UNAV
 export async function initProducerId (cache: MetadataCache, pool: ConnectionPool, options: ResolvedConnectOptions,
   deadlineMs: number): Promise<ProducerIdentity> {
   return await withRetry(async () => {
-    const endpoint = await cache.metadataEndpoint()
-    const client = pool.metadataClient(endpoint)
-    let res: wire.InitProducerIdResponse__Output
-    try {
+    const res = await cache.onMetadataService(ROTATE_ON, async (endpoint) => {
+      const client = pool.metadataClient(endpoint)
       const req: wire.InitProducerIdRequest = { transactional_id: '', transaction_timeout_ms: 0, producer_id: '-1', producer_epoch: -1 }
-      res = await callUnary<wire.InitProducerIdResponse__Output>((o, cb) => client.InitProducerId(req, o, cb), options.requestTimeoutMs)
-    } catch (err) {
-      if (err instanceof SluiceError && ROTATE_ON.has(err.code)) cache.rotateMetadataEndpoint()
-      throw err
-    }
-    if (res.error_code !== 0) {
-      const err = SluiceError.fromId(res.error_code, res.error_message)
-      if (ROTATE_ON.has(err.code)) cache.rotateMetadataEndpoint()
-      throw err
-    }
+      const r = await callUnary<wire.InitProducerIdResponse__Output>((o, cb) => client.InitProducerId(req, o, cb), options.requestTimeoutMs)
+      if (r.error_code !== 0) throw SluiceError.fromId(r.error_code, r.error_message)
+      return r
+    })
     const producerId = toBigInt(res.producer_id)
     if (producerId < 0n || res.producer_epoch < 0) {
       throw new SluiceError('UNKNOWN_SERVER_ERROR', `InitProducerId answered producer id ${res.producer_id} epoch ${res.producer_epoch}`)

@@ -10,10 +10,15 @@
  * `deliveryTimeoutMs` has passed since the batch was created it fails with DELIVERY_TIMEOUT
  * (cause: the last error). Non-retriable errors fail the batch at once.
  *
- * Idempotent producers (idempotence.ts): batches carry producer id, epoch and sequence; up to
- * maxInFlight batches per partition are in flight instead of one, retries are re-queued in
- * sequence order, OUT_OF_ORDER_SEQUENCE_NUMBER behind an earlier failed batch is retried, and a
- * final failure of a sequenced batch fails the rest of its partition's sequence and resets it.
+ * In flight per partition: up to `maxInFlight` batches (Kafka's
+ * max.in.flight.requests.per.connection), each round draining again while partitions and
+ * streams have room. Without idempotence a retried batch can then land after a later batch of
+ * its partition that succeeded first (Kafka's documented behaviour; maxInFlight 1 keeps strict
+ * order). Idempotent producers (idempotence.ts) keep order across retries: batches carry
+ * producer id, epoch and sequence, retries are re-queued in sequence order and sent only when
+ * nothing else of the partition is in flight, OUT_OF_ORDER_SEQUENCE_NUMBER behind an earlier
+ * failed batch is retried, and a final failure of a sequenced batch fails the rest of its
+ * partition's sequence and resets it.
  */
 import { SluiceError, encodeRecordBatch, toBigInt, type CompressionType, type wire } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
@@ -45,6 +50,8 @@ type ProduceStream = RequestStream<wire.ProduceRequest, wire.ProduceResponse__Ou
 
 export class Sender {
   private readonly streams = new Map<number, { endpoint: string, stream: ProduceStream }>()
+  /** Without idempotence: batches in flight per partition, and the partitions at maxInFlight. */
+  private readonly partitionInFlight = new Map<string, number>()
   private readonly muted = new Set<string>()
   private readonly inFlight = new Set<ProducerBatch>()
   private scheduled = false
@@ -115,8 +122,8 @@ export class Sender {
     }
     const idem = this.idem
     let drained: ReturnType<RecordAccumulator['drain']>
-    // One request per broker per drain; with idempotence drain again (a partition may have up to
-    // maxInFlight batches out) until nothing more is ready or the streams are full.
+    // One request per broker per drain; drain again (a partition may have up to maxInFlight
+    // batches out) until nothing more is ready or the streams are full.
     for (let i = 0; ; i++) {
       drained = this.acc.drain({
         flush: this.flushes > 0,
@@ -127,7 +134,7 @@ export class Sender {
         maxRequestBytes: MAX_REQUEST_BYTES,
       })
       for (const [brokerId, batches] of drained.byBroker) this.send(brokerId, batches)
-      if (idem === undefined || drained.byBroker.size === 0 || i + 1 >= this.options.maxInFlight) break
+      if (drained.byBroker.size === 0 || i + 1 >= this.options.maxInFlight) break
     }
     const { nextReadyMs, unknownLeader } = drained
     if (unknownLeader) {
@@ -188,7 +195,7 @@ export class Sender {
       this.idem?.onSent(b, brokerId)
       sendable.push(b)
       b.attempts++
-      if (this.options.acks !== 0) this.muted.add(b.key)
+      if (this.idem === undefined) this.addInFlight(b.key, 1)
       this.inFlight.add(b)
       const list = topics.get(b.topic) ?? []
       list.push({ partition: b.partition, records: b.encoded })
@@ -212,9 +219,24 @@ export class Sender {
         this.onError(b, e)
       }
     }).finally(() => {
-      for (const b of batches) this.muted.delete(b.key)
+      if (this.idem === undefined) for (const b of batches) this.addInFlight(b.key, -1)
       this.wakeup()
     }).catch((err: unknown) => { this.log.error({ err }, 'produce response handling failed') })
+  }
+
+  private addInFlight (key: string, delta: number): void {
+    const n = (this.partitionInFlight.get(key) ?? 0) + delta
+    if (n <= 0) this.partitionInFlight.delete(key)
+    else this.partitionInFlight.set(key, n)
+    if (n >= this.options.maxInFlight) this.muted.add(key)
+    else this.muted.delete(key)
+  }
+
+  /** @internal tests: batches of the partition in flight right now. */
+  inFlightOf (topic: string, partition: number): number {
+    let n = 0
+    for (const b of this.inFlight) if (b.topic === topic && b.partition === partition) n++
+    return n
   }
 
   private onResponse (batches: ProducerBatch[], res: wire.ProduceResponse__Output | undefined): void {

@@ -18,11 +18,12 @@ import { SluiceError, type wire } from '@sluice/protocol'
 import { SerialQueue } from '../util/serial-queue.js'
 import { mkdirp, type MetadataStore, type SessionId, type StoreOp } from '../store/metadata-store.js'
 import { ClusterView, type TopicState } from './cluster-view.js'
+import type { ControllerTerm } from './controller-election.js'
 import {
-  PATHS, brokerPath, decodeBigInt, decodeClusterId, decodeInt, encodeBroker, encodeClusterId, encodeController,
+  PATHS, brokerPath, decodeBigInt, decodeClusterId, encodeBroker, encodeClusterId,
   encodeInt, encodeState, newKafkaUuid, statePath, type BrokerRecord, type PartitionStateRecord,
 } from './layout.js'
-import { afterBrokersLost, electOffline, type ElectionContext } from './partition-election.js'
+import { afterBrokersLost, afterControlledShutdown, electOffline, type ElectionContext } from './partition-election.js'
 import type { RandomInt } from './placement.js'
 import { PreferredLeaderBalancer } from './preferred-leader-balancer.js'
 import { ProducerIdAllocator } from './producer-ids.js'
@@ -38,6 +39,14 @@ export interface ControllerOptions {
   /** The id this metadata-service node reports as controller (never a broker id: 3000 by default). */
   readonly controllerId: number
   readonly random: RandomInt
+  /** The election this controller won (controller-election.ts): its epoch fences every write. */
+  readonly term: ControllerTerm
+  /** Whether the election still holds (the controller lease); every change checks it first. */
+  readonly isActive: () => boolean
+  /** A write was refused by the epoch fence: another instance has become controller. */
+  readonly onFenced: (err: SluiceError) => void
+  /** A committed state change moved a partition's leader (to -1: offline); for metrics. */
+  readonly onLeaderChange?: ((topic: string, partition: number, from: number, to: number) => void) | undefined
   /**
    * Delay before leadership moves back to a preferred replica that re-entered the ISR
    * (preferred-leader-balancer.ts); default 2000, negative disables it.
@@ -65,8 +74,6 @@ export interface StateChange {
   readonly brokersChanged?: boolean
 }
 
-const CONTROLLER_SESSION_MS = 30_000
-
 export class Controller {
   readonly view = new ClusterView()
   readonly log: Logger
@@ -76,7 +83,8 @@ export class Controller {
   private brokerEpochCounter = { value: 0n, version: -1 }
   private readonly queue = new SerialQueue()
   private readonly sessions = new Map<number, LiveSession>()
-  private controllerSession: SessionId | undefined
+  /** Brokers in controlled shutdown: alive, but never elected leader or let back into an ISR. */
+  private readonly shuttingDown = new Set<number>()
   private readonly timers: NodeJS.Timeout[] = []
   private stopping = false
   readonly producerIds: ProducerIdAllocator
@@ -104,30 +112,8 @@ export class Controller {
     for (const p of ['/cluster', PATHS.brokerIds, PATHS.topics, PATHS.topicConfigs]) await mkdirp(store, p)
     if (await store.exists(PATHS.clusterId) === undefined) await store.create(PATHS.clusterId, encodeClusterId(newKafkaUuid()))
     this.clusterId = decodeClusterId((await store.get(PATHS.clusterId)).data)
-    const epochNode = await store.exists(PATHS.controllerEpoch)
-    if (epochNode === undefined) {
-      await store.create(PATHS.controllerEpoch, encodeInt(1))
-      this.controllerEpoch = 1
-      this.controllerEpochVersion = 0
-    } else {
-      const prev = decodeInt(PATHS.controllerEpoch, (await store.get(PATHS.controllerEpoch)).data)
-      this.controllerEpoch = prev + 1
-      this.controllerEpochVersion = await store.set(PATHS.controllerEpoch, encodeInt(this.controllerEpoch), epochNode.version)
-    }
-    this.controllerSession = await store.createSession(CONTROLLER_SESSION_MS, () => {
-      if (!this.stopping) this.log.error('the controller lost its store session; /controller is gone')
-    })
-    try {
-      await store.create(PATHS.controller, encodeController(this.options.controllerId), { mode: 'ephemeral', sessionId: this.controllerSession })
-    } catch (e) {
-      if (e instanceof SluiceError && e.code === 'META_NODE_EXISTS') throw new SluiceError('NOT_CONTROLLER', 'another controller holds /controller')
-      throw e
-    }
-    const keepAlive = setInterval(() => {
-      store.touchSession(this.controllerSession!).catch((e: unknown) => { if (!this.stopping) this.log.error({ err: e }, 'controller session keep-alive failed') })
-    }, CONTROLLER_SESSION_MS / 3)
-    keepAlive.unref()
-    this.timers.push(keepAlive)
+    this.controllerEpoch = this.options.term.epoch
+    this.controllerEpochVersion = this.options.term.epochVersion
     const counter = await store.exists(PATHS.brokerEpoch)
     if (counter !== undefined) {
       this.brokerEpochCounter = { value: decodeBigInt(PATHS.brokerEpoch, (await store.get(PATHS.brokerEpoch)).data), version: counter.version }
@@ -145,19 +131,40 @@ export class Controller {
   serial<T> (job: () => Promise<T>): Promise<T> {
     return this.queue.run(async () => {
       if (this.stopping) throw new SluiceError('NOT_CONTROLLER', 'the controller is shutting down')
+      if (!this.options.isActive()) throw new SluiceError('NOT_CONTROLLER', 'this metadata instance is not (or no longer sure to be) the active controller')
       return await job()
     })
   }
 
   electionContext (topic: string): ElectionContext {
-    return { isLive: this.view.isLive, controllerEpoch: this.controllerEpoch, unclean: this.view.uncleanAllowed(topic) }
+    return { isLive: this.isEligible, controllerEpoch: this.controllerEpoch, unclean: this.view.uncleanAllowed(topic) }
+  }
+
+  /** Alive and not shutting down: may lead, or join an ISR. */
+  readonly isEligible = (brokerId: number): boolean => this.view.isLive(brokerId) && !this.shuttingDown.has(brokerId)
+
+  /**
+   * Kafka's controlled shutdown: moves every leadership of the broker to another in-sync replica
+   * and takes it out of every ISR (never emptying one), in one committed change pushed to all
+   * brokers before the answer. Returns how many partitions it still leads (no one could take over).
+   */
+  async controlledShutdown (brokerId: number, brokerEpoch: bigint): Promise<number> {
+    return await this.serial(async () => {
+      if (!this.isCurrentBroker(brokerId, brokerEpoch)) {
+        throw new SluiceError('STALE_BROKER_EPOCH', `broker ${brokerId} epoch ${brokerEpoch} is not its current session epoch`)
+      }
+      this.shuttingDown.add(brokerId)
+      await this.commit(this.partitionChange((t, p) => afterControlledShutdown(t.assignment[p]!, t.states[p]!, brokerId, this.electionContext(t.name))))
+      let remaining = 0
+      for (const t of this.view.topics.values()) for (const st of t.states) if (st.leader === brokerId) remaining++
+      this.log.info({ brokerId, partitionsRemaining: remaining }, 'controlled shutdown: leaderships moved')
+      return remaining
+    })
   }
 
   /** Persists a change, applies it to the view and pushes the delta. Call inside `serial`. */
   async commit (change: StateChange): Promise<void> {
-    if (change.ops.length > 0) {
-      await this.options.store.multi([this.fenceOp(), ...change.ops])
-    }
+    if (change.ops.length > 0) await this.fencedMulti(change.ops)
     change.apply()
     const partitions: wire.PartitionState[] = []
     for (const [name, p] of change.partitions ?? []) {
@@ -174,6 +181,20 @@ export class Controller {
     for (const s of this.sessions.values()) s.sink.send({ update })
   }
 
+  /** A store transaction behind the epoch fence; a fence failure deposes this controller. */
+  async fencedMulti (ops: readonly StoreOp[]): Promise<void> {
+    try {
+      await this.options.store.multi([this.fenceOp(), ...ops])
+    } catch (e) {
+      if (e instanceof SluiceError && e.code === 'META_BAD_VERSION' && (e.details as { opIndex?: number } | undefined)?.opIndex === 0) {
+        const fenced = new SluiceError('NOT_CONTROLLER', `controller epoch ${this.controllerEpoch} is fenced: another instance has become controller`, {}, { cause: e })
+        this.options.onFenced(fenced)
+        throw fenced
+      }
+      throw e
+    }
+  }
+
   /** A change setting new states for some partitions (nothing when `next` returns undefined everywhere). */
   partitionChange (next: (t: TopicState, p: number) => PartitionStateRecord | undefined, brokersChanged = false): StateChange {
     const ops: StoreOp[] = []
@@ -188,7 +209,13 @@ export class Controller {
     }
     return {
       ops,
-      apply: () => { for (const [t, p, s] of updates) t.states[p] = s },
+      apply: () => {
+        for (const [t, p, s] of updates) {
+          const before = t.states[p]?.leader ?? -1
+          t.states[p] = s
+          if (before !== s.leader) this.options.onLeaderChange?.(t.name, p, before, s.leader)
+        }
+      },
       partitions: updates.map(([t, p]) => [t.name, p] as const),
       brokersChanged,
     }
@@ -221,10 +248,14 @@ export class Controller {
       const counterOp: StoreOp = this.brokerEpochCounter.version === -1
         ? { type: 'create', path: PATHS.brokerEpoch, data: encodeInt(epoch) }
         : { type: 'set', path: PATHS.brokerEpoch, data: encodeInt(epoch), version: this.brokerEpochCounter.version }
+      // A registration left by the previous controller's session (it died; ZooKeeper has not
+      // expired that session yet) is replaced: this controller's word on liveness is the one.
+      const stale = await store.exists(brokerPath(id))
+      const replace: StoreOp[] = stale === undefined ? [] : [{ type: 'delete', path: brokerPath(id), version: stale.version }]
       try {
-        await store.multi([
-          this.fenceOp(),
+        await this.fencedMulti([
           counterOp,
+          ...replace,
           { type: 'create', path: brokerPath(id), data: encodeBroker(record), mode: 'ephemeral', sessionId: storeSession },
         ])
       } catch (e) {
@@ -284,6 +315,7 @@ export class Controller {
 
   private async dropSession (brokerId: number, s: LiveSession, reason: string): Promise<void> {
     this.sessions.delete(brokerId)
+    this.shuttingDown.delete(brokerId)
     this.view.brokers.delete(brokerId)
     this.log.warn({ brokerId, brokerEpoch: s.brokerEpoch.toString(), reason }, 'broker lost')
     await this.options.store.closeSession(s.storeSession).catch((e: unknown) => this.log.warn({ err: e }, 'closing a broker store session failed'))
@@ -311,7 +343,6 @@ export class Controller {
     this.preferredLeaders.stop()
     for (const s of this.sessions.values()) s.sink.close()
     this.sessions.clear()
-    if (this.controllerSession !== undefined) await this.options.store.closeSession(this.controllerSession).catch(() => {})
   }
 }
 

@@ -25,6 +25,8 @@ export const PATHS = {
   topics: '/brokers/topics',
   topicConfigs: '/config/topics',
   producerIdBlock: '/latest_producer_id_block',
+  /** Sluice only: one ephemeral child per running metadata-service instance, with its endpoint. */
+  metadataInstances: '/metadata_instances',
 } as const
 
 export const brokerPath = (id: number): string => `${PATHS.brokerIds}/${id}`
@@ -33,6 +35,7 @@ export const partitionsPath = (topic: string): string => `${PATHS.topics}/${topi
 export const partitionPath = (topic: string, p: number): string => `${PATHS.topics}/${topic}/partitions/${p}`
 export const statePath = (topic: string, p: number): string => `${PATHS.topics}/${topic}/partitions/${p}/state`
 export const topicConfigPath = (topic: string): string => `${PATHS.topicConfigs}/${topic}`
+export const instancePath = (controllerId: number): string => `${PATHS.metadataInstances}/${controllerId}`
 
 /** Kafka's Uuid text form: 16 random bytes, base64url without padding (22 characters). */
 export function newKafkaUuid (): string {
@@ -112,7 +115,24 @@ export function decodeBigInt (path: string, data: Buffer): bigint {
   return BigInt(t)
 }
 
-export const encodeController = (id: number): Buffer => json({ version: 1, brokerid: id, timestamp: String(Date.now()) })
+/** Kafka's /controller JSON (brokerid = the controller id), plus the epoch and where to reach it. */
+export const encodeController = (id: number, epoch: number, endpoint: string): Buffer =>
+  json({ version: 1, brokerid: id, timestamp: String(Date.now()), controller_epoch: epoch, endpoint })
+export function decodeControllerNode (path: string, data: Buffer): { id: number, epoch?: number, endpoint?: string } {
+  const o = parse(path, data)
+  return {
+    id: int(path, o.brokerid, 'brokerid'),
+    ...(typeof o.controller_epoch === 'number' ? { epoch: o.controller_epoch } : {}),
+    ...(typeof o.endpoint === 'string' ? { endpoint: o.endpoint } : {}),
+  }
+}
+
+export const encodeInstance = (id: number, endpoint: string): Buffer => json({ version: 1, id, endpoint })
+export function decodeInstance (path: string, data: Buffer): { id: number, endpoint: string } {
+  const o = parse(path, data)
+  if (typeof o.endpoint !== 'string' || o.endpoint === '') throw damaged(path, 'has no endpoint')
+  return { id: int(path, o.id, 'id'), endpoint: o.endpoint }
+}
 
 export function encodeBroker (b: BrokerRecord): Buffer {
   return json({ version: 1, host: b.host, port: b.port, rack: b.rack, admin_port: b.adminPort, broker_epoch: b.brokerEpoch.toString(), timestamp: String(b.timestampMs) })

@@ -46,6 +46,8 @@ export async function alterPartition (ctl: Controller, req: wire.AlterPartitionR
     if (stranger !== undefined) return failure('INVALID_REQUEST', `broker ${stranger} is not a replica of ${req.topic}-${req.partition}`)
     const deadJoiner = req.new_isr.find((r) => !s.isr.includes(r) && !ctl.view.isLive(r))
     if (deadJoiner !== undefined) return failure('INVALID_REQUEST', `broker ${deadJoiner} cannot join the ISR: it is not alive`)
+    const leaving = req.new_isr.find((r) => !s.isr.includes(r) && !ctl.isEligible(r))
+    if (leaving !== undefined) return failure('INELIGIBLE_REPLICA', `broker ${leaving} cannot join the ISR: it is shutting down`)
     if (!sameList(req.new_isr, s.isr)) {
       const next: PartitionStateRecord = { ...s, isr: [...req.new_isr], controllerEpoch: ctl.controllerEpoch, partitionEpoch: s.partitionEpoch + 1 }
       await ctl.commit(ctl.partitionChange((topic, p) => (topic === t && p === req.partition ? next : undefined)))

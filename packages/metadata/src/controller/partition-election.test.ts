@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PartitionStateRecord } from './layout.js'
-import { afterBrokersLost, electOffline, electPreferred, electUnclean, initialState, type ElectionContext } from './partition-election.js'
+import { afterBrokersLost, afterControlledShutdown, electOffline, electPreferred, electUnclean, initialState, type ElectionContext } from './partition-election.js'
 
 const ctx = (live: number[], unclean = false): ElectionContext => ({ isLive: (b) => live.includes(b), controllerEpoch: 7, unclean })
 const st = (leader: number, isr: number[], leaderEpoch = 3, partitionEpoch = 5): PartitionStateRecord =>
@@ -15,6 +15,18 @@ describe('partition election', () => {
   it('leader loss elects the first live ISR member in assignment order', () => {
     const s = afterBrokersLost([1, 2, 3], st(1, [3, 1, 2]), new Set([1]), ctx([2, 3]))
     expect(s).toEqual({ leader: 2, leaderEpoch: 4, isr: [3, 2], controllerEpoch: 7, partitionEpoch: 6 })
+  })
+
+  it('controlled shutdown moves leadership to the next eligible ISR member and leaves the ISR, never going offline', () => {
+    // The shutting-down broker 1 is not eligible (the controller's ctx excludes it).
+    expect(afterControlledShutdown([1, 2, 3], st(1, [1, 2, 3]), 1, ctx([2, 3])))
+      .toEqual({ leader: 2, leaderEpoch: 4, isr: [2, 3], controllerEpoch: 7, partitionEpoch: 6 })
+    expect(afterControlledShutdown([1, 2, 3], st(2, [1, 2, 3]), 1, ctx([2, 3])))
+      .toEqual({ leader: 2, leaderEpoch: 3, isr: [2, 3], controllerEpoch: 7, partitionEpoch: 6 })
+    // Sole in-sync replica (RF 1, or a shrunk ISR): nothing moves; it goes offline only when it is gone.
+    expect(afterControlledShutdown([1], st(1, [1]), 1, ctx([]))).toBeUndefined()
+    expect(afterControlledShutdown([1, 2], st(1, [1]), 1, ctx([2]))).toBeUndefined()
+    expect(afterControlledShutdown([1, 2], st(2, [2]), 1, ctx([2]))).toBeUndefined()
   })
 
   it('follower loss shrinks the ISR without a leader-epoch bump', () => {

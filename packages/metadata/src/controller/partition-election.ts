@@ -70,6 +70,23 @@ export function afterBrokersLost (replicas: readonly number[], s: PartitionState
   return next(s, leader, isr, ctx)
 }
 
+/**
+ * Controlled shutdown of `leaving`: it leaves the ISR (never emptying it) and, if it leads, the
+ * first other eligible ISR member takes over. When no other in-sync replica is eligible, a
+ * partition it leads stays as it is (Kafka's controlled-shutdown leader selection): it goes
+ * offline only when the broker is actually gone, not before.
+ */
+export function afterControlledShutdown (replicas: readonly number[], s: PartitionStateRecord, leaving: number,
+  ctx: ElectionContext): PartitionStateRecord | undefined {
+  if (s.leader === leaving) {
+    const successor = replicas.find((r) => r !== leaving && ctx.isLive(r) && s.isr.includes(r))
+    if (successor === undefined) return undefined
+    return next(s, successor, s.isr.filter((r) => r !== leaving), ctx)
+  }
+  if (!s.isr.includes(leaving) || s.isr.length <= 1) return undefined
+  return next(s, s.leader, s.isr.filter((r) => r !== leaving), ctx)
+}
+
 /** An offline partition (leader -1) gets the first live ISR member, or (unclean) any live replica. */
 export function electOffline (replicas: readonly number[], s: PartitionStateRecord, ctx: ElectionContext): PartitionStateRecord | undefined {
   if (s.leader !== -1) return undefined

@@ -34,6 +34,8 @@ export function groupIdProblem (groupId: string): string | undefined {
 
 export class GroupManager {
   readonly groups = new Map<string, ConsumerGroup>()
+  /** Group lifecycle events ("preparing rebalance", ...), for metrics; set by the owner. */
+  onGroupEvent: ((groupId: string, event: string) => void) | undefined
   readonly now: () => number
   private readonly newMemberId: (prefix: string) => string
   private sweeper: NodeJS.Timeout | undefined
@@ -200,7 +202,7 @@ export class GroupManager {
     const g = new ConsumerGroup(groupId, {
       initialRebalanceDelayMs: this.options.config.initialRebalanceDelayMs,
       newMemberId: this.newMemberId,
-      onEvent: (id, event, details) => { log.info({ groupId: id, ...details }, event) },
+      onEvent: (id, event, details) => { this.onGroupEvent?.(id, event); log.info({ groupId: id, ...details }, event) },
     }, this.now())
     this.groups.set(groupId, g)
     return g

@@ -86,7 +86,19 @@ export function serveBrokerSession (ctl: Controller, call: SessionCall, log: Log
       }, (e: unknown) => { close(asSluiceError(e)) })
       return
     }
-    close(new SluiceError('INVALID_REQUEST', 'a session message must carry register or heartbeat'))
+    if (msg.kind === 'controlled_shutdown' && msg.controlled_shutdown != null) {
+      const cs = msg.controlled_shutdown
+      if (state !== 'live') { close(new SluiceError('INVALID_REQUEST', 'controlled shutdown before a successful register')); return }
+      if (cs.broker_id !== brokerId || !/^-?\d+$/.test(cs.broker_epoch)) { close(new SluiceError('INVALID_REQUEST', `controlled shutdown for broker ${cs.broker_id} epoch "${cs.broker_epoch}" on the session of broker ${brokerId}`)); return }
+      ctl.controlledShutdown(brokerId, BigInt(cs.broker_epoch)).then((remaining) => {
+        sink.send({ shutdown_ack: { error_code: 0, error_message: '', partitions_remaining: remaining } })
+      }, (e: unknown) => {
+        const err = asSluiceError(e)
+        sink.send({ shutdown_ack: { error_code: errorId(err.code), error_message: err.message, partitions_remaining: -1 } })
+      })
+      return
+    }
+    close(new SluiceError('INVALID_REQUEST', 'a session message must carry register, heartbeat or controlled_shutdown'))
   }
 
   call.on('data', (msg: wire.BrokerSessionRequest__Output) => {

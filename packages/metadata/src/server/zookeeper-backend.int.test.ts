@@ -121,7 +121,8 @@ if (!zookeeperInstalled()) {
       const baseline = await globalSessions(zk!.ports[0]!)
       const lost: Error[] = []
       let server: MetadataServerHandle | undefined = await startMetadataServer({
-        host: '127.0.0.1', port: 0, onStoreLost: (e) => { lost.push(e) },
+        // Whichever of its sessions (the store's, the election's) it learns about first fences it.
+        host: '127.0.0.1', port: 0, onStoreLost: (e) => { lost.push(e) }, onDeposed: (e) => { lost.push(e) },
         store: { kind: 'zookeeper', connectString: proxy.connectString, chroot, sessionTimeoutMs: 4000 },
       })
       onTestFinished(async () => { await server?.stop() })

@@ -89,6 +89,9 @@ export class ZooKeeperStore implements MetadataStore {
     return store
   }
 
+  /** Whether the store's ZooKeeper session is connected now (readiness, metrics/metadata-admin.ts). */
+  get connected (): boolean { return this.state === 'open' && this.conn.state === 'connected' }
+
   // ---- reads ----
 
   async get (path: string): Promise<NodeData> {

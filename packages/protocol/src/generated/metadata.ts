@@ -13,6 +13,8 @@ import type { BrokerInfo as _sluice_v1_BrokerInfo, BrokerInfo__Output as _sluice
 import type { BrokerRegistered as _sluice_v1_BrokerRegistered, BrokerRegistered__Output as _sluice_v1_BrokerRegistered__Output } from './sluice/v1/BrokerRegistered.js';
 import type { BrokerSessionRequest as _sluice_v1_BrokerSessionRequest, BrokerSessionRequest__Output as _sluice_v1_BrokerSessionRequest__Output } from './sluice/v1/BrokerSessionRequest.js';
 import type { BrokerSessionResponse as _sluice_v1_BrokerSessionResponse, BrokerSessionResponse__Output as _sluice_v1_BrokerSessionResponse__Output } from './sluice/v1/BrokerSessionResponse.js';
+import type { ControlledShutdown as _sluice_v1_ControlledShutdown, ControlledShutdown__Output as _sluice_v1_ControlledShutdown__Output } from './sluice/v1/ControlledShutdown.js';
+import type { ControlledShutdownAck as _sluice_v1_ControlledShutdownAck, ControlledShutdownAck__Output as _sluice_v1_ControlledShutdownAck__Output } from './sluice/v1/ControlledShutdownAck.js';
 import type { CreatableTopic as _sluice_v1_CreatableTopic, CreatableTopic__Output as _sluice_v1_CreatableTopic__Output } from './sluice/v1/CreatableTopic.js';
 import type { CreatableTopicResult as _sluice_v1_CreatableTopicResult, CreatableTopicResult__Output as _sluice_v1_CreatableTopicResult__Output } from './sluice/v1/CreatableTopicResult.js';
 import type { CreatePartitionsRequest as _sluice_v1_CreatePartitionsRequest, CreatePartitionsRequest__Output as _sluice_v1_CreatePartitionsRequest__Output } from './sluice/v1/CreatePartitionsRequest.js';
@@ -62,6 +64,8 @@ export interface ProtoGrpcType {
       BrokerRegistered: MessageTypeDefinition<_sluice_v1_BrokerRegistered, _sluice_v1_BrokerRegistered__Output>
       BrokerSessionRequest: MessageTypeDefinition<_sluice_v1_BrokerSessionRequest, _sluice_v1_BrokerSessionRequest__Output>
       BrokerSessionResponse: MessageTypeDefinition<_sluice_v1_BrokerSessionResponse, _sluice_v1_BrokerSessionResponse__Output>
+      ControlledShutdown: MessageTypeDefinition<_sluice_v1_ControlledShutdown, _sluice_v1_ControlledShutdown__Output>
+      ControlledShutdownAck: MessageTypeDefinition<_sluice_v1_ControlledShutdownAck, _sluice_v1_ControlledShutdownAck__Output>
       CreatableTopic: MessageTypeDefinition<_sluice_v1_CreatableTopic, _sluice_v1_CreatableTopic__Output>
       CreatableTopicResult: MessageTypeDefinition<_sluice_v1_CreatableTopicResult, _sluice_v1_CreatableTopicResult__Output>
       CreatePartitionsRequest: MessageTypeDefinition<_sluice_v1_CreatePartitionsRequest, _sluice_v1_CreatePartitionsRequest__Output>

@@ -5,7 +5,8 @@
  *            keyLength varint (-1 = null) | key | valueLength varint (-1 = null) | value |
  *            headerCount varint | (keyLength varint | UTF-8 key | valueLength varint | value)*
  *
- * All varints are zig-zag. offsetDelta runs 0..n-1, so lastOffsetDelta = n - 1; maxTimestamp is
+ * All varints are zig-zag. offsetDelta runs 0..n-1, so lastOffsetDelta = n - 1, unless the caller
+ * gives the deltas (the log cleaner keeping records' original deltas, with gaps); maxTimestamp is
  * the largest record timestamp; the CRC-32C covers attributes..end and is computed last, over the
  * compressed bytes when a codec is used.
  *
@@ -83,7 +84,7 @@ function writeHeaders (buf: Buffer, pos: number, headers: readonly RecordHeader[
 }
 
 /** Size pass: fills the scratch arrays and returns the records section's byte size. */
-function measure (records: readonly RecordInput[], baseTimestamp: bigint): number {
+function measure (records: readonly RecordInput[], baseTimestamp: bigint, deltas: readonly number[] | undefined): number {
   let total = 0
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!
@@ -101,7 +102,7 @@ function measure (records: readonly RecordInput[], baseTimestamp: bigint): numbe
       }
     }
     tsDeltas[i] = delta
-    const body = 1 + tsSize + varintSize(i) + bytesFieldSize(r.key) + bytesFieldSize(r.value) + headersSize(r.headers)
+    const body = 1 + tsSize + varintSize(deltas === undefined ? i : deltas[i]!) + bytesFieldSize(r.key) + bytesFieldSize(r.value) + headersSize(r.headers)
     bodySizes[i] = body
     total += varintSize(body) + body
   }
@@ -109,7 +110,8 @@ function measure (records: readonly RecordInput[], baseTimestamp: bigint): numbe
 }
 
 /** Write pass: the records section into buf at pos; returns the end position. */
-function writeRecords (buf: Buffer, pos: number, records: readonly RecordInput[], baseTimestamp: bigint): number {
+function writeRecords (buf: Buffer, pos: number, records: readonly RecordInput[], baseTimestamp: bigint,
+  deltas: readonly number[] | undefined): number {
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!
     pos = writeVarint(buf, pos, bodySizes[i]!)
@@ -118,7 +120,7 @@ function writeRecords (buf: Buffer, pos: number, records: readonly RecordInput[]
     pos = Number.isNaN(delta)
       ? writeVarlongBigInt(buf, pos, r.timestamp! - baseTimestamp)
       : writeVarlongNumber(buf, pos, delta)
-    pos = writeVarint(buf, pos, i)
+    pos = writeVarint(buf, pos, deltas === undefined ? i : deltas[i]!)
     pos = writeBytesField(buf, pos, r.key)
     pos = writeBytesField(buf, pos, r.value)
     pos = writeHeaders(buf, pos, r.headers)
@@ -152,7 +154,7 @@ function attributesOf (codec: number, options: EncodeBatchOptions): number {
   return attributes
 }
 
-function writeHeader (buf: Buffer, count: number, attributes: number, baseTimestamp: bigint,
+function writeHeader (buf: Buffer, count: number, lastOffsetDelta: number, attributes: number, baseTimestamp: bigint,
   maxTimestamp: bigint, options: EncodeBatchOptions): void {
   try {
     buf.writeBigInt64BE(options.baseOffset ?? 0n, OFF_BASE_OFFSET)
@@ -160,7 +162,7 @@ function writeHeader (buf: Buffer, count: number, attributes: number, baseTimest
     buf.writeInt32BE(options.partitionLeaderEpoch ?? -1, OFF_PARTITION_LEADER_EPOCH)
     buf.writeInt8(CURRENT_MAGIC, OFF_MAGIC)
     buf.writeInt16BE(attributes, OFF_ATTRIBUTES)
-    buf.writeInt32BE(count - 1, OFF_LAST_OFFSET_DELTA)
+    buf.writeInt32BE(lastOffsetDelta, OFF_LAST_OFFSET_DELTA)
     buf.writeBigInt64BE(baseTimestamp, OFF_BASE_TIMESTAMP)
     buf.writeBigInt64BE(maxTimestamp, OFF_MAX_TIMESTAMP)
     buf.writeBigInt64BE(options.producerId ?? -1n, OFF_PRODUCER_ID)
@@ -181,22 +183,44 @@ export function encodeRecordBatch (records: readonly RecordInput[], options: Enc
   if (count === 0) throw new SluiceError('INVALID_ARGUMENT', 'a record batch needs at least one record')
   const codec = compressionId(options.compression ?? 'none')
   const baseTimestamp = options.baseTimestamp ?? records[0]!.timestamp ?? BigInt(Date.now())
+  const deltas = options.offsetDeltas
+  const lastOffsetDelta = checkOffsetDeltas(count, deltas, options.lastOffsetDelta)
   ensureScratch(count)
-  const recordsBytes = measure(records, baseTimestamp)
+  const recordsBytes = measure(records, baseTimestamp, deltas)
   const maxTimestamp = maxTimestampOf(records, baseTimestamp)
   let batch: Buffer
   if (codec === 0) {
     batch = Buffer.allocUnsafe(BATCH_HEADER_BYTES + recordsBytes)
-    const end = writeRecords(batch, BATCH_HEADER_BYTES, records, baseTimestamp)
+    const end = writeRecords(batch, BATCH_HEADER_BYTES, records, baseTimestamp, deltas)
     if (end !== batch.length) throw new SluiceError('INTERNAL_ERROR', `record size pass said ${batch.length}, wrote ${end}`)
   } else {
     const plain = Buffer.allocUnsafe(recordsBytes)
-    const end = writeRecords(plain, 0, records, baseTimestamp)
+    const end = writeRecords(plain, 0, records, baseTimestamp, deltas)
     if (end !== plain.length) throw new SluiceError('INTERNAL_ERROR', `record size pass said ${plain.length}, wrote ${end}`)
     const packed = compressRecords(options.compression!, plain)
     batch = Buffer.allocUnsafe(BATCH_HEADER_BYTES + packed.length)
     packed.copy(batch, BATCH_HEADER_BYTES)
   }
-  writeHeader(batch, count, attributesOf(codec, options), baseTimestamp, maxTimestamp, options)
+  writeHeader(batch, count, lastOffsetDelta, attributesOf(codec, options), baseTimestamp, maxTimestamp, options)
   return batch
+}
+
+/** The header's lastOffsetDelta; throws INVALID_ARGUMENT on deltas that are not one increasing int32 per record. */
+function checkOffsetDeltas (count: number, deltas: readonly number[] | undefined, last: number | undefined): number {
+  if (deltas === undefined && last === undefined) return count - 1
+  if (deltas !== undefined) {
+    if (deltas.length !== count) throw new SluiceError('INVALID_ARGUMENT', `offsetDeltas has ${deltas.length} entries for ${count} records`)
+    for (let i = 0; i < count; i++) {
+      const d = deltas[i]!
+      if (!Number.isInteger(d) || d < (i === 0 ? 0 : deltas[i - 1]! + 1) || d > 0x7fffffff) {
+        throw new SluiceError('INVALID_ARGUMENT', `offsetDeltas must be increasing int32 values from 0 up, got ${d} at ${i}`)
+      }
+    }
+  }
+  const lastRecord = deltas === undefined ? count - 1 : deltas[count - 1]!
+  const lastDelta = last ?? lastRecord
+  if (!Number.isInteger(lastDelta) || lastDelta < lastRecord || lastDelta > 0x7fffffff) {
+    throw new SluiceError('INVALID_ARGUMENT', `lastOffsetDelta ${lastDelta} must be an int32 of at least the last record's delta ${lastRecord}`)
+  }
+  return lastDelta
 }

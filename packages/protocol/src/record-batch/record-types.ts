@@ -35,6 +35,14 @@ export interface EncodeBatchOptions {
   isTransactional?: boolean
   isControl?: boolean
   timestampType?: 'CreateTime' | 'LogAppendTime'
+  /**
+   * Offset delta of each record, strictly increasing from >= 0 (default 0..n-1). RecordBatch v2
+   * allows gaps: the log cleaner rebuilds a batch from the records it keeps with their original
+   * deltas, so the batch keeps its base offset and offsets never change.
+   */
+  offsetDeltas?: readonly number[]
+  /** The header's lastOffsetDelta (default: the last record's delta); at least that, at most int32. */
+  lastOffsetDelta?: number
 }
 
 export interface DecodedRecord {

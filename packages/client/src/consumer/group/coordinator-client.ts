@@ -33,21 +33,15 @@ export class CoordinatorClient {
   /** One call; throws the response's error_code (with `details.response`) as a SluiceError. */
   async call<Res extends object> (operation: string, invoke: CoordinatorInvoker<Res>,
     options: CallOptions = {}): Promise<Res> {
-    const once = async (): Promise<Res> => {
-      const endpoint = await this.cache.metadataEndpoint()
+    const once = async (): Promise<Res> => await this.cache.onMetadataService(ROTATE_ON, async (endpoint) => {
       const client = this.pool.groupClient(endpoint)
-      try {
-        const res = await callUnary<Res>((o, cb) => invoke(client, o, cb), options.timeoutMs ?? this.options.requestTimeoutMs, options.signal)
-        const top = res as { error_code?: number, error_message?: string }
-        if (top.error_code !== undefined && top.error_code !== 0) {
-          throw SluiceError.fromId(top.error_code, top.error_message, { response: res, operation })
-        }
-        return res
-      } catch (err) {
-        if (err instanceof SluiceError && ROTATE_ON.has(err.code)) this.cache.rotateMetadataEndpoint()
-        throw err
+      const res = await callUnary<Res>((o, cb) => invoke(client, o, cb), options.timeoutMs ?? this.options.requestTimeoutMs, options.signal)
+      const top = res as { error_code?: number, error_message?: string }
+      if (top.error_code !== undefined && top.error_code !== 0) {
+        throw SluiceError.fromId(top.error_code, top.error_message, { response: res, operation })
       }
-    }
+      return res
+    })
     if (options.retry === false) return await once()
     return await withRetry(once, {
       retry: this.options.retry,

@@ -24,6 +24,7 @@ import type { ResolvedConnectOptions } from '../../options.js'
 import type { Producer } from '../../producer/producer.js'
 import { AdminImpl } from '../../admin/admin.js'
 import type { ConsumerBatch, ConsumerMessage, RunHandle, SeekOffset, TopicPartition } from '../consumer-types.js'
+import { takeBuffered } from '../fetched-records.js'
 import { Fetcher, type FetcherOptions } from '../fetcher.js'
 import { SubscriptionState, assertSeekOffset, tpKey, type PartitionState } from '../subscription.js'
 import { CoordinatorClient } from './coordinator-client.js'
@@ -535,12 +536,18 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
           s.errorReported = true // surfaced once; the partition stays stopped until seek()
           throw s.error
         }
-        if (s.paused || s.buffered.length === 0) continue
+        if (s.paused) continue
+        const taken = takeBuffered(s)
+        if (taken === undefined) {
+          if (s.error !== undefined && !s.errorReported) { // decoding failed
+            s.errorReported = true
+            throw s.error
+          }
+          continue
+        }
         this.rotation = (this.rotation + i + 1) % Math.max(1, all.length)
-        const messages = s.buffered
-        s.buffered = []
         this.subs.notify()
-        return { s, generation: s.generation, batch: { topic: s.topic, partition: s.partition, messages, highWatermark: s.highWatermark } }
+        return { s, generation: s.generation, batch: { topic: s.topic, partition: s.partition, messages: taken.messages, highWatermark: taken.highWatermark } }
       }
       const onAbort = (): void => { this.subs.notify() }
       signal?.addEventListener('abort', onAbort, { once: true })

@@ -30,6 +30,7 @@ export function resolveGroupConsumerOptions (o: GroupConsumerOptions, client: Re
   c.int('minBytes', o.minBytes, 0)
   c.int('maxBytes', o.maxBytes, 1, INT32_MAX)
   c.int('maxPartitionBytes', o.maxPartitionBytes, 1, INT32_MAX)
+  c.int('maxBufferedBytes', o.maxBufferedBytes, 1)
   c.oneOf('isolationLevel', o.isolationLevel, ['read_uncommitted', 'read_committed'])
   c.int('sessionTimeoutMs', o.sessionTimeoutMs, 1, INT32_MAX)
   c.int('heartbeatIntervalMs', o.heartbeatIntervalMs, 1, INT32_MAX)
@@ -54,6 +55,7 @@ export function resolveGroupConsumerOptions (o: GroupConsumerOptions, client: Re
       maxWaitMs: o.maxWaitMs ?? 500,
       minBytes: o.minBytes ?? 1,
       maxBytes: o.maxBytes ?? 50 * 1024 * 1024,
+      maxBufferedBytes: o.maxBufferedBytes ?? o.maxBytes ?? 50 * 1024 * 1024,
       maxPartitionBytes: o.maxPartitionBytes ?? 1024 * 1024,
       isolationLevel: o.isolationLevel === 'read_committed' ? 1 : 0,
       offsetReset: autoOffsetReset,

@@ -5,13 +5,15 @@ import type { BrokerRegistered as _sluice_v1_BrokerRegistered, BrokerRegistered_
 import type { HeartbeatAck as _sluice_v1_HeartbeatAck, HeartbeatAck__Output as _sluice_v1_HeartbeatAck__Output } from '../../sluice/v1/HeartbeatAck.js';
 import type { MetadataUpdate as _sluice_v1_MetadataUpdate, MetadataUpdate__Output as _sluice_v1_MetadataUpdate__Output } from '../../sluice/v1/MetadataUpdate.js';
 import type { SessionError as _sluice_v1_SessionError, SessionError__Output as _sluice_v1_SessionError__Output } from '../../sluice/v1/SessionError.js';
+import type { ControlledShutdownAck as _sluice_v1_ControlledShutdownAck, ControlledShutdownAck__Output as _sluice_v1_ControlledShutdownAck__Output } from '../../sluice/v1/ControlledShutdownAck.js';
 
 export interface BrokerSessionResponse {
   'registered'?: (_sluice_v1_BrokerRegistered | null);
   'heartbeat_ack'?: (_sluice_v1_HeartbeatAck | null);
   'update'?: (_sluice_v1_MetadataUpdate | null);
   'error'?: (_sluice_v1_SessionError | null);
-  'kind'?: "registered"|"heartbeat_ack"|"update"|"error";
+  'shutdown_ack'?: (_sluice_v1_ControlledShutdownAck | null);
+  'kind'?: "registered"|"heartbeat_ack"|"update"|"error"|"shutdown_ack";
 }
 
 export interface BrokerSessionResponse__Output {
@@ -19,5 +21,6 @@ export interface BrokerSessionResponse__Output {
   'heartbeat_ack'?: (_sluice_v1_HeartbeatAck__Output | null);
   'update'?: (_sluice_v1_MetadataUpdate__Output | null);
   'error'?: (_sluice_v1_SessionError__Output | null);
-  'kind'?: "registered"|"heartbeat_ack"|"update"|"error";
+  'shutdown_ack'?: (_sluice_v1_ControlledShutdownAck__Output | null);
+  'kind'?: "registered"|"heartbeat_ack"|"update"|"error"|"shutdown_ack";
 }

@@ -1,0 +1,117 @@
+/**
+ * Fetched records waiting for the application, kept as the raw record batches of each fetch
+ * response and decoded only when delivered (a partition's buffer is `buffered`, already decoded
+ * messages put back by a paused delivery, followed by `fetched` chunks in offset order).
+ *
+ * Why lazy: the fetcher prefetches (fetcher.ts), so a partition may hold several responses the
+ * application has not reached yet. Keeping them as bytes makes the memory bound exact (bytes, not
+ * an estimate of objects), costs nothing for data a seek or revocation drops, and spreads the
+ * decoding cost over delivery instead of bunching it at the response.
+ *
+ * At response time only batch headers are read (scanFetched: where the last complete batch ends,
+ * which is the next fetch offset). The CRC and the records are checked at decode time; a corrupt
+ * batch then stops the partition with CORRUPT_MESSAGE like any other non-retriable fetch error.
+ */
+import {
+  BATCH_HEADER_BYTES, CONTROL_MASK, CURRENT_MAGIC, LOG_OVERHEAD_BYTES, OFF_BASE_OFFSET, OFF_BATCH_LENGTH,
+  OFF_LAST_OFFSET_DELTA, OFF_MAGIC, SluiceError, decodeRecordBatches,
+} from '@sluice/protocol'
+import type { ConsumerMessage } from './consumer-types.js'
+import type { PartitionState } from './subscription.js'
+
+/** One fetch response's complete batches for one partition, not decoded yet. */
+export interface FetchedRecords {
+  /** Whole batches only (a trailing partial batch is cut off). */
+  records: Buffer
+  /** The fetch offset: records below it are dropped (a response starts at a batch boundary). */
+  fromOffset: bigint
+  highWatermark: bigint
+}
+
+export interface ScanResult {
+  /** Bytes of complete batches from the start. */
+  completeBytes: number
+  /** Offset after the last complete batch; undefined when there is none. */
+  nextOffset: bigint | undefined
+}
+
+/**
+ * Walks the batch headers of a fetch response (no CRC, no records). Throws INVALID_BATCH or
+ * CORRUPT_MESSAGE for a header that cannot be a batch, as decoding would.
+ */
+export function scanFetched (records: Buffer): ScanResult {
+  let pos = 0
+  let nextOffset: bigint | undefined
+  while (records.length - pos >= BATCH_HEADER_BYTES) {
+    const batchLength = records.readInt32BE(pos + OFF_BATCH_LENGTH)
+    if (batchLength < BATCH_HEADER_BYTES - LOG_OVERHEAD_BYTES) {
+      throw new SluiceError('INVALID_BATCH', `batchLength ${batchLength} is smaller than a header`)
+    }
+    const magic = records.readInt8(pos + OFF_MAGIC)
+    if (magic !== CURRENT_MAGIC) throw new SluiceError('CORRUPT_MESSAGE', `magic ${magic}, expected ${CURRENT_MAGIC}`)
+    const size = LOG_OVERHEAD_BYTES + batchLength
+    if (records.length - pos < size) break // cut short by the response's size limit
+    nextOffset = records.readBigInt64BE(pos + OFF_BASE_OFFSET) + BigInt(records.readInt32BE(pos + OFF_LAST_OFFSET_DELTA)) + 1n
+    pos += size
+  }
+  return { completeBytes: pos, nextOffset }
+}
+
+/** Bytes of fetched, undelivered records the partition holds (decoded put-backs not counted). */
+export function fetchedBytes (s: PartitionState): number {
+  let n = 0
+  for (const f of s.fetched) n += f.records.length
+  return n
+}
+
+/**
+ * Takes the partition's next deliverable messages: the put-back ones, else the next fetched
+ * chunk that has any (decoding it). Undefined when nothing is left, or when decoding failed:
+ * then `s.error` is set and the partition stopped.
+ */
+export function takeBuffered (s: PartitionState): { messages: ConsumerMessage[], highWatermark: bigint } | undefined {
+  if (s.buffered.length > 0) {
+    const messages = s.buffered
+    s.buffered = []
+    return { messages, highWatermark: s.highWatermark }
+  }
+  while (s.fetched.length > 0) {
+    const chunk = s.fetched.shift()!
+    let messages: ConsumerMessage[]
+    try {
+      messages = decodeFetched(s, chunk)
+    } catch (err) {
+      s.fetched = []
+      s.error = err instanceof SluiceError
+        ? err
+        : new SluiceError('CORRUPT_MESSAGE', String(err), { topic: s.topic, partition: s.partition }, { cause: err })
+      s.stopped = true
+      return undefined
+    }
+    if (messages.length > 0) return { messages, highWatermark: chunk.highWatermark }
+  }
+  return undefined
+}
+
+function decodeFetched (s: PartitionState, chunk: FetchedRecords): ConsumerMessage[] {
+  const { topic, partition } = s
+  const from = chunk.fromOffset
+  const out: ConsumerMessage[] = []
+  for (const b of decodeRecordBatches(chunk.records)) {
+    if ((b.header.attributes & CONTROL_MASK) !== 0) continue
+    const records = b.records
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!
+      if (r.offset < from) continue
+      if (s.skipBeforeTimestamp !== undefined) {
+        if (r.timestamp < s.skipBeforeTimestamp) {
+          s.position = r.offset + 1n // skipped records count as consumed
+          continue
+        }
+        s.skipBeforeTimestamp = undefined
+      }
+      out.push({ topic, partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers })
+    }
+  }
+  return out
+}

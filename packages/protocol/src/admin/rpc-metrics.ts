@@ -1,0 +1,100 @@
+/**
+ * Request count and latency per RPC, the same two series in every process:
+ *
+ *   sluice_rpc_requests_total{service, method, code}            counter
+ *   sluice_rpc_request_duration_seconds{service, method, code}  histogram
+ *
+ * `code` is OK or the Sluice error name of a whole-request failure (per-item errors inside a
+ * successful answer are counted by the processes' own error counters). On a stream (Produce,
+ * Fetch, BrokerSession) each request message counts, not the stream.
+ *
+ * Hot path: `RpcProbe` holds the label children of its method, the OK ones resolved once, so a
+ * request costs two `performance.now()` calls and two increments, with no label strings built.
+ */
+import { Counter, Histogram, type Registry } from 'prom-client'
+import { SluiceError } from '../errors.js'
+
+/** Seconds; from sub-millisecond metadata reads to long-polls and rebalances waiting for members. */
+export const RPC_DURATION_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+
+type Labels = 'service' | 'method' | 'code'
+
+export class RpcMetrics {
+  private readonly requests: Counter<Labels>
+  private readonly duration: Histogram<Labels>
+
+  constructor (registry: Registry) {
+    this.requests = new Counter({
+      name: 'sluice_rpc_requests_total',
+      help: 'Requests answered, per gRPC service and method and result code (OK or the Sluice error name of a failed request).',
+      labelNames: ['service', 'method', 'code'],
+      registers: [registry],
+    })
+    this.duration = new Histogram({
+      name: 'sluice_rpc_request_duration_seconds',
+      help: 'Time from receiving a request to its answer, per gRPC service, method and result code.',
+      labelNames: ['service', 'method', 'code'],
+      buckets: RPC_DURATION_BUCKETS_SECONDS,
+      registers: [registry],
+    })
+  }
+
+  probe (service: string, method: string): RpcProbe {
+    return new RpcProbe(this.requests, this.duration, service, method)
+  }
+}
+
+interface Children { inc (): void, observe (seconds: number): void }
+
+export class RpcProbe {
+  private readonly ok: Children
+  private readonly failed = new Map<string, Children>()
+
+  constructor (private readonly requests: Counter<Labels>, private readonly duration: Histogram<Labels>,
+    private readonly service: string, private readonly method: string) {
+    this.ok = this.children('OK')
+  }
+
+  /** Records one answered request that started at `startMs` (performance.now()). */
+  done (startMs: number, err?: unknown): void {
+    const c = err === undefined ? this.ok : this.childrenFor(errorName(err))
+    c.inc()
+    c.observe((performance.now() - startMs) / 1000)
+  }
+
+  /** `fn` with every call counted and timed; rejections pass through unchanged. */
+  wrap<A extends unknown[], R> (fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return async (...args: A): Promise<R> => {
+      const start = performance.now()
+      try {
+        const r = await fn(...args)
+        this.done(start)
+        return r
+      } catch (err) {
+        this.done(start, err)
+        throw err
+      }
+    }
+  }
+
+  private childrenFor (code: string): Children {
+    let c = this.failed.get(code)
+    if (c === undefined) {
+      c = this.children(code)
+      this.failed.set(code, c)
+    }
+    return c
+  }
+
+  private children (code: string): Children {
+    const labels = { service: this.service, method: this.method, code }
+    const counter = this.requests.labels(labels)
+    const histogram = this.duration.labels(labels)
+    return { inc: () => counter.inc(), observe: (s) => histogram.observe(s) }
+  }
+}
+
+/** The bounded label value for a failure: the error-table name, never free text. */
+export function errorName (err: unknown): string {
+  return err instanceof SluiceError ? err.code : 'UNKNOWN_SERVER_ERROR'
+}
