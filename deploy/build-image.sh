@@ -3,7 +3,8 @@
 #
 #   deploy/build-image.sh [TAG]        TAG defaults to sluice:dev (env SLUICE_IMAGE also works)
 #
-# 1. compiles the packages (`tsc -b`; SKIP_BUILD=1 skips it when dist/ is known to be fresh),
+# 1. installs (fresh clone only) and compiles the packages (`tsc -b`; SKIP_BUILD=1 skips both
+#    when dist/ is known to be fresh),
 # 2. stages the CLI with its production dependencies only (`pnpm deploy --prod`: the CLI depends
 #    on the broker and metadata packages through testkit) plus proto/ in a temporary context,
 # 3. makes sure node:20-bookworm-slim exists: pulled when a registry answers, otherwise built
@@ -20,6 +21,10 @@ cd "$REPO"
 
 t0=$SECONDS
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  if [ ! -d node_modules ]; then
+    echo "== pnpm install --frozen-lockfile (fresh clone)"
+    $PNPM install --frozen-lockfile
+  fi
   echo "== tsc -b packages/cli (and what it references)"
   npx tsc -b packages/cli
 fi
@@ -31,6 +36,14 @@ echo "== staging production dependencies in $CTX/app"
 # --legacy: copy workspace packages into the target (the lockfile is shared by the workspace).
 $PNPM --filter @sluice/cli deploy --prod --legacy "$CTX/app" >"$CTX/deploy.log" 2>&1 \
   || { cat "$CTX/deploy.log" >&2; exit 1; }
+# Trim what never runs (sources, maps, declarations, benchmarks) before the context is sent:
+# half the files, a faster build. The Dockerfile's first stage trims again for other contexts.
+(
+  cd "$CTX/app"
+  find . -depth \( -name '*.ts' -o -name '*.map' -o -name 'tsconfig.json' -o -name '*.tsbuildinfo' \) -type f -delete
+  find . -depth -type d \( -name src -o -name bench -o -name examples -o -name __fixtures__ \) -path '*/@sluice/*' -prune -exec rm -rf {} +
+  rm -rf src
+)
 # The protocol package loads proto/ at run time from beside its dist/ when not in a checkout.
 PROTOCOL_DIR="$(readlink -f "$CTX/app/node_modules/@sluice/protocol")"
 rm -rf "$PROTOCOL_DIR/proto" && cp -r proto "$PROTOCOL_DIR/proto"
@@ -46,4 +59,5 @@ version="$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo dev)"
 docker build --network none --build-arg "NODE_IMAGE=$BASE" --build-arg "SLUICE_VERSION=$version" \
   -f deploy/Dockerfile -t "$TAG" "$CTX" 2> >(grep -v -e 'DEPRECATED' -e 'legacy builder' -e 'BuildKit' -e 'buildx' -e '^ *$' >&2) >"$CTX/build.log" \
   || { cat "$CTX/build.log" >&2; exit 1; }
+docker image prune -f --filter label=org.sluice.stage=build >/dev/null 2>&1 || true
 echo "== built $TAG in $((SECONDS - t0)) s ($(docker image inspect -f '{{.Size}}' "$TAG" | awk '{printf "%d MB", $1/1e6}'))"

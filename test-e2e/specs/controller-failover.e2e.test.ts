@@ -9,6 +9,7 @@
  *   cluster keeps taking writes, a topic created just before is there afterwards;
  * - SIGSTOP the controller past its ZooKeeper session, SIGCONT it: it is fenced (exits 3) and
  *   writes nothing: every znode is as the new controller left it;
+ * - every metadata instance killed: leaders keep taking acks=all writes past the brokers' leases;
  * - kill one ZooKeeper server of three: nothing changes for clients; kill a second: metadata
  *   writes get a typed error while the data plane keeps serving; both come back and all recovers.
  *
@@ -19,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished
 import { connect, type Producer } from '@sluice/client'
 import { startZooKeeper, waitFor, zookeeperInstalled, ZOOKEEPER_INSTALL_HINT, type ZooKeeperHandle } from '@sluice/testkit'
 import { analyze, formatReport, LoadRecorder } from '../src/harness/checker.js'
-import { INSTANCE_SESSION_MS, startHaCluster, type HaCluster } from '../src/harness/ha-cluster.js'
+import { BROKER_SESSION_MS, INSTANCE_SESSION_MS, startHaCluster, type HaCluster } from '../src/harness/ha-cluster.js'
 import { startLoad, type RunningLoad } from '../src/harness/load.js'
 import { readTopic } from '../src/harness/read-back.js'
 
@@ -73,6 +74,15 @@ if (!zookeeperInstalled()) {
     it('kill -9 of the active controller during writes and topic creation: the standby takes over and nothing acknowledged is lost', async () => {
       const c = await cluster()
       const w = await startWrites(c, 'ha-kill')
+      // A consumer group, to see memberships and committed offsets survive the failover.
+      let consumed = 0
+      const group = c.client.consumer({ groupId: 'ha-group', sessionTimeoutMs: 10_000, heartbeatIntervalMs: 500, autoCommit: true, autoCommitIntervalMs: 300, autoOffsetReset: 'earliest' })
+      onTestFinished(async () => { await group.close().catch(() => {}) })
+      group.subscribe({ topics: ['ha-kill'] })
+      const run = group.run({ eachMessage: () => { consumed++ } })
+      const committedSum = async (): Promise<number> => (await c.admin.fetchOffsets('ha-group')).reduce((n, o) => n + Number(o.offset), 0)
+      await waitFor(async () => await committedSum() >= 100, { timeoutMs: 30_000, description: 'the group to commit offsets' })
+      const committedBefore = new Map((await c.admin.fetchOffsets('ha-group')).map((o) => [`${o.topic}-${o.partition}`, Number(o.offset)]))
       const old = await c.activeController()
       await c.admin.createTopics([{ name: 'created-just-before', numPartitions: 2, replicationFactor: 3 }])
       const creating = c.admin.createTopics([{ name: 'created-during', numPartitions: 2, replicationFactor: 3 }]).then(() => 'ok', (e: unknown) => (e as Error).message)
@@ -91,6 +101,15 @@ if (!zookeeperInstalled()) {
       }
       // Brokers re-registered with the new controller, whose tree lists all three.
       await waitFor(async () => [...(await c.tree()).keys()].filter((k) => /^\/brokers\/ids\/\d+$/.test(k)).length === 3, { timeoutMs: 20_000, description: 'three broker registrations' })
+      // The new coordinator loaded the committed offsets from __consumer_offsets; the member
+      // rejoined it and goes on consuming and committing from where it was.
+      const consumedAtFailover = consumed
+      await waitFor(async () => consumed > consumedAtFailover + 100 && await committedSum() > [...committedBefore.values()].reduce((a, b) => a + b, 0),
+        { timeoutMs: 60_000, description: 'the group to consume and commit under the new coordinator' })
+      for (const o of await c.admin.fetchOffsets('ha-group')) expect(Number(o.offset)).toBeGreaterThanOrEqual(committedBefore.get(`${o.topic}-${o.partition}`) ?? 0)
+      const [described] = await c.admin.describeGroups(['ha-group'])
+      expect(described?.members.length).toBe(1)
+      await run.stop()
       await finishAndCheck(c, w, 'kill -9 controller')
     }, 180_000)
 
@@ -120,6 +139,18 @@ if (!zookeeperInstalled()) {
       expect(changed).toEqual([])
       expect(await c.activeController()).toBe(next)
       await c.admin.createTopics([{ name: 'after-resume', numPartitions: 1, replicationFactor: 3 }])
+    }, 180_000)
+
+    it('with every metadata instance gone, existing leaders keep serving acks=all writes and reads', async () => {
+      const c = await cluster()
+      const w = await startWrites(c, 'ha-headless')
+      for (const [id, p] of c.instances) { p.kill('SIGKILL'); c.log(`kill -9 metadata instance ${id}`) }
+      await Promise.all([...c.instances.values()].map(async (p) => await p.exited))
+      const killedAt = Date.now()
+      await w.load.waitForMoreAcks(300, { description: 'writes with no metadata service', timeoutMs: 60_000 })
+      await waitFor(() => Date.now() - killedAt > BROKER_SESSION_MS + 1000, { timeoutMs: 30_000, description: 'the brokers\' metadata leases to lapse' })
+      await w.load.waitForMoreAcks(300, { description: 'writes after the brokers\' leases lapsed', timeoutMs: 60_000 })
+      await finishAndCheck(c, w, 'no metadata service')
     }, 180_000)
 
     it('survives the loss of one ZooKeeper server unnoticed, reports the loss of two clearly while serving data, and recovers', async () => {

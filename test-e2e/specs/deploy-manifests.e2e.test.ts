@@ -5,6 +5,7 @@
  * cross-references hold (manifest-checks.ts). The compose files get the same env-name check.
  * Each check also runs on a broken copy, to show it can fail.
  */
+import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -12,6 +13,7 @@ import { brokerConfigSchema } from '@sluice/broker/internal'
 import { metadataConfigSchema } from '@sluice/metadata/internal'
 import { REPO_ROOT } from '../src/harness/docker.js'
 import { renderKustomization, readYamlDocuments, strategicMerge, type K8sObject } from '../src/harness/kustomize-lite.js'
+import { parseAllDocuments } from 'yaml'
 import { checkManifests, envNameToKey, type ManifestRules } from '../src/harness/manifest-checks.js'
 
 const K8S = path.join(REPO_ROOT, 'deploy/k8s')
@@ -72,6 +74,18 @@ describe('deploy/k8s manifests', () => {
       expect(kinds).toEqual(expect.arrayContaining(['ConfigMap', 'Service', 'StatefulSet', 'PodDisruptionBudget']))
     })
   }
+
+  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8', timeout: 15_000 })
+  it.skipIf(kubectl.status !== 0)('kustomize-lite renders what `kubectl kustomize` renders (where kubectl is installed)', () => {
+    const key = (o: K8sObject): string => `${o.kind}/${o.metadata.name}`
+    const sorted = (a: K8sObject[]): K8sObject[] => [...a].sort((x, y) => key(x).localeCompare(key(y)))
+    for (const k of KUSTOMIZATIONS) {
+      const out = spawnSync('kubectl', ['kustomize', path.join(K8S, k)], { encoding: 'utf8', timeout: 60_000 })
+      expect(out.stderr, k).toBe('')
+      const real = parseAllDocuments(out.stdout).map((d) => d.toJS() as K8sObject)
+      expect(sorted(JSON.parse(JSON.stringify(renderKustomization(path.join(K8S, k)))) as K8sObject[]), k).toEqual(sorted(real))
+    }
+  })
 
   it('the overlay runs ZooKeeper, two metadata instances on it, and brokers that know both', () => {
     const objects = renderKustomization(path.join(K8S, 'overlays/zookeeper'))

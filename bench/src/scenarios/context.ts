@@ -44,13 +44,24 @@ export const FULL_MODE: BenchMode = {
   scaleDurationMs: 10_000,
 }
 
-/** The producer settings the throughput scenarios use (chosen by measurement, BENCHMARKS.md). */
+/**
+ * send() calls of 1,000 records the load generator keeps outstanding in 'max' mode (BENCHMARKS.md
+ * "Tuning"); SLUICE_BENCH_OUTSTANDING_SENDS overrides it for a sweep.
+ */
+const OUTSTANDING_SENDS = Number(process.env.SLUICE_BENCH_OUTSTANDING_SENDS ?? 8)
+
+/**
+ * The producer settings the throughput scenarios use (chosen by measurement, BENCHMARKS.md).
+ * SLUICE_BENCH_TUNING (JSON, e.g. '{"maxInFlight":1}') overrides fields for a sweep; the table
+ * header prints the tuning used.
+ */
 export const DEFAULT_TUNING: ProducerTuning = {
   acks: 1,
   lingerMs: 5,
   batchBytes: 256 * 1024,
   maxInFlight: 5,
   bufferBytes: 32 * 1024 * 1024,
+  ...JSON.parse(process.env.SLUICE_BENCH_TUNING ?? '{}') as Partial<ProducerTuning>,
 }
 
 export interface BenchContext {
@@ -82,7 +93,7 @@ export function producerConfig (ctx: BenchContext, cluster: BenchCluster, topic:
     recordBytes: 100,
     mode: 'max',
     chunkRecords: 1000,
-    outstandingSends: 8,
+    outstandingSends: OUTSTANDING_SENDS,
     partitioning: 'sticky',
     warmupMs: ctx.mode.warmupMs,
     durationMs: ctx.mode.durationMs,

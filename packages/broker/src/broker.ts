@@ -130,7 +130,7 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
     brokerId: options.brokerId,
     cache,
     connectOverrides: Object.fromEntries(Object.entries(options.replicaConnectOverrides ?? {})),
-    brokerEpoch: () => session?.brokerEpoch,
+    brokerEpoch: () => session?.lastBrokerEpoch,
     waitMaxMs: options.replicaFetchWaitMaxMs ?? 500,
     minBytes: options.replicaFetchMinBytes ?? 1,
     maxBytesPerPartition: options.replicaFetchMaxBytes ?? 1024 * 1024,
@@ -192,7 +192,9 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
     // quorum: the operator decides the route (a proxy, a load balancer, a NAT), and an address
     // the metadata service advertises may not be reachable from here. Failover between several
     // metadata instances happens within this list.
-    endpoints: () => cache.metadataEndpoints,
+    // Only the configured endpoints: an operator (or a test's proxy) decides how this broker
+    // reaches the metadata service; what the controller advertises is for clients.
+    endpoints: () => options.metadataEndpoints,
     logger: logger.child({ component: 'metadata-session' }),
     onUpdate: async (update) => {
       await replicas.applyDelta(cache.planUpdate(update))

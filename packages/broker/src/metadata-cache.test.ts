@@ -84,7 +84,7 @@ describe('MetadataCache', () => {
     expect(cache.topicNames()).toEqual(['a'])
   })
 
-  it('skips config entries it cannot parse and follows the service endpoints', () => {
+  it('skips config entries it cannot parse and tells clients the service endpoints, then its configured ones', () => {
     const bad: string[] = []
     const cache = new MetadataCache({ metadataEndpoints: ['x:1'], onBadConfig: (t) => bad.push(t) })
     cache.applyUpdate(update({
@@ -104,6 +104,6 @@ describe('MetadataCache', () => {
     expect(bad).toEqual(['a'])
     expect(cache.topicConfig('a')['segment.bytes']).toBe(4096)
     expect(cache.topicConfig('a')['max.message.bytes']).toBe(1024 * 1024 + 12)
-    expect(cache.metadataEndpoints).toEqual(['m1:1', 'm2:2'])
+    expect(cache.metadataEndpoints).toEqual(['m1:1', 'm2:2', 'x:1'])
   })
 })

@@ -8,7 +8,7 @@
  * - At most one stream is open at a time. When it breaks, errors, reports a SessionError, or no
  *   message arrives within sessionTimeoutMs, it is torn down and a new one registers again
  *   (the service assigns a new broker epoch) after a jittered exponential backoff, trying the
- *   next metadata endpoint; the endpoint list follows the service's metadata_endpoints.
+ *   next metadata endpoint (of the configured list; a standby answering NOT_CONTROLLER is left quickly).
  * - Updates are handed to `onUpdate` one at a time, in arrival order; a failing update is logged
  *   and the next one still runs.
  * - Losing the session does not stop the broker: it keeps serving from its last metadata, but
@@ -47,6 +47,7 @@ export class MetadataSession {
   private call: grpc.ClientDuplexStream<wire.BrokerSessionRequest, wire.BrokerSessionResponse__Output> | undefined
   private client: wire.MetadataClient | undefined
   private brokerEpochValue: bigint | undefined
+  private lastBrokerEpochValue: bigint | undefined
   private clusterId = ''
   private updates: Promise<void> = Promise.resolve()
   /** Send times of heartbeats not yet acknowledged, oldest first (acks come back in order). */
@@ -66,6 +67,13 @@ export class MetadataSession {
 
   /** The current session's broker epoch, undefined while not registered. */
   get brokerEpoch (): bigint | undefined { return this.brokerEpochValue }
+
+  /**
+   * The epoch of the last registration, kept after the session is lost: replication goes on with
+   * it while the metadata service is unreachable (leaders refuse only epochs older than the one
+   * they know), so followers keep the ISR's high watermark moving.
+   */
+  get lastBrokerEpoch (): bigint | undefined { return this.lastBrokerEpochValue }
 
   /**
    * Whether this broker may act as a leader: registered, the session's first snapshot applied,
@@ -202,6 +210,7 @@ export class MetadataSession {
             registered = true
             this.leaseStartMs = registerSentMs
             this.brokerEpochValue = toBigInt(msg.registered.broker_epoch)
+            this.lastBrokerEpochValue = this.brokerEpochValue
             if (msg.registered.cluster_id !== '') this.clusterId = msg.registered.cluster_id
             log.info({ endpoint, brokerEpoch: msg.registered.broker_epoch, clusterId: this.clusterId }, 'registered with the metadata service')
             clearInterval(heartbeat)

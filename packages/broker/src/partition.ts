@@ -148,10 +148,18 @@ export class Partition {
   /**
    * Writes acknowledged only once the whole ISR has them (acks=all) need no lease: the ISR peers
    * of a deposed leader stop fetching from it, so its high watermark cannot pass what they have
-   * and it acknowledges nothing a new leader lacks. So leaders keep taking them while the metadata
-   * service is unreachable (docs/replication.md, "The fencing rule").
+   * and it acknowledges nothing a new leader lacks. Leaders keep taking them while the metadata
+   * service is unreachable, as long as every other ISR member is still fetching from them (within
+   * replicaLagMaxMs); a leader cut off from its followers answers NOT_LEADER_OR_FOLLOWER instead,
+   * so clients look for the new leader rather than wait for time-outs (docs/replication.md).
    */
-  acceptsWritesFor (waitsForIsr: boolean): boolean { return this.roleValue === 'leader' && (waitsForIsr || (this.hooks.canLead?.() ?? true)) }
+  acceptsWritesFor (waitsForIsr: boolean): boolean {
+    if (this.roleValue !== 'leader') return false
+    if (this.hooks.canLead?.() ?? true) return true
+    if (!waitsForIsr) return false
+    const now = this.now()
+    return this.isr.every((id) => id === this.brokerId || now - (this.followers.get(id)?.lastFetchTimeMs ?? -Infinity) <= this.lagMaxMs)
+  }
   /** Epoch of the last batch in the log (what a follower sends as last_fetched_epoch). */
   get lastFetchedEpoch (): number { return lastFetchedEpoch(this.log.leaderEpochs(), this.log.logEndOffset) }
 

@@ -5,7 +5,8 @@
  *   (encoding is measured by the protocol benchmarks, not here);
  * - consumer: one fetch response (10 batches of 1,000 x 100 B, ~1 MB) applied by the fetcher
  *   and handed out as ConsumerMessages, the way the consumer delivers it.
- * Records/s = hz x 1,000 (producer) or hz x 10,000 (consumer).
+ * Records/s = hz x 1,000 (producer) or hz x 10,000 (consumer). 3 s per benchmark: on the shared
+ * machine shorter runs were dominated by a few stalls.
  */
 import { encodeRecordBatch, type RecordInput, type wire } from '@sluice/protocol'
 import { bench, describe } from 'vitest'
@@ -101,9 +102,9 @@ function fetchAndDeliver (): number {
 describe('producer send path', () => {
   bench('send() 1,000 x 100 B, keyless sticky, 6 partitions', async () => {
     await producer.send({ topic: 't', records: chunk })
-  })
+  }, { time: 3000 })
 })
 
 describe('consumer fetch path', () => {
-  bench('apply a ~1 MB fetch response (10 x 1,000 x 100 B) and hand out the messages', () => { fetchAndDeliver() })
+  bench('apply a ~1 MB fetch response (10 x 1,000 x 100 B) and hand out the messages', () => { fetchAndDeliver() }, { time: 3000 })
 })

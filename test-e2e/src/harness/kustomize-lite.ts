@@ -1,9 +1,11 @@
 /**
  * Renders the kustomizations under deploy/k8s the way `kubectl apply -k` would, for the parts of
  * kustomize they use: `resources` (files and other kustomization dirs), `patches` with a `path`
- * (strategic merge: maps merge, lists of named items merge by `name`, other lists are replaced),
- * `images` (newName/newTag) and `labels` (added to metadata.labels and, with includeSelectors,
- * to selectors). Anything else in a kustomization is an error, so a new feature cannot slip past
+ * (strategic merge: maps merge, lists of named items merge by `name` with new items first,
+ * other lists are replaced),
+ * `images` (newName/newTag) and `labels` (added to metadata.labels; with includeTemplates to pod
+ * templates and volume claim templates; with includeSelectors to both and to selectors). Where kubectl is installed, the
+ * manifest test compares this rendering with `kubectl kustomize`. Anything else in a kustomization is an error, so a new feature cannot slip past
  * the manifest tests unrendered.
  */
 import { readFileSync, statSync } from 'node:fs'
@@ -32,12 +34,14 @@ export function strategicMerge (base: unknown, patch: unknown): unknown {
   if (Array.isArray(patch)) {
     if (!Array.isArray(base) || !isNamedList(patch) || !isNamedList(base)) return structuredClone(patch)
     const out = base.map((x) => structuredClone(x) as { name: string })
+    const added: Array<{ name: string }> = []
     for (const p of patch as Array<{ name: string }>) {
       const i = out.findIndex((x) => x.name === p.name)
       if (i >= 0) out[i] = strategicMerge(out[i], p) as { name: string }
-      else out.push(structuredClone(p))
+      else added.push(structuredClone(p))
     }
-    return out
+    // kustomize puts a patch's new items first (order matters: env $(VAR) sees earlier entries only).
+    return [...added, ...out]
   }
   if (typeof patch === 'object' && patch !== null) {
     const out: Record<string, unknown> = typeof base === 'object' && base !== null && !Array.isArray(base) ? structuredClone(base as Record<string, unknown>) : {}
@@ -71,11 +75,14 @@ export function renderKustomization (dir: string): K8sObject[] {
       objects[i] = strategicMerge(objects[i], p) as K8sObject
     }
   }
-  for (const l of (k!.labels ?? []) as Array<{ pairs: Record<string, string>, includeSelectors?: boolean }>) {
+  for (const l of (k!.labels ?? []) as Array<{ pairs: Record<string, string>, includeSelectors?: boolean, includeTemplates?: boolean }>) {
     objects = objects.map((o) => {
       const out = structuredClone(o)
       out.metadata.labels = { ...out.metadata.labels, ...l.pairs }
-      if (out.spec?.template?.metadata !== undefined) out.spec.template.metadata.labels = { ...out.spec.template.metadata.labels, ...l.pairs }
+      const templates = l.includeTemplates === true || l.includeSelectors === true
+      if (templates && out.spec?.template?.metadata !== undefined) out.spec.template.metadata.labels = { ...out.spec.template.metadata.labels, ...l.pairs }
+      // kustomize labels the claims a StatefulSet creates as templates too.
+      if (templates) for (const t of out.spec?.volumeClaimTemplates ?? []) t.metadata.labels = { ...t.metadata.labels, ...l.pairs }
       if (l.includeSelectors === true) {
         if (out.spec?.selector?.matchLabels !== undefined) out.spec.selector.matchLabels = { ...out.spec.selector.matchLabels, ...l.pairs }
         else if (out.kind === 'Service' && out.spec?.selector !== undefined) out.spec.selector = { ...out.spec.selector, ...l.pairs }

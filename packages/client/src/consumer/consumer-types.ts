@@ -44,7 +44,8 @@ export interface ConsumerOptions {
    * Prefetch bound: bytes fetched and not yet handed to the application, plus the size limits of
    * fetches in flight, across all partitions. The consumer fetches ahead (the next long poll
    * runs while the application processes) until this is reached; it may be exceeded by one
-   * record batch, since a fetch always returns at least one. Default: maxBytes.
+   * record batch, since a fetch always returns at least one. What paused partitions hold is not
+   * counted, so pausing one never stops the others. Default: maxBytes.
    */
   maxBufferedBytes?: number
   /** Default 'read_uncommitted'. */

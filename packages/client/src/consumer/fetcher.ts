@@ -10,8 +10,9 @@
  * application still works through what is buffered, so long polls overlap with processing.
  * Memory is bounded by `maxBufferedBytes`: the bytes buffered (fetched, not yet delivered) plus
  * the max_bytes of every fetch in flight never exceed it, except that a fetch always returns at
- * least one whole batch (KIP-74), so one batch may go over. Buffered data stays raw record
- * batches until delivered (fetched-records.ts).
+ * least one whole batch (KIP-74), so one batch may go over. Data of paused partitions is not
+ * counted (it waits for resume() and must not starve the others). Buffered data stays raw
+ * record batches until delivered (fetched-records.ts).
  * Answers are applied only if the partition's generation is unchanged (no seek in between).
  * Records below the fetch offset are dropped at delivery (a response starts with the whole batch
  * containing it), control batches are skipped, and the fetch offset moves past the last batch
@@ -137,7 +138,8 @@ export class Fetcher {
     for (const r of this.reserved.values()) used += r
     const leaders = new Set<number>(this.busy)
     for (const s of this.subs.partitions.values()) {
-      used += fetchedBytes(s)
+      // A paused partition's data waits for resume(); counting it could starve every other one.
+      if (!s.paused) used += fetchedBytes(s)
       if (s.fetching || s.paused || s.stopped || s.error !== undefined || s.fetchOffset === undefined || s.buffered.length > 0) continue
       if (s.retryAtMs > now) {
         wakeMs = Math.min(wakeMs, s.retryAtMs - now)

@@ -97,6 +97,28 @@ describe('consumer prefetch', () => {
     expect(seen).toBe(RECORDS)
   }, 60_000)
 
+  it('does not let data held by a paused partition starve the others', async () => {
+    await filledTopic('paused', 2)
+    const maxBufferedBytes = 64 * 1024
+    const consumer = client.consumer({ offsetReset: 'earliest', maxWaitMs: 100, maxPartitionBytes: 32 * 1024, maxBufferedBytes })
+    const { fetcher } = internals(consumer)
+    await consumer.assign([{ topic: 'paused', partition: 0 }])
+    await until('partition 0 filled the whole budget', () => {
+      const { buffered, reserved } = fetcher.bufferedBytes()
+      return buffered >= maxBufferedBytes && reserved === 0
+    })
+    consumer.pause([{ topic: 'paused', partition: 0 }])
+    await consumer.assign([{ topic: 'paused', partition: 0 }, { topic: 'paused', partition: 1 }])
+    const want = RECORDS / 2 // round-robin: half of the records are in partition 1
+    let got = 0
+    for await (const m of consumer.messages({ signal: AbortSignal.timeout(30_000) })) {
+      expect(m.partition).toBe(1)
+      if (++got >= want) break
+    }
+    expect(got).toBe(want)
+    await consumer.close()
+  }, 60_000)
+
   it('keeps at most maxBufferedBytes buffered (plus one batch) and delivers everything in order', async () => {
     await filledTopic('bounded', 3)
     const maxBufferedBytes = 96 * 1024

@@ -1,7 +1,8 @@
 /**
  * The producer: send() partitions records, appends them to the accumulator and resolves once
  * the brokers acknowledged them per `acks`. Memory is bounded by `bufferBytes`: when that many
- * bytes wait for acknowledgement, send() waits before appending more (backpressure).
+ * bytes wait for acknowledgement, send() waits before appending more (backpressure); waiters
+ * are woken in arrival order, only as many as the freed space fits.
  */
 import { SluiceError, type CompressionType, type RecordHeader, type RecordInput } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
@@ -30,8 +31,11 @@ export interface ProducerOptions {
   /** How records with neither key nor partition are spread. Default 'sticky'. */
   keylessStrategy?: KeylessStrategy
   /**
-   * Produce requests outstanding per broker; with idempotence also the batches in flight per
-   * partition (at most 5, the broker's dedup window). Default 5.
+   * Produce requests outstanding per broker, and batches in flight per partition (Kafka's
+   * max.in.flight.requests.per.connection). Default 5. With idempotence at most 5 (the broker's
+   * dedup window) and order is kept across retries. Without idempotence (acks 0/1), a value
+   * above 1 lets a retried batch land after a later batch of its partition: records can be
+   * reordered on retry, as in Kafka. Use 1 for strict order without idempotence.
    */
   maxInFlight?: number
   /**
@@ -217,9 +221,12 @@ export class ProducerImpl implements Producer {
         explicit[i] = partition
         if (partition > maxExplicit) maxExplicit = partition
       }
+      // Buffers and nulls (the common case) skip toBytes and the error-message string it needs.
+      const key = r.key
+      const value = r.value
       inputs[i] = {
-        key: toBytes(r.key, `records[${i}].key`),
-        value: toBytes(r.value, `records[${i}].value`),
+        key: key === undefined || key === null ? null : Buffer.isBuffer(key) ? key : toBytes(key, `records[${i}].key`),
+        value: value === null || Buffer.isBuffer(value) ? value : toBytes(value, `records[${i}].value`),
         headers: r.headers === undefined ? undefined : toHeaders(r.headers),
         timestamp: r.timestamp === undefined ? now : toTimestamp(r.timestamp, now),
       }

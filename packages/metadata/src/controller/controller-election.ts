@@ -64,7 +64,7 @@ export class ControllerElection {
   private stateValue: ElectionState = 'standby'
   private session: SessionId | undefined
   private confirmedAtMs = -Infinity
-  private active: { id: number, endpoint: string } | undefined
+  private active: { id: number, endpoint: string, epoch?: number } | undefined
   private instanceEndpoints = new Map<number, string>()
   private readonly timers: NodeJS.Timeout[] = []
   private readonly cancels: Array<() => void> = []
@@ -85,7 +85,7 @@ export class ControllerElection {
   }
 
   /** The active controller as last seen in /controller (this instance when active). */
-  activeController (): { id: number, endpoint: string } | undefined {
+  activeController (): { id: number, endpoint: string, epoch?: number } | undefined {
     return this.active
   }
 
@@ -194,7 +194,7 @@ export class ControllerElection {
         const term: ControllerTerm = { epoch, epochVersion: r.type === 'set' ? r.version : 0 }
         this.stateValue = 'active'
         this.confirmedAtMs = this.now()
-        this.active = { id: controllerId, endpoint }
+        this.active = { id: controllerId, endpoint, epoch }
         log.info({ controllerId, controllerEpoch: epoch }, 'won the controller election')
         try {
           await this.options.onElected(term)
@@ -231,7 +231,7 @@ export class ControllerElection {
       const node = await store.get(PATHS.controller)
       const c = decodeControllerNode(PATHS.controller, node.data)
       if (this.active?.id !== c.id) log.info({ activeController: c.id, endpoint: c.endpoint, controllerEpoch: c.epoch }, 'standing by; another instance is the controller')
-      this.active = { id: c.id, endpoint: c.endpoint ?? this.instanceEndpoints.get(c.id) ?? '' }
+      this.active = { id: c.id, endpoint: c.endpoint ?? this.instanceEndpoints.get(c.id) ?? '', ...(c.epoch !== undefined ? { epoch: c.epoch } : {}) }
       return true
     } catch (e) {
       if (e instanceof SluiceError && e.code === 'META_NO_NODE') { cancel(); this.active = undefined; return false }

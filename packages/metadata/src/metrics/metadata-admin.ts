@@ -20,7 +20,7 @@ import { MetadataMetrics, type ControllerView, type GroupsView } from './metadat
 /** What controller election (controller/controller-election.ts) tells; absent = this instance is the only controller. */
 export interface ElectionView {
   isActive (): boolean
-  activeController (): { id: number, endpoint: string } | undefined
+  activeController (): { id: number, endpoint: string, epoch?: number } | undefined
 }
 
 export interface MetadataAdminState {
@@ -101,13 +101,16 @@ export class MetadataAdmin {
     return { ready: true }
   }
 
-  // TODO(controller election): a standby has no Controller, so sluice_controller_epoch reads 0
-  // there; once ControllerElection exposes the epoch it last saw in /controller_epoch, report that.
+  /** A standby reports the epoch it saw in /controller, and zeros for the cluster gauges. */
   private controllerView (): ControllerView | undefined {
     const s = this.state
     const c = s?.controller()
-    if (s === undefined || c === undefined) return undefined
-    const election = s.election?.()
+    const election = s?.election?.()
+    if (s === undefined) return undefined
+    if (c === undefined) {
+      const epoch = election?.activeController()?.epoch
+      return epoch === undefined ? undefined : { controllerEpoch: epoch, active: false, liveBrokers: 0, topics: [] }
+    }
     return {
       controllerEpoch: c.controllerEpoch,
       active: !s.isLost() && !this.stopping && (election === undefined || election.isActive()),

@@ -1,0 +1,68 @@
+import { CONTROL_MASK, OFF_ATTRIBUTES, encodeRecordBatch, type RecordInput } from '@sluice/protocol'
+import { describe, expect, it } from 'vitest'
+import { scanFetched, takeBuffered } from './fetched-records.js'
+import { SubscriptionState, type PartitionState } from './subscription.js'
+
+function batch (baseOffset: number, values: string[], options: { control?: boolean } = {}): Buffer {
+  const records: RecordInput[] = values.map((v, i) => ({ value: Buffer.from(v), timestamp: BigInt(1000 + baseOffset + i) }))
+  const b = encodeRecordBatch(records, { baseOffset: BigInt(baseOffset), isControl: options.control === true })
+  expect((b.readInt16BE(OFF_ATTRIBUTES) & CONTROL_MASK) !== 0).toBe(options.control === true)
+  return b
+}
+
+function partition (): PartitionState {
+  const subs = new SubscriptionState()
+  const s = subs.add('t', 0)
+  subs.seek(s, 0n)
+  return s
+}
+
+describe('fetched records', () => {
+  it('scans whole batches only and finds the next fetch offset', () => {
+    const a = batch(0, ['a', 'b', 'c'])
+    const b = batch(3, ['d', 'e'])
+    expect(scanFetched(Buffer.concat([a, b]))).toEqual({ completeBytes: a.length + b.length, nextOffset: 5n })
+    // A response cut in the middle of its second batch: only the first counts.
+    expect(scanFetched(Buffer.concat([a, b.subarray(0, b.length - 1)]))).toEqual({ completeBytes: a.length, nextOffset: 3n })
+    expect(scanFetched(b.subarray(0, 20))).toEqual({ completeBytes: 0, nextOffset: undefined })
+    const badMagic = Buffer.from(a)
+    badMagic.writeInt8(1, 16)
+    expect(() => scanFetched(badMagic)).toThrow(expect.objectContaining({ code: 'CORRUPT_MESSAGE' }))
+  })
+
+  it('decodes at delivery, one response at a time, skipping records below the fetch offset and control batches', () => {
+    const s = partition()
+    const first = Buffer.concat([batch(0, ['a', 'b', 'c']), batch(3, ['ctl'], { control: true })])
+    s.fetched.push({ records: first, fromOffset: 1n, highWatermark: 4n })
+    s.fetched.push({ records: batch(3, ['ctl'], { control: true }), fromOffset: 4n, highWatermark: 6n }) // nothing deliverable
+    s.fetched.push({ records: batch(4, ['e', 'f']), fromOffset: 4n, highWatermark: 6n })
+    const one = takeBuffered(s)!
+    expect(one.messages.map((m) => [m.offset, m.value!.toString()])).toEqual([[1n, 'b'], [2n, 'c']])
+    expect(one.messages[0]).toMatchObject({ topic: 't', partition: 0, timestamp: 1001n, key: null, headers: [] })
+    expect(one.highWatermark).toBe(4n)
+    const two = takeBuffered(s)!
+    expect(two.messages.map((m) => m.offset)).toEqual([4n, 5n])
+    expect(two.highWatermark).toBe(6n)
+    expect(takeBuffered(s)).toBeUndefined()
+  })
+
+  it('delivers put-back messages first', () => {
+    const s = partition()
+    s.fetched.push({ records: batch(2, ['c']), fromOffset: 2n, highWatermark: 3n })
+    s.buffered = [{ topic: 't', partition: 0, offset: 1n, timestamp: 0n, key: null, value: null, headers: [] }]
+    expect(takeBuffered(s)!.messages.map((m) => m.offset)).toEqual([1n])
+    expect(takeBuffered(s)!.messages.map((m) => m.offset)).toEqual([2n])
+  })
+
+  it('stops the partition with CORRUPT_MESSAGE when a buffered batch fails its CRC', () => {
+    const s = partition()
+    const bad = batch(0, ['a', 'b'])
+    bad[bad.length - 1] ^= 0xff // flip a byte of the last record: the CRC no longer matches
+    s.fetched.push({ records: bad, fromOffset: 0n, highWatermark: 2n })
+    s.fetched.push({ records: batch(2, ['c']), fromOffset: 2n, highWatermark: 3n })
+    expect(takeBuffered(s)).toBeUndefined()
+    expect(s.error?.code).toBe('CORRUPT_MESSAGE')
+    expect(s.stopped).toBe(true)
+    expect(s.fetched).toEqual([])
+  })
+})
