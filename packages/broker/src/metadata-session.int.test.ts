@@ -106,6 +106,13 @@ describe('controlled shutdown', () => {
       leader_epoch: p0.leaderEpoch, partition_epoch: cache.partition(topic, 0)!.partitionEpoch, new_isr: [...p0.isr, 1],
     })
     expect(res.error_code).toBe(errorId('INELIGIBLE_REPLICA'))
+
+    // Once it has stopped, acks=all writes need only the remaining ISR at once: the stopped
+    // broker, caught up a moment ago, does not hold the high watermark for replicaLagMaxMs (30 s).
+    await cluster.brokers[0]!.stop()
+    const leaderClient = new BrokerTestClient(leader.endpoint)
+    const r = onlyPartition(await leaderClient.produce({ acks: -1, timeout_ms: 10_000, topics: [{ topic, partitions: [{ partition: 0, records: batch(['after']) }] }] }))
+    expect(r.error_code).toBe(0)
   })
 })
 

@@ -413,7 +413,10 @@ export class Partition {
     let candidate = this.log.logEndOffset
     for (const f of this.followers.all()) {
       if (f.logEndOffset >= candidate) continue
-      if (maximal.includes(f.brokerId) || this.followers.isCaughtUp(f.brokerId, nowMs, this.lagMaxMs)) candidate = f.logEndOffset
+      // A caught-up follower outside the ISR is about to join, so it holds the HW too (Kafka's
+      // maybeIncrementLeaderHW), but only while it is registered: a stopped broker must not hold
+      // acks=all writes for replicaLagMaxMs after the controller took it out of the ISR.
+      if (maximal.includes(f.brokerId) || (this.followers.isCaughtUp(f.brokerId, nowMs, this.lagMaxMs) && (this.hooks.isBrokerLive?.(f.brokerId) ?? true))) candidate = f.logEndOffset
     }
     // A maximal-ISR member this leader has no state for (not in the replica list it knows) holds the HW.
     if (maximal.some((id) => id !== this.brokerId && this.followers.get(id) === undefined)) return

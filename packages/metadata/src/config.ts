@@ -12,7 +12,8 @@ const int = (min: number, max: number) => z.preprocess(
   z.number().int().min(min).max(max))
 
 export const metadataConfigSchema = z.object({
-  host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on, and the host in the advertised endpoint.'),
+  host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on, and the host in the advertised endpoint unless advertisedHost is set.'),
+  advertisedHost: z.string().min(1).optional().describe('Host that brokers and clients use to reach this instance (its /controller and /metadata_instances entries); default: host (127.0.0.1 for a wildcard host).'),
   port: int(0, 65535).default(9091).describe('gRPC port; 0 = ephemeral (tests). Restart: yes'),
   dataDir: z.string().min(1).optional().describe('Directory of the embedded store (journal + snapshot); required when store is embedded.'),
   store: z.enum(['embedded', 'zookeeper']).default('embedded').describe('Where the metadata tree lives: in this process (embedded) or in a ZooKeeper ensemble. Restart: yes'),

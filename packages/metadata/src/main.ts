@@ -41,6 +41,7 @@ async function main (): Promise<void> {
         ? { kind: 'zookeeper', connectString: config.zkConnect ?? '', chroot: config.zkChroot, sessionTimeoutMs: config.zkSessionTimeoutMs }
         : { kind: 'embedded' },
       controllerId: config.controllerId,
+      ...(config.advertisedHost !== undefined ? { advertisedHost: config.advertisedHost } : {}),
       adminPort: config.adminPort,
       adminHost: config.adminHost,
       // Printed as soon as it listens (before the store opens), so probes can be aimed early.

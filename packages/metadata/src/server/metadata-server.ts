@@ -49,6 +49,8 @@ export interface MetadataServerOptions {
   onStoreLost?: (err: Error) => void
   /** Called once if this instance was the controller (or a standby) and has been fenced; it then answers METADATA_UNAVAILABLE. */
   onDeposed?: (err: Error) => void
+  /** The host brokers and clients use to reach this instance (default: host; 127.0.0.1 when host is a wildcard). */
+  advertisedHost?: string
   /** This instance's id in the controller election; distinct per instance (default 3000). */
   controllerId?: number
   defaultNumPartitions?: number; defaultReplicationFactor?: number
@@ -197,7 +199,7 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
     await store.close()
     throw new SluiceError('INVALID_ARGUMENT', `cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}`, {}, { cause: e })
   }
-  endpoint = `${opts.host}:${port}`
+  endpoint = `${options.advertisedHost ?? (opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host)}:${port}`
 
   const becomeController = async (term: { epoch: number, epochVersion: number }): Promise<void> => {
     const controller = await Controller.start({
@@ -328,7 +330,7 @@ function gated (service: grpc.ServiceDefinition, gate: () => GateState): grpc.Un
   return out
 }
 
-function checkOptions (o: InternalMetadataServerOptions): Required<Omit<InternalMetadataServerOptions, 'logger' | 'controllerId' | 'random' | 'snapshotEveryEntries' | 'groupCoordinator' | 'store' | 'onStoreLost' | 'onDeposed' | 'dataDir' | 'electionSessionTimeoutMs' | 'adminPort' | 'adminHost' | 'onAdminListening'>> & { dataDir: string } {
+function checkOptions (o: InternalMetadataServerOptions): Required<Omit<InternalMetadataServerOptions, 'logger' | 'controllerId' | 'random' | 'snapshotEveryEntries' | 'groupCoordinator' | 'store' | 'onStoreLost' | 'onDeposed' | 'dataDir' | 'electionSessionTimeoutMs' | 'advertisedHost' | 'adminPort' | 'adminHost' | 'onAdminListening'>> & { dataDir: string } {
   const problems: string[] = []
   const int = (name: string, v: number | undefined, dflt: number, min: number, max: number): number => {
     const x = v ?? dflt
