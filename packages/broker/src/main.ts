@@ -7,10 +7,15 @@
  * every problem and exits 1.
  */
 import { pino } from 'pino'
-import { loadBrokerConfig } from './config.js'
+import { formatConfigHelp } from '@sluice/protocol'
+import { brokerConfigSchema, loadBrokerConfig } from './config.js'
 import { startBroker } from './broker.js'
 
 async function main (): Promise<void> {
+  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(formatConfigHelp('usage: sluice broker [--config file.json] [--flag value ...]', brokerConfigSchema))
+    process.exit(0)
+  }
   const loaded = loadBrokerConfig(process.argv.slice(2), process.env)
   if (!loaded.ok) {
     process.stderr.write('sluice-broker: invalid configuration:\n' + loaded.problems.map((p) => `  - ${p}\n`).join(''))

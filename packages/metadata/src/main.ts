@@ -9,13 +9,18 @@
  * the process is the simplest way to never run on a half-valid view of the tree.
  */
 import { pino } from 'pino'
-import { parseMetadataConfig } from './config.js'
+import { formatConfigHelp } from '@sluice/protocol'
+import { metadataConfigSchema, parseMetadataConfig } from './config.js'
 import { startMetadataServerInternal } from './server/metadata-server.js'
 
 /** Exit code when this instance is fenced: its ZooKeeper session expired or another instance took over as controller (1 = bad config / crash). */
 const STORE_LOST_EXIT_CODE = 3
 
 async function main (): Promise<void> {
+  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(formatConfigHelp('usage: sluice metadata [--config file.json] [--flag value ...]', metadataConfigSchema))
+    process.exit(0)
+  }
   const parsed = parseMetadataConfig(process.argv.slice(2), process.env)
   if (!parsed.ok) {
     for (const p of parsed.problems) process.stderr.write(`${p}\n`)

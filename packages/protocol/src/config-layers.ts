@@ -67,3 +67,26 @@ export function loadConfigLayers (sources: ConfigSources): LayeredConfig {
   delete flags.config
   return { values: { ...fromFile, ...fromEnv, ...flags }, problems }
 }
+
+/**
+ * `--help` text for a process config: one line per key with its flag, environment variable,
+ * default and description, read from a zod object schema's shape (typed structurally, so this
+ * package needs no zod): `.describe()` texts and `.default()` values.
+ */
+export function formatConfigHelp (usage: string, schema: { readonly shape: Record<string, unknown> }): string {
+  const rows = Object.entries(schema.shape).map(([key, field]) => {
+    const f = field as { description?: string, _zod?: { def?: { defaultValue?: unknown } } }
+    const dflt = f._zod?.def?.defaultValue
+    const flag = `--${key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`
+    return { flag, env: `SLUICE_${camelToSnakeUpper(key)}`, dflt: dflt === undefined ? '' : `(default ${JSON.stringify(dflt)})`, text: f.description ?? '' }
+  })
+  const width = Math.max(...rows.map((r) => r.flag.length))
+  const envWidth = Math.max(...rows.map((r) => r.env.length))
+  return [
+    usage,
+    'Every setting is a flag, an environment variable, or a key of a JSON file given with --config (flags win, then env, then the file).',
+    '',
+    ...rows.map((r) => `  ${r.flag.padEnd(width)}  ${r.env.padEnd(envWidth)}  ${[r.text, r.dflt].filter((x) => x !== '').join(' ')}`),
+    '',
+  ].join('\n')
+}
