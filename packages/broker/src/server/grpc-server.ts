@@ -12,6 +12,7 @@
  */
 import * as grpc from '@grpc/grpc-js'
 import type { Http2Server, ServerHttp2Session } from 'node:http2'
+import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { GRPC_SERVER_OPTIONS, loadSluiceProto, toGrpcError, type wire } from '@sluice/protocol'
 import { serveBidiStream, type ServedStream } from './bidi-stream.js'
@@ -122,6 +123,10 @@ function raiseReceiveWindows (server: grpc.Server, logger: Logger): void {
     return
   }
   for (const h2 of http2Servers.keys()) {
+    // grpc-js turns Nagle's algorithm off on the sockets it dials, not on those it accepts: with
+    // it on, a small response (a produce ack, a follower's fetch answer) can wait for the peer's
+    // delayed ACK, ~40 ms on Linux, at every hop of acks=all.
+    h2.on('connection', (socket: Socket) => { socket.setNoDelay(true) })
     h2.on('session', (session: ServerHttp2Session) => {
       try {
         session.setLocalWindowSize(CONNECTION_WINDOW_BYTES)
