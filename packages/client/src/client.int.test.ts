@@ -4,59 +4,38 @@
  * 1 / all, consumption in both styles (exactly once, in order per partition), seeks, long poll
  * and typed errors.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { startBroker, type BrokerHandle } from '@sluice/broker'
-import { startMetadataServer, type MetadataServerHandle } from '@sluice/metadata'
+import type { BrokerHandle } from '@sluice/broker'
+import type { MetadataServerHandle } from '@sluice/metadata'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   SluiceError, connect, type CompressionType, type Consumer, type ConsumerMessage, type RecordMetadata, type SluiceClient,
 } from './index.js'
+import { createTopicWithLeaders, startRealCluster, until, type RealCluster } from './__fixtures__/real-cluster.js'
 
-let dir: string
+let cluster: RealCluster
 let metadata: MetadataServerHandle
 let brokers: BrokerHandle[] = []
 let client: SluiceClient
 
-async function until (what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (await check().catch(() => false)) return
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sluice-client-int-'))
-  metadata = await startMetadataServer({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'meta'), defaultReplicationFactor: 2 })
-  for (const id of [1, 2, 3]) {
-    brokers.push(await startBroker({ brokerId: id, host: '127.0.0.1', port: 0, dataDir: join(dir, `b${id}`), metadataEndpoints: [metadata.endpoint] }))
-  }
-  client = await connect({
-    bootstrap: brokers.map((b) => b.endpoint),
-    retry: { retries: 10, initialBackoffMs: 50, maxBackoffMs: 500, factor: 2 },
+  cluster = await startRealCluster({
+    prefix: 'sluice-client-int-',
+    brokers: 3,
+    defaultReplicationFactor: 2,
+    connect: { retry: { retries: 10, initialBackoffMs: 50, maxBackoffMs: 500, factor: 2 } },
   })
-  await until('three live brokers', async () => (await client.admin().describeCluster()).brokers.length === 3)
+  metadata = cluster.metadata
+  brokers = cluster.brokers
+  client = cluster.client
+  await until('three live brokers', async () => (await client.admin().describeCluster()).brokers.length === 3, 15_000)
 }, 60_000)
 
-afterAll(async () => {
-  await client?.close()
-  for (const b of brokers) await b.stop().catch(() => {})
-  brokers = []
-  await metadata?.stop().catch(() => {})
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true })
-})
+afterAll(async () => { await cluster?.stop() })
 
 async function newTopic (partitions: number): Promise<string> {
   const name = `t-${randomUUID()}`
-  await client.admin().createTopics([{ name, numPartitions: partitions, replicationFactor: 2 }])
-  await until(`leaders for ${name}`, async () => {
-    const [d] = await client.admin().describeTopics([name])
-    return d!.partitions.length === partitions && d!.partitions.every((p) => p.leader >= 0)
-  })
+  await createTopicWithLeaders(client, name, partitions, 2)
   return name
 }
 

@@ -12,7 +12,7 @@ import { withRetry } from '../retry.js'
 import type {
   Consumer, ConsumerBatch, ConsumerMessage, ConsumerOptions, RunHandle, RunOptions, SeekOffset, TopicPartition,
 } from './consumer-types.js'
-import { takeBuffered } from './fetched-records.js'
+import { takeNextBatch } from './fetched-records.js'
 import { Fetcher, type FetcherOptions } from './fetcher.js'
 import { listOffsets, seekTimestamp } from './list-offsets.js'
 import { SubscriptionState, assertSeekOffset, tpKey, type PartitionState } from './subscription.js'
@@ -187,25 +187,11 @@ export class ConsumerImpl implements Consumer {
   private async nextBatch (signal?: AbortSignal): Promise<{ s: PartitionState, generation: number, batch: ConsumerBatch } | undefined> {
     for (;;) {
       if (this.closed || signal?.aborted === true) return undefined
-      const all = [...this.subs.partitions.values()]
-      for (let i = 0; i < all.length; i++) {
-        const s = all[(this.rotation + i) % all.length]!
-        if (s.error !== undefined && !s.errorReported) {
-          s.errorReported = true // surfaced once; the partition stays stopped until seek()
-          throw s.error
-        }
-        if (s.paused) continue
-        const taken = takeBuffered(s)
-        if (taken === undefined) {
-          if (s.error !== undefined && !s.errorReported) { // decoding failed
-            s.errorReported = true
-            throw s.error
-          }
-          continue
-        }
-        this.rotation = (this.rotation + i + 1) % Math.max(1, all.length)
+      const next = takeNextBatch([...this.subs.partitions.values()], this.rotation)
+      if (next !== undefined) {
+        this.rotation = next.rotation
         this.subs.notify() // buffer space freed: the fetcher may fetch more
-        return { s, generation: s.generation, batch: { topic: s.topic, partition: s.partition, messages: taken.messages, highWatermark: taken.highWatermark } }
+        return { s: next.s, generation: next.s.generation, batch: next.batch }
       }
       const onAbort = (): void => { this.subs.notify() }
       signal?.addEventListener('abort', onAbort, { once: true })

@@ -16,7 +16,7 @@ import {
   BATCH_HEADER_BYTES, CONTROL_MASK, CURRENT_MAGIC, LOG_OVERHEAD_BYTES, OFF_BASE_OFFSET, OFF_BATCH_LENGTH,
   OFF_LAST_OFFSET_DELTA, OFF_MAGIC, SluiceError, decodeRecordBatches,
 } from '@sluice/protocol'
-import type { ConsumerMessage } from './consumer-types.js'
+import type { ConsumerBatch, ConsumerMessage } from './consumer-types.js'
 import type { PartitionState } from './subscription.js'
 
 /** One fetch response's complete batches for one partition, not decoded yet. */
@@ -89,6 +89,34 @@ export function takeBuffered (s: PartitionState): { messages: ConsumerMessage[],
       return undefined
     }
     if (messages.length > 0) return { messages, highWatermark: chunk.highWatermark }
+  }
+  return undefined
+}
+
+/**
+ * The next deliverable batch of some partition, visiting them round-robin from `rotation` so no
+ * partition starves: skips paused and empty ones, and throws a partition's error once (the
+ * partition stays stopped until a seek). Returns the rotation to start from next time.
+ */
+export function takeNextBatch (partitions: readonly PartitionState[], rotation: number):
+{ s: PartitionState, batch: ConsumerBatch, rotation: number } | undefined {
+  const reportOnce = (s: PartitionState): void => {
+    if (s.error !== undefined && !s.errorReported) {
+      s.errorReported = true
+      throw s.error
+    }
+  }
+  for (let i = 0; i < partitions.length; i++) {
+    const s = partitions[(rotation + i) % partitions.length]!
+    reportOnce(s)
+    if (s.paused) continue
+    const taken = takeBuffered(s)
+    if (taken === undefined) { reportOnce(s); continue } // decoding may have failed just now
+    return {
+      s,
+      batch: { topic: s.topic, partition: s.partition, messages: taken.messages, highWatermark: taken.highWatermark },
+      rotation: (rotation + i + 1) % Math.max(1, partitions.length),
+    }
   }
   return undefined
 }

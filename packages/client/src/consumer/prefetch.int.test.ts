@@ -4,50 +4,30 @@
  * delivered data, never buffers more than maxBufferedBytes (plus one batch, KIP-74), and every
  * record is still delivered once, in offset order per partition.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { startBroker, type BrokerHandle } from '@sluice/broker'
-import { startMetadataServer, type MetadataServerHandle } from '@sluice/metadata'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, type Consumer, type SluiceClient } from '../index.js'
+import { type Consumer, type SluiceClient } from '../index.js'
+import { createTopicWithLeaders, startRealCluster, until as waitUntil, type RealCluster } from '../__fixtures__/real-cluster.js'
 import type { Fetcher } from './fetcher.js'
 import type { SubscriptionState } from './subscription.js'
 
-let dir: string
-let metadata: MetadataServerHandle
-let broker: BrokerHandle
+let cluster: RealCluster
 let client: SluiceClient
 
 const RECORDS = 30_000 // 100-byte values in ~16 KiB batches: about 3 MB per topic
 const BATCH_BYTES = 16 * 1024
 
-async function until (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (await check()) return
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+/** Checks often: the states it waits for can be brief. */
+const until = async (what: string, check: () => boolean | Promise<boolean>): Promise<void> => { await waitUntil(what, check, 20_000, 20) }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sluice-prefetch-int-'))
-  metadata = await startMetadataServer({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'meta'), defaultReplicationFactor: 1 })
-  broker = await startBroker({ brokerId: 1, host: '127.0.0.1', port: 0, dataDir: join(dir, 'b1'), metadataEndpoints: [metadata.endpoint] })
-  client = await connect({ bootstrap: [broker.endpoint] })
+  cluster = await startRealCluster({ prefix: 'sluice-prefetch-int-' })
+  client = cluster.client
 }, 60_000)
 
-afterAll(async () => {
-  await client?.close()
-  await broker?.stop().catch(() => {})
-  await metadata?.stop().catch(() => {})
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true })
-})
+afterAll(async () => { await cluster?.stop() })
 
 async function filledTopic (name: string, partitions: number): Promise<void> {
-  await client.admin().createTopics([{ name, numPartitions: partitions, replicationFactor: 1 }])
-  await until(`leaders for ${name}`, async () => (await client.admin().describeTopics([name]))[0]!.partitions.every((p) => p.leader >= 0))
+  await createTopicWithLeaders(client, name, partitions)
   const producer = client.producer({ acks: 1, batchBytes: BATCH_BYTES, lingerMs: 5, keylessStrategy: 'round-robin' })
   const value = (i: number): string => `${String(i).padStart(8, '0')}${'v'.repeat(92)}`
   for (let i = 0; i < RECORDS; i += 5000) {

@@ -5,69 +5,21 @@
  * leader, requests fail and are retried): every acknowledged record is in the log exactly once,
  * at the offset it was acknowledged with, in send order per partition.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startBroker, type BrokerHandle } from '@sluice/broker'
-import { startMetadataServer, type MetadataServerHandle } from '@sluice/metadata'
+import { startBroker } from '@sluice/broker'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { connect, type ConsumerMessage, type RecordMetadata, type SluiceClient } from '../index.js'
+import type { ConsumerMessage, RecordMetadata } from '../index.js'
+import { createTopicWithLeaders, readMessages, startRealCluster, until, type RealCluster } from '../__fixtures__/real-cluster.js'
 
-async function until (what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (await check().catch(() => false)) return
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-interface Cluster { dir: string, metadata: MetadataServerHandle, brokers: BrokerHandle[], client: SluiceClient }
-
-async function startAll (brokerCount: number): Promise<Cluster> {
-  const dir = await mkdtemp(join(tmpdir(), 'sluice-idem-int-'))
-  const c: Cluster = { dir, metadata: undefined as unknown as MetadataServerHandle, brokers: [], client: undefined as unknown as SluiceClient }
-  onTestFinished(async () => {
-    await c.client?.close().catch(() => {})
-    for (const b of c.brokers) await b.stop().catch(() => {})
-    await c.metadata?.stop().catch(() => {})
-    await rm(dir, { recursive: true, force: true })
+async function startAll (brokers: number): Promise<RealCluster> {
+  const c = await startRealCluster({
+    prefix: 'sluice-idem-int-',
+    brokers,
+    broker: { heartbeatIntervalMs: 500 },
+    connect: { retry: { retries: 10, initialBackoffMs: 20, maxBackoffMs: 300, factor: 2 }, metadataMinRefreshMs: 20 },
   })
-  c.metadata = await startMetadataServer({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'meta'), defaultReplicationFactor: 1 })
-  for (let id = 1; id <= brokerCount; id++) {
-    c.brokers.push(await startBroker({ brokerId: id, host: '127.0.0.1', port: 0, dataDir: join(dir, `b${id}`), metadataEndpoints: [c.metadata.endpoint], heartbeatIntervalMs: 500 }))
-  }
-  c.client = await connect({
-    bootstrap: c.brokers.map((b) => b.endpoint),
-    retry: { retries: 10, initialBackoffMs: 20, maxBackoffMs: 300, factor: 2 },
-    metadataMinRefreshMs: 20,
-  })
+  onTestFinished(async () => { await c.stop() })
   return c
-}
-
-async function newTopic (client: SluiceClient, name: string, partitions: number): Promise<void> {
-  await client.admin().createTopics([{ name, numPartitions: partitions, replicationFactor: 1 }])
-  await until(`leaders for ${name}`, async () => {
-    const [d] = await client.admin().describeTopics([name])
-    return d!.partitions.length === partitions && d!.partitions.every((p) => p.leader >= 0)
-  })
-}
-
-async function readAll (client: SluiceClient, topic: string, n: number): Promise<ConsumerMessage[]> {
-  const consumer = client.consumer({ offsetReset: 'earliest' })
-  await consumer.assign([{ topic }])
-  const out: ConsumerMessage[] = []
-  const deadline = setTimeout(() => { void consumer.close() }, 30_000)
-  try {
-    for await (const m of consumer) {
-      out.push(m)
-      if (out.length >= n) break
-    }
-  } finally {
-    clearTimeout(deadline)
-    await consumer.close()
-  }
-  return out
 }
 
 /** Every acknowledged record once, at its acknowledged offset, in send order per partition. */
@@ -94,7 +46,7 @@ describe('idempotent producer on a real cluster', () => {
   it('20,000 records with 5 batches in flight per partition: every record once, in order', async () => {
     const c = await startAll(2)
     const topic = 'idem-stable'
-    await newTopic(c.client, topic, 4)
+    await createTopicWithLeaders(c.client, topic, 4)
     const producer = c.client.producer({ maxInFlight: 5, lingerMs: 0, batchBytes: 2048 })
     const total = 20_000
     const calls = Array.from({ length: 100 }, (_, k) => {
@@ -103,13 +55,13 @@ describe('idempotent producer on a real cluster', () => {
         .then((metas) => metas.map((meta, i) => ({ value: values[i]!, meta })))
     })
     const sent = (await Promise.all(calls)).flat()
-    checkExactlyOnceInOrder(sent, await readAll(c.client, topic, total))
+    checkExactlyOnceInOrder(sent, await readMessages(c.client, topic, total))
   }, 60_000)
 
   it('a broker restart in the middle of a burst: acknowledged records appear exactly once, in send order', async () => {
     const c = await startAll(1)
     const topic = 'idem-restart'
-    await newTopic(c.client, topic, 2)
+    await createTopicWithLeaders(c.client, topic, 2)
     // A consumer reading all along: its fetch streams break with the broker and must resume.
     const consumer = c.client.consumer({ offsetReset: 'earliest', maxWaitMs: 200 })
     await consumer.assign([{ topic }])

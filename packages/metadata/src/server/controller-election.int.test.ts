@@ -9,30 +9,15 @@
 import * as grpc from '@grpc/grpc-js'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { GRPC_CHANNEL_OPTIONS, fromGrpcError, loadSluiceProto, type wire } from '@sluice/protocol'
+import { fromGrpcError, type wire } from '@sluice/protocol'
 // Relative imports: testkit depends on metadata, so metadata must not depend on testkit.
 import {
   startZooKeeper, startZooKeeperProxy, zookeeperInstalled, ZOOKEEPER_INSTALL_HINT, type ZooKeeperHandle,
 } from '../../../testkit/src/zookeeper.js'
 import { ZooKeeperStore } from '../store/zookeeper-store.js'
-import { FakeBroker } from '../test-support/harness.js'
+import { FakeBroker, callMethod, testClient } from '../test-support/harness.js'
 import { startMetadataServer, type MetadataServerHandle, type MetadataServerOptions } from './metadata-server.js'
 
-type Client = wire.MetadataClient
-
-function metadataClient (endpoint: string): Client {
-  const Ctor = loadSluiceProto().sluice.v1.Metadata
-  const c = new Ctor(endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS) as unknown as Client
-  onTestFinished(() => { c.close() })
-  return c
-}
-
-async function call<Res> (client: Client, method: string, req: object): Promise<Res> {
-  return await new Promise<Res>((resolve, reject) => {
-    const fn = (client as unknown as Record<string, (r: object, md: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, res: Res) => void) => void>)[method]!
-    fn.call(client, req, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (e, res) => { if (e !== null) reject(e); else resolve(res) })
-  })
-}
 
 async function errorCode (p: Promise<unknown>): Promise<string | undefined> {
   return await p.then(() => undefined, (e: unknown) => fromGrpcError(e as grpc.ServiceError).code)
@@ -74,7 +59,7 @@ if (!zookeeperInstalled()) {
 
     /** A broker session on `endpoint` that needs no heartbeats during a test (30 s timeout). */
     const broker = (endpoint: string, id: number): FakeBroker => {
-      const b = new FakeBroker(metadataClient(endpoint), { broker_id: id, host: '127.0.0.1', port: 9000 + id, rack: '', admin_port: 0, session_timeout_ms: 30_000, cluster_id: '' })
+      const b = new FakeBroker(testClient(endpoint), { broker_id: id, host: '127.0.0.1', port: 9000 + id, rack: '', admin_port: 0, session_timeout_ms: 30_000, cluster_id: '' })
       onTestFinished(() => { b.cancel() })
       return b
     }
@@ -94,14 +79,14 @@ if (!zookeeperInstalled()) {
       await broker(a.endpoint, 1).registered()
       const refused = await broker(b.endpoint, 2).error()
       expect(refused.error_message).toContain(a.endpoint)
-      const created = await call<wire.CreateTopicsResponse__Output>(metadataClient(a.endpoint), 'CreateTopics', { topics: [{ name: 'kept', num_partitions: 2, replication_factor: 1 }] })
+      const created = await callMethod<wire.CreateTopicsResponse__Output>(testClient(a.endpoint), 'CreateTopics', { topics: [{ name: 'kept', num_partitions: 2, replication_factor: 1 }] })
       expect(created.topics[0]!.error_code).toBe(0)
-      const standby = metadataClient(b.endpoint)
-      const err = await call(standby, 'DescribeCluster', {}).then(() => undefined, (e: unknown) => fromGrpcError(e as grpc.ServiceError))
+      const standby = testClient(b.endpoint)
+      const err = await callMethod(standby, 'DescribeCluster', {}).then(() => undefined, (e: unknown) => fromGrpcError(e as grpc.ServiceError))
       expect(err?.code).toBe('NOT_CONTROLLER')
       expect(err?.message).toContain(a.endpoint)
 
-      const described = await call<wire.DescribeClusterResponse__Output>(metadataClient(a.endpoint), 'DescribeCluster', {})
+      const described = await callMethod<wire.DescribeClusterResponse__Output>(testClient(a.endpoint), 'DescribeCluster', {})
       expect(described.metadata_endpoints).toEqual([a.endpoint, b.endpoint])
       expect(JSON.parse(await readTree(chroot, '/controller'))).toMatchObject({ brokerid: 3000, controller_epoch: 1, endpoint: a.endpoint })
 
@@ -109,7 +94,7 @@ if (!zookeeperInstalled()) {
       await until(() => b.status().role === 'active', 'the standby to take over')
       expect(b.status()).toMatchObject({ controllerEpoch: 2, activeController: { id: 3001 } })
       expect(await readTree(chroot, '/controller_epoch')).toBe('2')
-      const topics = await call<wire.DescribeTopicsResponse__Output>(standby, 'DescribeTopics', { names: ['kept'] })
+      const topics = await callMethod<wire.DescribeTopicsResponse__Output>(standby, 'DescribeTopics', { names: ['kept'] })
       expect(topics.topics[0]).toMatchObject({ name: 'kept', error_code: 0 })
       expect(topics.topics[0]!.partitions).toHaveLength(2)
     }, 60_000)
@@ -122,16 +107,16 @@ if (!zookeeperInstalled()) {
       const old = await instance(chroot, 3000, { onDeposed: (e) => { fenced.push(e) }, onStoreLost: (e) => { fenced.push(e) } }, proxy.connectString)
       const standby = await instance(chroot, 3001)
       expect(old.status().role).toBe('active')
-      const oldClient = metadataClient(old.endpoint)
+      const oldClient = testClient(old.endpoint)
       const b1 = broker(old.endpoint, 1)
       await b1.registered()
-      const created = await call<wire.CreateTopicsResponse__Output>(oldClient, 'CreateTopics', { topics: [{ name: 'before', num_partitions: 1, replication_factor: 1 }] })
+      const created = await callMethod<wire.CreateTopicsResponse__Output>(oldClient, 'CreateTopics', { topics: [{ name: 'before', num_partitions: 1, replication_factor: 1 }] })
       expect(created.topics[0]!.error_code).toBe(0)
 
       proxy.cut()
       // Within its lease the old controller still answers reads from its view; past it, nothing.
       await until(() => standby.status().role === 'active', 'the standby to take over after the old session expired')
-      expect(await errorCode(call(oldClient, 'CreateTopics', { topics: [{ name: 'zombie', num_partitions: 1, replication_factor: 1 }] })))
+      expect(await errorCode(callMethod(oldClient, 'CreateTopics', { topics: [{ name: 'zombie', num_partitions: 1, replication_factor: 1 }] })))
         .toMatch(/^(NOT_CONTROLLER|METADATA_UNAVAILABLE)$/)
       // The broker's registration from the old controller's session outlives it (30 s session):
       // the new controller replaces it when the broker registers there.
@@ -140,7 +125,7 @@ if (!zookeeperInstalled()) {
       proxy.restore()
       await until(() => fenced.length > 0, 'the old controller to learn it is fenced')
       expect(old.status().role).toBe('fenced')
-      expect(await errorCode(call(oldClient, 'CreateTopics', { topics: [{ name: 'zombie', num_partitions: 1, replication_factor: 1 }] }))).toBe('METADATA_UNAVAILABLE')
+      expect(await errorCode(callMethod(oldClient, 'CreateTopics', { topics: [{ name: 'zombie', num_partitions: 1, replication_factor: 1 }] }))).toBe('METADATA_UNAVAILABLE')
 
       const names = async (): Promise<string[]> => {
         const store = await ZooKeeperStore.open({ connectString: zk!.connectString, chroot })

@@ -11,30 +11,16 @@ import * as grpc from '@grpc/grpc-js'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { connect } from '@sluice/client'
-import { GRPC_CHANNEL_OPTIONS, fromGrpcError, loadSluiceProto, type wire } from '@sluice/protocol'
+import { fromGrpcError, type wire } from '@sluice/protocol'
 // Relative imports: testkit depends on metadata, so metadata must not depend on testkit.
 import { startCluster } from '../../../testkit/src/cluster.js'
 import {
   fourLetterWord, startZooKeeper, startZooKeeperProxy, zookeeperInstalled, ZOOKEEPER_INSTALL_HINT, type ZooKeeperHandle,
 } from '../../../testkit/src/zookeeper.js'
 import { ZooKeeperStore } from '../store/zookeeper-store.js'
+import { callMethod, testClient } from '../test-support/harness.js'
 import { startMetadataServer, type MetadataServerHandle, type MetadataServerOptions } from './metadata-server.js'
 
-type Client = wire.MetadataClient
-
-function metadataClient (endpoint: string): Client {
-  const Ctor = loadSluiceProto().sluice.v1.Metadata
-  const c = new Ctor(endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS) as unknown as Client
-  onTestFinished(() => { c.close() })
-  return c
-}
-
-async function call<Res> (client: Client, method: string, req: object): Promise<Res> {
-  return await new Promise<Res>((resolve, reject) => {
-    const fn = (client as unknown as Record<string, (r: object, md: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, res: Res) => void) => void>)[method]!
-    fn.call(client, req, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (e, res) => { if (e !== null) reject(e); else resolve(res) })
-  })
-}
 
 async function until (cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -109,7 +95,7 @@ if (!zookeeperInstalled()) {
       await until(async () => (await view.children('/brokers/ids')).length === 0 && await view.exists('/controller') === undefined, 'the ephemerals to go with the stopped cluster')
       const again = await startMetadataServer({ host: '127.0.0.1', port: 0, store: zkStore(chroot) })
       onTestFinished(async () => { await again.stop() })
-      const d = await call<wire.DescribeTopicsResponse__Output>(metadataClient(again.endpoint), 'DescribeTopics', { names: ['orders'] })
+      const d = await callMethod<wire.DescribeTopicsResponse__Output>(testClient(again.endpoint), 'DescribeTopics', { names: ['orders'] })
       expect(d.topics[0]).toMatchObject({ name: 'orders', error_code: 0 })
       expect(d.topics[0]!.partitions.map((p) => p.replicas)).toEqual([replicas])
     }, 30_000)
@@ -126,8 +112,8 @@ if (!zookeeperInstalled()) {
         store: { kind: 'zookeeper', connectString: proxy.connectString, chroot, sessionTimeoutMs: 4000 },
       })
       onTestFinished(async () => { await server?.stop() })
-      const client = metadataClient(server.endpoint)
-      const created = await call<wire.CreateTopicsResponse__Output>(client, 'CreateTopics', { topics: [{ name: 'before', num_partitions: 1, replication_factor: 1 }] })
+      const client = testClient(server.endpoint)
+      const created = await callMethod<wire.CreateTopicsResponse__Output>(client, 'CreateTopics', { topics: [{ name: 'before', num_partitions: 1, replication_factor: 1 }] })
       expect(created.topics[0]!.name).toBe('before') // answered (no brokers: an error code, not a failure)
 
       proxy.cut()
@@ -137,7 +123,7 @@ if (!zookeeperInstalled()) {
       proxy.restore()
       await until(() => lost.length === 1, 'the service to learn its session expired', 20_000)
       expect(lost[0]!.message).toMatch(/session expired/)
-      const err = await call(client, 'DescribeCluster', {}).then(() => undefined, (e: unknown) => e)
+      const err = await callMethod(client, 'DescribeCluster', {}).then(() => undefined, (e: unknown) => e)
       expect(err).toBeDefined()
       expect(fromGrpcError(err as grpc.ServiceError).code).toBe('METADATA_UNAVAILABLE')
       await server.stop()

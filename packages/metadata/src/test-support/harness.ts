@@ -55,10 +55,7 @@ export async function startHarness (options: Partial<InternalMetadataServerOptio
     server: await startMetadataServerInternal(opts),
     client: undefined as unknown as MetadataClient,
     dataDir,
-    call: async <Res>(method: string, req: object) => await new Promise<Res>((resolve, reject) => {
-      const fn = (h.client as unknown as Record<string, (r: object, cb: (e: grpc.ServiceError | null, res: Res) => void) => void>)[method]!
-      fn.call(h.client, req, (e, res) => { if (e !== null) reject(e); else resolve(res) })
-    }),
+    call: async <Res>(method: string, req: object) => await callMethod<Res>(h.client, method, req),
     broker: (reg) => {
       const b = new FakeBroker(h.client, { host: '127.0.0.1', port: 19092, ...reg })
       onTestFinished(() => { b.cancel() })
@@ -83,6 +80,21 @@ export async function startHarness (options: Partial<InternalMetadataServerOptio
 export function newClient (endpoint: string): MetadataClient {
   const Ctor = loadSluiceProto().sluice.v1.Metadata
   return new Ctor(endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS) as unknown as MetadataClient
+}
+
+/** A Metadata client that is closed when the test finishes. */
+export function testClient (endpoint: string): MetadataClient {
+  const c = newClient(endpoint)
+  onTestFinished(() => { c.close() })
+  return c
+}
+
+/** One unary Metadata call by method name; rejects with the grpc ServiceError. */
+export async function callMethod<Res> (client: MetadataClient, method: string, req: object, timeoutMs = 10_000): Promise<Res> {
+  return await new Promise<Res>((resolve, reject) => {
+    const fn = (client as unknown as Record<string, (r: object, md: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, res: Res) => void) => void>)[method]!
+    fn.call(client, req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (e, res) => { if (e !== null) reject(e); else resolve(res) })
+  })
 }
 
 export interface PartitionView { leader: number, leader_epoch: number, isr: number[], replicas: number[], partition_epoch: number }

@@ -24,7 +24,7 @@ import type { ResolvedConnectOptions } from '../../options.js'
 import type { Producer } from '../../producer/producer.js'
 import { AdminImpl } from '../../admin/admin.js'
 import type { ConsumerBatch, ConsumerMessage, RunHandle, SeekOffset, TopicPartition } from '../consumer-types.js'
-import { takeBuffered } from '../fetched-records.js'
+import { takeNextBatch } from '../fetched-records.js'
 import { Fetcher, type FetcherOptions } from '../fetcher.js'
 import { SubscriptionState, assertSeekOffset, tpKey, type PartitionState } from '../subscription.js'
 import { CoordinatorClient } from './coordinator-client.js'
@@ -529,25 +529,11 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     for (;;) {
       if (this.closed || signal?.aborted === true) return undefined
       if (this.failure !== undefined) throw this.failure
-      const all = [...this.subs.partitions.values()]
-      for (let i = 0; i < all.length; i++) {
-        const s = all[(this.rotation + i) % all.length]!
-        if (s.error !== undefined && !s.errorReported) {
-          s.errorReported = true // surfaced once; the partition stays stopped until seek()
-          throw s.error
-        }
-        if (s.paused) continue
-        const taken = takeBuffered(s)
-        if (taken === undefined) {
-          if (s.error !== undefined && !s.errorReported) { // decoding failed
-            s.errorReported = true
-            throw s.error
-          }
-          continue
-        }
-        this.rotation = (this.rotation + i + 1) % Math.max(1, all.length)
-        this.subs.notify()
-        return { s, generation: s.generation, batch: { topic: s.topic, partition: s.partition, messages: taken.messages, highWatermark: taken.highWatermark } }
+      const next = takeNextBatch([...this.subs.partitions.values()], this.rotation)
+      if (next !== undefined) {
+        this.rotation = next.rotation
+        this.subs.notify() // buffer space freed: the fetcher may fetch more
+        return { s: next.s, generation: next.s.generation, batch: next.batch }
       }
       const onAbort = (): void => { this.subs.notify() }
       signal?.addEventListener('abort', onAbort, { once: true })
