@@ -4,7 +4,8 @@
  *
  * Invariants:
  * - All changes run one at a time through `serial` and go through `commit`: one store multi
- *   (guarded by a version check of /controller_epoch, so a deposed controller cannot write), then
+ *   (guarded by a version check of /controller_epoch, so a deposed controller cannot write; RPCs
+ *   reach the controller only while its election lease holds, see metadata-server.ts), then
  *   the in-memory view, then a delta `update` to every live broker session. A failed write leaves
  *   the view untouched.
  * - A broker is live exactly while it has a session here (and its ephemeral /brokers/ids/<id>).
@@ -41,8 +42,6 @@ export interface ControllerOptions {
   readonly random: RandomInt
   /** The election this controller won (controller-election.ts): its epoch fences every write. */
   readonly term: ControllerTerm
-  /** Whether the election still holds (the controller lease); every change checks it first. */
-  readonly isActive: () => boolean
   /** A write was refused by the epoch fence: another instance has become controller. */
   readonly onFenced: (err: SluiceError) => void
   /** A committed state change moved a partition's leader (to -1: offline); for metrics. */
@@ -131,7 +130,6 @@ export class Controller {
   serial<T> (job: () => Promise<T>): Promise<T> {
     return this.queue.run(async () => {
       if (this.stopping) throw new SluiceError('NOT_CONTROLLER', 'the controller is shutting down')
-      if (!this.options.isActive()) throw new SluiceError('NOT_CONTROLLER', 'this metadata instance is not (or no longer sure to be) the active controller')
       return await job()
     })
   }

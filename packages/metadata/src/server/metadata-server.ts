@@ -213,7 +213,6 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
       controllerId,
       random: options.random ?? mathRandomInt,
       term,
-      isActive: () => election?.isActive() === true,
       onFenced: (err) => { fence(err, options.onDeposed) },
       onLeaderChange: admin === undefined ? undefined : (_topic, _partition, from, to) => { admin.metrics.leaderChanged(from, to) },
     })
