@@ -1,8 +1,10 @@
 /**
  * Log storage hot paths on a real temp dir (issue 4):
  *  - segment append: PartitionLog.appendAsLeader of one 1,000 x 100 B batch (~108 KB), the
- *    unit a produce request carries per partition (page cache, flush=replication);
- *  - fetch read: PartitionLog.read of 1 MiB from a random offset of a ~100 MB log;
+ *    unit a produce request carries per partition (page cache, flush=replication), and of one
+ *    10 x 100 B batch (~1.2 KB), what a request carries at 10,000 records/s (scenario 6);
+ *  - fetch read: PartitionLog.read of 1 MiB from a random offset of a ~100 MB log, and a tail
+ *    read (a follower or caught-up consumer) of one of the last 8 small batches of a log;
  *  - index lookup: the in-memory sparse offset index of the active segment (binary search).
  * The log directory is removed when the benchmark file ends.
  */
@@ -28,6 +30,16 @@ for (let i = 0; i < 1000; i++) {
 }
 const readEnd = readLog.logEndOffset
 
+const smallLog = await manager.getOrCreateLog('small', 0, testConfig())
+const tailLog = await manager.getOrCreateLog('tail', 0, testConfig())
+const smallTemplate = makeBatch({ records: 10, valueBytes: 100, timestamp: BigInt(Date.now()) })
+const tailBases: bigint[] = []
+for (let i = 0; i < 2000; i++) {
+  const buf = Buffer.from(smallTemplate)
+  tailBases.push((await tailLog.appendAsLeader(buf, validateBatches(buf), 0)).firstOffset)
+}
+const lastBases = tailBases.slice(-8)
+
 const index = new OffsetIndexEntries()
 for (let i = 0; i < 100_000; i++) index.append(i * 1000 + 999, i * 4096)
 
@@ -41,12 +53,21 @@ describe('segment append', () => {
     const buf = Buffer.from(template) // appends stamp offsets in place
     await appendLog.appendAsLeader(buf, validateBatches(buf), 0)
   })
+  bench('appendAsLeader 10 x 100 B (1.2 KB)', async () => {
+    const buf = Buffer.from(smallTemplate)
+    await smallLog.appendAsLeader(buf, validateBatches(buf), 0)
+  })
 })
 
 describe('fetch read', () => {
   bench('read 1 MiB at a random offset (~100 MB log)', async () => {
     const offset = BigInt(Math.floor(Math.random() * Number(readEnd - 1n)))
     await readLog.read(offset, 1024 * 1024, { minOneBatch: true })
+  })
+  let t = 0
+  bench('tail read: from one of the last 8 of 2,000 x 1.2 KB batches', async () => {
+    t = (t + 1) % lastBases.length
+    await tailLog.read(lastBases[t]!, 1024 * 1024, { minOneBatch: true })
   })
 })
 

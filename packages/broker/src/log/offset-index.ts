@@ -72,12 +72,10 @@ export class OffsetIndexEntries {
     while (this.count > 0 && this.positionAt(this.count - 1) >= position) this.count--
   }
 
-  toBuffer (): Buffer {
-    const buf = Buffer.allocUnsafe(this.count * OFFSET_INDEX_ENTRY_BYTES)
-    for (let i = 0; i < this.count; i++) {
-      buf.writeInt32BE(this.relOffsetAt(i), i * 8)
-      buf.writeInt32BE(this.positionAt(i), i * 8 + 4)
-    }
+  /** Entries [from, length) in file format. */
+  toBuffer (from = 0): Buffer {
+    const buf = Buffer.allocUnsafe((this.count - from) * OFFSET_INDEX_ENTRY_BYTES)
+    for (let i = from; i < this.count; i++) encodeOffsetEntry(buf, (i - from) * 8, this.relOffsetAt(i), this.positionAt(i))
     return buf
   }
 }

@@ -12,7 +12,10 @@
  *     segments have gaps). At the first bad or short batch the .log
  *     is truncated to the last good byte and all later segments are deleted; indexes of scanned
  *     segments are rebuilt; leader epochs are replayed from the scanned batches.
- * Segments below the recovery point are trusted: they were fdatasynced with their indexes.
+ * Segments below the recovery point are trusted: they were fdatasynced with their indexes. The
+ * active segment's index entries reach its files only at flush, roll or close (segment.ts), so
+ * after an unclean stop its index files may be short: it is always at or after the segment
+ * holding the recovery point, so it is always scanned and its indexes rebuilt.
  */
 import fs from 'node:fs/promises'
 import path from 'node:path'

@@ -283,11 +283,9 @@ export class PartitionLog {
 
   private async commitGroup (seg: Segment, buf: Buffer, plan: readonly PlannedBatch[], from: number, to: number,
     pending: PendingIndexEntries, cursor: IndexCursor): Promise<void> {
-    const first = plan[from]!
-    const last = plan[to - 1]!
     this.dirty.add(seg)
     if (seg.sizeBytes === 0) this.dirNeedsSync = true
-    await seg.append(buf, first.position, last.position + last.sizeBytes, last.lastOffset, first.maxTimestamp, pending, cursor)
+    await seg.append(buf, plan, from, to, pending, cursor)
   }
 
   /** Closes the active segment and starts a new one at `baseOffset`; the old one is fsynced in the background. */

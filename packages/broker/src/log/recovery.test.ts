@@ -217,3 +217,109 @@ describe('clean shutdown', () => {
     expect(second.recoveryStats).toMatchObject({ cleanShutdown: false, segmentsScanned: segments, bytesTruncated: 0 })
   })
 })
+
+describe('index entries of the active segment reach their files only at flush, roll and close', () => {
+  const lazyConfig = testConfig({ segmentBytes: 3000, indexIntervalBytes: 64 })
+  // Timestamps that go up and down, so the time index and each segment's max timestamp matter.
+  const shape = (i: number): Buffer => makeBatch({ records: 1 + (i % 3), valueBytes: 40 + (i % 5) * 20, timestamp: 1000n + BigInt(((i * 37) % 50) * 10 + i), fill: i })
+
+  /** Size of a file, -1 if it does not exist. */
+  async function sizeOf (file: string): Promise<number> {
+    return await fs.stat(file).then(st => st.size, () => -1)
+  }
+
+  /** The index files of a partition dir, by name. */
+  async function indexFiles (partDir: string): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>()
+    for (const name of (await fs.readdir(partDir)).filter(f => f.endsWith('.index') || f.endsWith('.timeindex')).sort()) {
+      out.set(name, await fs.readFile(path.join(partDir, name)))
+    }
+    return out
+  }
+
+  it('a crash after appends whose index entries were never written: recovery rebuilds them; every offset and timestamp reads right', async () => {
+    const dataDir = await useDataDir()
+    const { logger } = captureLogger()
+    const first = await LogManager.open({ dataDir, logger, defaultConfig: lazyConfig })
+    const log = await first.getOrCreateLog('t', 0, lazyConfig)
+    const stored: Array<{ base: bigint, last: bigint, maxTimestamp: bigint, bytes: Buffer }> = []
+    const append = async (i: number): Promise<void> => {
+      const r = await appendLeader(log, [shape(i)], 1)
+      stored.push({ base: r.firstOffset, last: r.lastOffset, maxTimestamp: r.maxTimestamp, bytes: r.stamped })
+    }
+    let i = 0
+    // Phase 1: flushed; the recovery point reaches the log end and is checkpointed.
+    for (; i < 12; i++) await append(i)
+    await log.flush()
+    await first.checkpointRecoveryPoints()
+    // Phase 2: several rolls. Closed segments get their entries when they roll, and the
+    // background flush of a rolled segment moves the recovery point past it: those segments
+    // are trusted (not scanned) after the crash, so their index files must be whole.
+    const segmentsBefore = log.segmentBaseOffsets.length
+    for (; log.segmentBaseOffsets.length < segmentsBefore + 3; i++) await append(i)
+    const activeBase = log.segmentBaseOffsets.at(-1)!
+    for (const deadline = Date.now() + 10_000; log.recoveryPoint < activeBase;) {
+      if (Date.now() > deadline) throw new Error(`recovery point stuck at ${log.recoveryPoint}`)
+      await new Promise(resolve => setTimeout(resolve, 5))
+    }
+    await first.checkpointRecoveryPoints()
+    // Phase 3: the active segment (one batch since its roll) grows by batches whose index
+    // entries stay in memory. Batches are at most ~450 bytes: no roll.
+    for (let n = 0; n < 4; n++, i++) await append(i)
+    expect(log.segmentBaseOffsets.at(-1)).toBe(activeBase)
+    const partDir = path.join(dataDir, 't-0')
+    const activeStem = (await fs.readdir(partDir)).filter(f => f.endsWith('.log')).sort().at(-1)!.replace(/\.log$/, '')
+    const activeBatches = stored.filter(b => b.base >= activeBase).length
+    expect(activeBatches).toBeGreaterThan(2)
+    // Every batch after the first exceeds indexIntervalBytes, so the segment has entries in
+    // memory; the appends wrote none of them.
+    expect((await fs.stat(path.join(partDir, `${activeStem}.index`))).size).toBe(0)
+    expect((await fs.stat(path.join(partDir, `${activeStem}.timeindex`))).size).toBe(0)
+    const end = log.logEndOffset
+    await first.abandonForTesting()
+
+    const second = await LogManager.open({ dataDir, logger, defaultConfig: lazyConfig })
+    expect(second.recoveryStats).toMatchObject({ cleanShutdown: false, segmentsScanned: 1, bytesTruncated: 0, segmentsDeleted: 0 })
+    const rlog = second.getLog('t', 0)!
+    expect(rlog.logEndOffset).toBe(end)
+    expect((await fs.stat(path.join(partDir, `${activeStem}.index`))).size).toBe(8 * (activeBatches - 1))
+    for (let o = 0n; o < end; o++) {
+      const { records } = await rlog.read(o, 1, { minOneBatch: true })
+      const want = stored.find(b => b.base <= o && o <= b.last)!
+      expect(records.equals(want.bytes)).toBe(true)
+    }
+    const timestamps = [...new Set(stored.map(b => b.maxTimestamp))].sort((a, b) => (a < b ? -1 : 1))
+    for (const ts of [0n, ...timestamps, timestamps.at(-1)! + 1n]) {
+      const want = stored.find(b => b.maxTimestamp >= ts)
+      expect(await rlog.offsetForTimestamp(ts)).toEqual(want === undefined ? undefined : { offset: want.base, timestamp: want.maxTimestamp })
+    }
+    await second.close()
+
+    // The same appends on a log that never crashed leave byte-identical index files.
+    const refDir = path.join(dataDir, 'reference')
+    const ref = await LogManager.open({ dataDir: refDir, logger, defaultConfig: lazyConfig })
+    const refLog = await ref.getOrCreateLog('t', 0, lazyConfig)
+    for (let k = 0; k < i; k++) await appendLeader(refLog, [shape(k)], 1)
+    await ref.close()
+    expect(await indexFiles(partDir)).toEqual(await indexFiles(path.join(refDir, 't-0')))
+  })
+
+  it('flush writes the in-memory entries; a clean close leaves whole index files and loads without a scan', async () => {
+    const dataDir = await useDataDir()
+    const { logger } = captureLogger()
+    const first = await LogManager.open({ dataDir, logger, defaultConfig: lazyConfig })
+    const log = await first.getOrCreateLog('t', 0, lazyConfig)
+    for (let i = 0; i < 6; i++) await appendLeader(log, [shape(i)], 1)
+    const index = path.join(dataDir, 't-0', '00000000000000000000.index')
+    expect(await sizeOf(index)).toBeLessThanOrEqual(0)
+    await log.flush()
+    expect(await sizeOf(index)).toBe(8 * 5)
+    await appendLeader(log, [shape(6)], 1)
+    expect(await sizeOf(index)).toBe(8 * 5)
+    await first.close()
+    expect(await sizeOf(index)).toBe(8 * 6)
+    const second = await LogManager.open({ dataDir, logger, defaultConfig: lazyConfig })
+    onTestFinished(() => second.close())
+    expect(second.recoveryStats).toMatchObject({ cleanShutdown: true, segmentsScanned: 0, indexesRebuilt: 0 })
+  })
+})

@@ -3,10 +3,17 @@
  * received), `<base>.index` and `<base>.timeindex` (see offset-index.ts, time-index.ts).
  * In-memory state is small: sizes, entry counts, next offset and a few timestamps. Only the
  * active (last) segment may hold its index entries in memory, loaded lazily on its first append
- * or truncation, so an idle partition holds no index buffers. Invariants:
- *   - sizeBytes / nextOffset / entry counts change only after the bytes they describe were
+ * or truncation, so an idle partition holds no index buffers. An append writes only the .log
+ * (one write per append): the active segment's new index entries stay in memory and reach the
+ * index files when it is flushed or finalized (roll, close). So after an unclean stop the active
+ * segment's index files may be short; recovery rebuilds every segment from the recovery point
+ * on, and the recovery point only moves past data flushed together with its indexes. The active
+ * segment also remembers where its last few batches are (recent-batches.ts) for tail reads.
+ * Invariants:
+ *   - sizeBytes / nextOffset / entry counts change only after the .log bytes they describe were
  *     written, so concurrent readers never see a position past completed writes;
  *   - every index entry points inside [0, sizeBytes) and at a batch boundary;
+ *   - the index files hold a prefix of the entries (all of them once the segment is not active);
  *   - batches have strictly increasing offsets, the first at or after the segment's base offset;
  *     a compacted segment has gaps (between and inside batches), so nextOffset is only an upper
  *     bound: lastOffset + 1 of the last batch <= nextOffset <= the next segment's base offset;
@@ -17,21 +24,28 @@
  */
 import fs from 'node:fs/promises'
 import type { BatchHeader } from '@sluice/protocol'
+import type { PlannedBatch } from './append-plan.js'
 import type { FileHandleCache } from './file-handle-cache.js'
 import { HeaderReader } from './header-scan.js'
 import { freshIndexCursor, maybeTimeEntry, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
 import { readAt, readExactly, writeFully } from './file-io.js'
 import { DELETED_SUFFIX, type SegmentPaths } from './log-files.js'
+import { RecentBatches } from './recent-batches.js'
 import type { ScanOutcome } from './segment-scan.js'
-import { encodeOffsetEntry, lookupOffsetIndexFile, OFFSET_INDEX_ENTRY_BYTES, OffsetIndexEntries } from './offset-index.js'
-import { encodeTimeEntry, lookupTimeIndexFile, readLastTimeEntry, TIME_INDEX_ENTRY_BYTES, TimeIndexEntries } from './time-index.js'
+import { lookupOffsetIndexFile, OFFSET_INDEX_ENTRY_BYTES, OffsetIndexEntries } from './offset-index.js'
+import { lookupTimeIndexFile, readLastTimeEntry, TIME_INDEX_ENTRY_BYTES, TimeIndexEntries } from './time-index.js'
 
 /** In-memory indexes of the active segment. */
 export interface ActiveIndexes {
   readonly offsetIndex: OffsetIndexEntries
   readonly timeIndex: TimeIndexEntries
   cursor: IndexCursor
+  /** Where the last few batches are (tail reads). */
+  readonly recent: RecentBatches
 }
+
+/** A batch found by a seek: enough to read it whole or cut before it. */
+export type SeekHit = Pick<BatchHeader, 'baseOffset' | 'sizeBytes'>
 
 export interface SegmentState {
   sizeBytes: number
@@ -51,6 +65,9 @@ export class Segment {
   timeIndexEntries: number
   firstBatchMaxTimestamp: bigint | undefined
   private maxTimestampKnown: bigint | undefined
+  /** Entries in the index files (a prefix of offsetIndexEntries / timeIndexEntries). */
+  private persistedOffsetEntries: number
+  private persistedTimeEntries: number
   active: ActiveIndexes | undefined
 
   constructor (readonly baseOffset: bigint, public paths: SegmentPaths, private readonly cache: FileHandleCache,
@@ -61,6 +78,8 @@ export class Segment {
     this.timeIndexEntries = state.timeIndexEntries
     this.firstBatchMaxTimestamp = state.firstBatchMaxTimestamp
     this.maxTimestampKnown = state.maxTimestamp
+    this.persistedOffsetEntries = state.offsetIndexEntries
+    this.persistedTimeEntries = state.timeIndexEntries
   }
 
   /**
@@ -81,7 +100,7 @@ export class Segment {
     }
     const seg = new Segment(baseOffset, paths, cache,
       { sizeBytes: 0, nextOffset: baseOffset, offsetIndexEntries: 0, timeIndexEntries: 0, maxTimestamp: -1n })
-    seg.active = { offsetIndex: new OffsetIndexEntries(), timeIndex: new TimeIndexEntries(), cursor: freshIndexCursor(baseOffset) }
+    seg.active = { offsetIndex: new OffsetIndexEntries(), timeIndex: new TimeIndexEntries(), cursor: freshIndexCursor(baseOffset), recent: new RecentBatches() }
     return seg
   }
 
@@ -108,7 +127,7 @@ export class Segment {
     if (offsetIndex === undefined || timeIndex === undefined) return false
     const cursor = await this.restoreCursor(offsetIndex, timeIndex)
     if (cursor === undefined) return false
-    this.active = { offsetIndex, timeIndex, cursor }
+    this.active = { offsetIndex, timeIndex, cursor, recent: new RecentBatches() }
     return true
   }
 
@@ -123,44 +142,67 @@ export class Segment {
   }
 
   /**
-   * Appends buf[start, end) (whole batches, offsets stamped) with one positional write, then the
-   * pending index entries, then publishes the new state. `cursor` is the index cursor after
-   * these batches; the caller computed it and `pending` with indexBatch.
+   * Appends batches[from, to) (whole batches, offsets stamped, contiguous in `buf`) with one
+   * positional write of the .log, then publishes the new state: sizes, the pending index entries
+   * (in memory only; see persistIndexes) and the batches' positions. `cursor` is the index cursor
+   * after these batches; the caller computed it and `pending` with indexBatch.
    */
-  async append (buf: Buffer, start: number, end: number, lastOffset: bigint, firstMaxTimestamp: bigint,
+  async append (buf: Buffer, batches: readonly PlannedBatch[], from: number, to: number,
     pending: PendingIndexEntries, cursor: IndexCursor): Promise<void> {
     const active = this.active
     if (active === undefined) throw new Error('append to a segment that is not active')
-    await this.cache.use(this.paths.log, fh => writeFully(fh, buf, start, end, this.sizeBytes), { create: true })
-    await this.appendIndexEntries(pending)
+    const first = batches[from]!
+    const last = batches[to - 1]!
+    const start = first.position
+    const end = last.position + last.sizeBytes
+    const at = this.sizeBytes
+    await this.cache.use(this.paths.log, fh => writeFully(fh, buf, start, end, at), { create: true })
     for (let i = 0; i < pending.offsetCount; i++) active.offsetIndex.append(pending.offsetRel[i]!, pending.offsetPos[i]!)
     for (let i = 0; i < pending.timeCount; i++) active.timeIndex.append(pending.timeTs[i]!, pending.timeRel[i]!)
+    for (let i = from; i < to; i++) {
+      const b = batches[i]!
+      active.recent.push(Number(b.baseOffset - this.baseOffset), Number(b.lastOffset - this.baseOffset), at + b.position - start, b.sizeBytes)
+    }
     active.cursor = cursor
-    if (this.sizeBytes === 0) this.firstBatchMaxTimestamp = firstMaxTimestamp
+    if (this.sizeBytes === 0) this.firstBatchMaxTimestamp = first.maxTimestamp
     this.offsetIndexEntries += pending.offsetCount
     this.timeIndexEntries += pending.timeCount
     this.sizeBytes += end - start
-    this.nextOffset = lastOffset + 1n
-  }
-
-  private async appendIndexEntries (pending: PendingIndexEntries): Promise<void> {
-    if (pending.offsetCount > 0) {
-      const b = Buffer.allocUnsafe(pending.offsetCount * OFFSET_INDEX_ENTRY_BYTES)
-      for (let i = 0; i < pending.offsetCount; i++) encodeOffsetEntry(b, i * 8, pending.offsetRel[i]!, pending.offsetPos[i]!)
-      const at = this.offsetIndexEntries * OFFSET_INDEX_ENTRY_BYTES
-      await this.cache.use(this.paths.index, fh => writeFully(fh, b, 0, b.length, at), { create: true })
-    }
-    if (pending.timeCount > 0) {
-      const b = Buffer.allocUnsafe(pending.timeCount * TIME_INDEX_ENTRY_BYTES)
-      for (let i = 0; i < pending.timeCount; i++) encodeTimeEntry(b, i * 12, pending.timeTs[i]!, pending.timeRel[i]!)
-      const at = this.timeIndexEntries * TIME_INDEX_ENTRY_BYTES
-      await this.cache.use(this.paths.timeIndex, fh => writeFully(fh, b, 0, b.length, at), { create: true })
-    }
+    this.nextOffset = last.lastOffset + 1n
   }
 
   /**
-   * Ends the active phase (roll or close): writes the closing time-index entry so the file's last
-   * entry is the segment's max timestamp, and drops the in-memory indexes. True if it wrote.
+   * Writes the index entries that are only in memory (the active segment's since the last call)
+   * to the end of the index files. True if it wrote. Runs with the log's writes (its queue), or on
+   * a segment no longer active (then there is nothing to write).
+   */
+  private async persistIndexes (): Promise<boolean> {
+    const active = this.active
+    if (active === undefined) return false
+    let wrote = false
+    const offsets = active.offsetIndex.length
+    if (this.persistedOffsetEntries < offsets) {
+      const from = this.persistedOffsetEntries
+      const b = active.offsetIndex.toBuffer(from)
+      await this.cache.use(this.paths.index, fh => writeFully(fh, b, 0, b.length, from * OFFSET_INDEX_ENTRY_BYTES), { create: true })
+      this.persistedOffsetEntries = Math.max(this.persistedOffsetEntries, offsets)
+      wrote = true
+    }
+    const times = active.timeIndex.length
+    if (this.persistedTimeEntries < times) {
+      const from = this.persistedTimeEntries
+      const b = active.timeIndex.toBuffer(from)
+      await this.cache.use(this.paths.timeIndex, fh => writeFully(fh, b, 0, b.length, from * TIME_INDEX_ENTRY_BYTES), { create: true })
+      this.persistedTimeEntries = Math.max(this.persistedTimeEntries, times)
+      wrote = true
+    }
+    return wrote
+  }
+
+  /**
+   * Ends the active phase (roll or close): adds the closing time-index entry so the file's last
+   * entry is the segment's max timestamp, writes every index entry still only in memory, and
+   * drops the in-memory indexes. True if it wrote.
    */
   async finalize (): Promise<boolean> {
     const active = this.active
@@ -168,11 +210,13 @@ export class Segment {
     const pending = new PendingIndexEntries()
     const cursor = { ...active.cursor }
     maybeTimeEntry(cursor, pending, this.baseOffset)
-    await this.appendIndexEntries(pending)
+    for (let i = 0; i < pending.timeCount; i++) active.timeIndex.append(pending.timeTs[i]!, pending.timeRel[i]!)
+    active.cursor = cursor
     this.timeIndexEntries += pending.timeCount
+    const wrote = await this.persistIndexes()
     this.maxTimestampKnown = cursor.maxTimestampSoFar
     this.active = undefined
-    return pending.timeCount > 0
+    return wrote
   }
 
   /** Position of the greatest indexed batch ending at or before `offset` (a safe scan start). */
@@ -206,9 +250,19 @@ export class Segment {
     return await lookupTimeIndexFile(this.cache, this.paths.timeIndex, this.timeIndexEntries, ts)
   }
 
-  /** The batch holding `offset` (first batch with lastOffset >= offset) below `limit`. */
-  async seek (offset: bigint, limit: number): Promise<{ position: number, header: BatchHeader | undefined }> {
+  /**
+   * The batch holding `offset` (first batch with lastOffset >= offset) below `limit`, or the end
+   * position. Near the end of the active segment the recent-batch list answers without I/O.
+   */
+  async seek (offset: bigint, limit: number): Promise<{ position: number, header: SeekHit | undefined }> {
     if (limit === 0) return { position: 0, header: undefined }
+    const active = this.active
+    if (active !== undefined) {
+      const rel = offset - this.baseOffset
+      const hit = active.recent.find(rel < 0n ? -1 : rel > 0x7fffffffn ? 0x7fffffff : Number(rel), limit)
+      if (hit === 'end') return { position: limit, header: undefined }
+      if (hit !== undefined) return { position: hit.position, header: { baseOffset: this.baseOffset + BigInt(hit.relBase), sizeBytes: hit.sizeBytes } }
+    }
     const start = await this.indexedPositionFor(offset)
     return await this.cache.use(this.paths.log, fh => new HeaderReader(fh, this.paths.log).seekOffset(start, limit, offset))
   }
@@ -229,8 +283,12 @@ export class Segment {
     await this.cache.use(this.paths.log, fh => fh.truncate(position))
     active.offsetIndex.truncateToPosition(position)
     active.timeIndex.truncateToRelOffset(Number(header.baseOffset - this.baseOffset))
-    await this.cache.use(this.paths.index, fh => fh.truncate(active.offsetIndex.length * OFFSET_INDEX_ENTRY_BYTES), { create: true })
-    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(active.timeIndex.length * TIME_INDEX_ENTRY_BYTES), { create: true })
+    active.recent.truncateToPosition(position)
+    // The files hold a prefix of the entries: cut them only where they now hold dropped ones.
+    this.persistedOffsetEntries = Math.min(this.persistedOffsetEntries, active.offsetIndex.length)
+    this.persistedTimeEntries = Math.min(this.persistedTimeEntries, active.timeIndex.length)
+    await this.cache.use(this.paths.index, fh => fh.truncate(this.persistedOffsetEntries * OFFSET_INDEX_ENTRY_BYTES), { create: true })
+    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(this.persistedTimeEntries * TIME_INDEX_ENTRY_BYTES), { create: true })
     this.offsetIndexEntries = active.offsetIndex.length
     this.timeIndexEntries = active.timeIndex.length
     this.sizeBytes = position
@@ -306,11 +364,14 @@ export class Segment {
     this.timeIndexEntries = outcome.timeIndex.length
     this.firstBatchMaxTimestamp = outcome.firstBatchMaxTimestamp
     this.maxTimestampKnown = undefined
-    this.active = { offsetIndex: outcome.offsetIndex, timeIndex: outcome.timeIndex, cursor: outcome.cursor }
+    this.persistedOffsetEntries = outcome.offsetIndex.length
+    this.persistedTimeEntries = outcome.timeIndex.length
+    this.active = { offsetIndex: outcome.offsetIndex, timeIndex: outcome.timeIndex, cursor: outcome.cursor, recent: new RecentBatches() }
   }
 
-  /** fdatasync of the .log and both indexes. */
+  /** Writes the index entries held only in memory, then fdatasync of the .log and both indexes. */
   async flush (): Promise<void> {
+    await this.persistIndexes()
     await this.cache.use(this.paths.log, fh => fh.datasync())
     await this.cache.use(this.paths.index, fh => fh.datasync(), { create: true })
     await this.cache.use(this.paths.timeIndex, fh => fh.datasync(), { create: true })
@@ -327,13 +388,13 @@ export class Segment {
 
   /**
    * Cuts the files back to what the in-memory state describes (after a failed append: a partial
-   * write beyond sizeBytes, or index entries beyond the counts). The in-memory indexes only ever
-   * hold published entries, so they need no change.
+   * write beyond sizeBytes, or a partial index write beyond the persisted entries). The in-memory
+   * indexes only ever hold published entries, so they need no change.
    */
   async discardUnpublished (): Promise<void> {
     await this.cache.use(this.paths.log, fh => fh.truncate(this.sizeBytes), { create: true })
-    await this.cache.use(this.paths.index, fh => fh.truncate(this.offsetIndexEntries * OFFSET_INDEX_ENTRY_BYTES), { create: true })
-    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(this.timeIndexEntries * TIME_INDEX_ENTRY_BYTES), { create: true })
+    await this.cache.use(this.paths.index, fh => fh.truncate(this.persistedOffsetEntries * OFFSET_INDEX_ENTRY_BYTES), { create: true })
+    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(this.persistedTimeEntries * TIME_INDEX_ENTRY_BYTES), { create: true })
   }
 
   /**

@@ -76,9 +76,10 @@ export class TimeIndexEntries {
     while (this.count > 0 && this.offsets[this.count - 1]! >= relOffset) this.count--
   }
 
-  toBuffer (): Buffer {
-    const buf = Buffer.allocUnsafe(this.count * TIME_INDEX_ENTRY_BYTES)
-    for (let i = 0; i < this.count; i++) encodeTimeEntry(buf, i * 12, this.timestamps[i]!, this.offsets[i]!)
+  /** Entries [from, length) in file format. */
+  toBuffer (from = 0): Buffer {
+    const buf = Buffer.allocUnsafe((this.count - from) * TIME_INDEX_ENTRY_BYTES)
+    for (let i = from; i < this.count; i++) encodeTimeEntry(buf, (i - from) * 12, this.timestamps[i]!, this.offsets[i]!)
     return buf
   }
 }
