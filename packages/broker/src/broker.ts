@@ -17,7 +17,7 @@
  */
 import { pino, type Logger } from 'pino'
 import { SluiceError } from '@sluice/protocol'
-import { LogDirs } from './log/index.js'
+import { LogDirs, defaultMaxOpenFiles } from './log/index.js'
 import { MetadataCache } from './metadata-cache.js'
 import { MetadataSession } from './metadata-session.js'
 import { ReplicaManager } from './replica-manager.js'
@@ -60,6 +60,8 @@ export interface BrokerOptions {
   logRetentionCheckIntervalMs?: number
   /** Delay before deleted segment files are removed (file.delete.delay.ms, default 60000). */
   fileDeleteDelayMs?: number
+  /** Size of the log's open-file LRU (default: half of the open-file limit, log/open-file-limit.ts). */
+  maxOpenFiles?: number
   /** Offset-map budget of the log cleaner in bytes (default 16 MiB). */
   logCleanerDedupeBufferBytes?: number
   /** Port of the admin HTTP server (/metrics, /healthz, /readyz); absent = none, 0 = ephemeral. */
@@ -118,7 +120,9 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
   const logger = (options.logger ?? pino({ level: 'silent' })).child({ brokerId: options.brokerId })
   const dataDirs = options.dataDirs ?? (options.dataDir === undefined ? [] : [options.dataDir])
   if (dataDirs.length === 0) throw new Error('startBroker: no data dir (dataDir or dataDirs)')
-  const logManager = await LogDirs.open({ dataDirs, logger, fileDeleteDelayMs: options.fileDeleteDelayMs })
+  const maxOpenFiles = options.maxOpenFiles ?? defaultMaxOpenFiles()
+  logger.info({ maxOpenFiles }, 'log file-handle cache size')
+  const logManager = await LogDirs.open({ dataDirs, logger, fileDeleteDelayMs: options.fileDeleteDelayMs, maxOpenFiles })
   const cache = new MetadataCache({
     metadataEndpoints: options.metadataEndpoints,
     onBadConfig: (topic, problem) => logger.warn({ topic, problem }, 'ignoring a topic config entry'),

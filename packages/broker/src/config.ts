@@ -60,6 +60,8 @@ export const brokerConfigSchema = z.object({
     .describe('How often retention, compaction and the log checkpoints run (log.retention.check.interval.ms)'),
   fileDeleteDelayMs: int(0, 86_400_000).default(60_000)
     .describe('Delay before the files of a deleted segment are removed (file.delete.delay.ms)'),
+  maxOpenFiles: int(16, 10_000_000).optional()
+    .describe('Log files (segments and indexes) kept open at once, least recently used closed first; default: half of the open-file limit (ulimit -n), at most 65536'),
   logCleanerDedupeBufferBytes: int(1024, 2 ** 31 - 1).default(16 * 1024 * 1024)
     .describe('Memory of the log cleaner\'s key map, 24 bytes per key (log.cleaner.dedupe.buffer.size)'),
   adminPort: int(0, 65535).optional()

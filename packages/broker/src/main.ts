@@ -43,6 +43,7 @@ async function main (): Promise<void> {
     logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
     fileDeleteDelayMs: config.fileDeleteDelayMs,
     logCleanerDedupeBufferBytes: config.logCleanerDedupeBufferBytes,
+    maxOpenFiles: config.maxOpenFiles,
     adminPort: config.adminPort,
     adminHost: config.adminHost,
     // Printed as soon as it listens (before recovery and registration), so probes can be aimed early.

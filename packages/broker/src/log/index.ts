@@ -4,6 +4,7 @@ export { LogCleaner, cleanableRange, type CleanableRange, type CleanResult, type
 export { LogManager, type LogManagerOptions } from './log-manager.js'
 export { DEFAULT_LOG_CONFIG, compactionEnabled, logConfigFromTopicConfig, retentionEnabled, type LogConfig } from './log-config.js'
 export { FileHandleCache, DEFAULT_MAX_OPEN_FILES } from './file-handle-cache.js'
+export { defaultMaxOpenFiles } from './open-file-limit.js'
 export { UnexpectedAppendOffsetError } from './append-plan.js'
 export { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, type EpochEntry } from './leader-epoch-cache.js'
 export type { ReadOptions, ReadResult } from './log-reader.js'
