@@ -27,6 +27,8 @@ export interface BenchCluster {
   readonly admin: SluiceClient
   /** broker-<id> -> pid, plus 'metadata'. */
   readonly pids: Map<string, number>
+  /** broker-<id> -> admin HTTP port (/metrics), for request rates (request-rates.ts). */
+  readonly adminPorts: Map<string, number>
   /** Creates a topic and waits until it is served; returns ms until leaders were elected and until every log existed. */
   createTopic (t: { name: string, partitions: number, replicationFactor: number, configs?: Record<string, string> }):
   Promise<{ leadersMs: number, logsMs: number }>
@@ -42,30 +44,39 @@ interface Servers {
   dataDir: string
   bootstrap: string[]
   pids: Map<string, number>
+  adminPorts: Map<string, number>
   stop (): Promise<void>
 }
 
 const QUIET = ['--log-level', 'warn']
 
 async function spawnServers (brokers: number): Promise<Servers> {
-  const spawned = await spawnCluster({ brokers, brokerArgs: QUIET, metadataArgs: QUIET, readyTimeoutMs: 60_000 })
+  const spawned = await spawnCluster({ brokers, brokerArgs: QUIET, metadataArgs: QUIET, readyTimeoutMs: 60_000, adminPorts: true })
   const pids = new Map<string, number>([['metadata', spawned.metadata.pid]])
-  spawned.brokers.forEach((b, i) => pids.set(`broker-${i + 1}`, b.pid))
-  return { dataDir: spawned.dataDir, bootstrap: spawned.bootstrap, pids, stop: async () => await spawned.stop({ timeoutMs: 30_000 }) }
+  const adminPorts = new Map<string, number>()
+  spawned.brokers.forEach((b, i) => {
+    pids.set(`broker-${i + 1}`, b.pid)
+    if (b.adminPort !== undefined) adminPorts.set(`broker-${i + 1}`, b.adminPort)
+  })
+  return { dataDir: spawned.dataDir, bootstrap: spawned.bootstrap, pids, adminPorts, stop: async () => await spawned.stop({ timeoutMs: 30_000 }) }
 }
 
 /** A broker under `node --cpu-prof`; resolves once it printed LISTENING <port>. */
 async function spawnProfiledBroker (id: number, dataDir: string, metadataEndpoint: string, profileDir: string):
-Promise<{ pid: number, endpoint: string, stop: () => Promise<void> }> {
+Promise<{ pid: number, endpoint: string, adminPort: number | undefined, stop: () => Promise<void> }> {
   await mkdir(dataDir, { recursive: true })
   const child = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, serverMainPath('broker'),
     '--broker-id', String(id), '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir,
-    '--metadata-endpoints', metadataEndpoint, ...QUIET], { stdio: ['ignore', 'pipe', 'pipe'] })
+    '--metadata-endpoints', metadataEndpoint, '--admin-port', '0', ...QUIET], { stdio: ['ignore', 'pipe', 'pipe'] })
   registerChild(child)
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   child.stderr!.resume()
+  let adminPort: number | undefined
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      // The admin port is printed before LISTENING.
+      const admin = /^ADMIN_LISTENING (\d+)$/.exec(line.trim())
+      if (admin !== null) adminPort = Number(admin[1])
       const m = /^LISTENING (\d+)$/.exec(line.trim())
       if (m !== null) resolve(Number(m[1]))
     })
@@ -74,6 +85,7 @@ Promise<{ pid: number, endpoint: string, stop: () => Promise<void> }> {
   return {
     pid: child.pid!,
     endpoint: `127.0.0.1:${port}`,
+    adminPort,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM')
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
@@ -86,7 +98,7 @@ Promise<{ pid: number, endpoint: string, stop: () => Promise<void> }> {
 async function spawnProfiledServers (brokers: number, profileDir: string): Promise<Servers> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-bench-'))
   const metadata = await spawnMetadata({ dataDir: path.join(dataDir, 'metadata'), extraArgs: QUIET })
-  const started: Array<{ pid: number, endpoint: string, stop: () => Promise<void> }> = []
+  const started: Array<{ pid: number, endpoint: string, adminPort: number | undefined, stop: () => Promise<void> }> = []
   const stop = async (): Promise<void> => {
     await Promise.all(started.map(async (b) => await b.stop()))
     await metadata.stop({ timeoutMs: 30_000 })
@@ -99,8 +111,12 @@ async function spawnProfiledServers (brokers: number, profileDir: string): Promi
     const bootstrap = started.map((b) => b.endpoint)
     await waitForBrokers(bootstrap, started.map((_, i) => i + 1), { timeoutMs: 60_000 })
     const pids = new Map<string, number>([['metadata', metadata.pid]])
-    started.forEach((b, i) => pids.set(`broker-${i + 1}`, b.pid))
-    return { dataDir, bootstrap, pids, stop }
+    const adminPorts = new Map<string, number>()
+    started.forEach((b, i) => {
+      pids.set(`broker-${i + 1}`, b.pid)
+      if (b.adminPort !== undefined) adminPorts.set(`broker-${i + 1}`, b.adminPort)
+    })
+    return { dataDir, bootstrap, pids, adminPorts, stop }
   } catch (err) {
     await stop().catch(() => {})
     throw err
@@ -112,7 +128,7 @@ export async function startBenchCluster (options: { brokers: number, profileDir?
     ? await spawnServers(options.brokers)
     : await spawnProfiledServers(options.brokers, options.profileDir)
   const admin = await connect({ bootstrap: servers.bootstrap, clientId: 'bench-admin', requestTimeoutMs: 120_000 })
-  const { pids } = servers
+  const { pids, adminPorts } = servers
 
   const partitionDirs = async (brokerId: number, topic: string): Promise<string[]> => {
     const dir = path.join(servers.dataDir, `broker-${brokerId}`)
@@ -125,6 +141,7 @@ export async function startBenchCluster (options: { brokers: number, profileDir?
     bootstrap: servers.bootstrap,
     admin,
     pids,
+    adminPorts,
     async createTopic (t) {
       const started = performance.now()
       await admin.admin().createTopics([{ name: t.name, numPartitions: t.partitions, replicationFactor: t.replicationFactor, configs: t.configs }],

@@ -15,6 +15,7 @@ import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { stopAll } from '@sluice/testkit'
 import { describeMachine, machineInfo } from './machine.js'
+import { describeWakeups, probeWakeups } from './wakeup-probe.js'
 import { formatProfileSummary, summarizeProfile, type ProfileSummary } from './profile-summary.js'
 import { formatMarkdown, formatTable, RESULTS_DIR, writeResults, type ScenarioRow } from './results.js'
 import { DEFAULT_TUNING, FULL_MODE, SHORT_MODE, type BenchContext } from './scenarios/context.js'
@@ -79,6 +80,8 @@ async function main (): Promise<void> {
   }
   console.log(`sluice bench, ${args.full ? 'full' : 'short'} mode${args.profile ? ', profiling' : ''}`)
   console.log(`machine: ${describeMachine(before)}`)
+  const wakeups = await probeWakeups()
+  console.log(describeWakeups(wakeups))
   console.log('cluster: separate processes (metadata + brokers, testkit spawnCluster over dist/); ' +
     'load: each producer and consumer in its own child process (bench/dist/workers)')
   console.log(`producer tuning: ${JSON.stringify(ctx.tuning)}, compression none, 100-byte values unless stated, pre-generated`)
@@ -97,7 +100,7 @@ async function main (): Promise<void> {
     mode: ctx.mode,
     tuning: ctx.tuning,
     topology: 'processes: metadata + brokers via testkit spawnCluster (dist/); producer/consumer as child processes',
-    machine: { before, loadAvgAfter: after.loadAvg },
+    machine: { before, loadAvgAfter: after.loadAvg, wakeups },
     rows,
     markdown: formatMarkdown(rows),
     profiles,

@@ -6,6 +6,7 @@
  */
 import type { BenchCluster } from './bench-cluster.js'
 import { ProcSampler, type ProcUsage } from './proc-sampler.js'
+import { requestRates, scrapeRequestCounts, type RequestCounts } from './request-rates.js'
 import {
   startWorker, type ConsumerWorkerConfig, type ConsumerWorkerResult, type ProducerWorkerConfig,
   type ProducerWorkerResult, type RunningWorker,
@@ -28,6 +29,8 @@ export interface LoadOutcome {
   pids: Record<string, number>
   /** The measured window on the monotonic clock in µs (the clock V8 profiles use). */
   windowUs: { from: number, to: number }
+  /** broker-<id> -> RPC method -> requests/s over the window (request-rates.ts). */
+  requestsPerSec: Record<string, Record<string, number>>
 }
 
 const nowUs = (): number => Number(process.hrtime.bigint() / 1000n)
@@ -54,15 +57,26 @@ export async function runLoad (cluster: BenchCluster, spec: LoadSpec): Promise<L
   let usage: Record<string, ProcUsage> | undefined
   const windowUs = { from: 0, to: 0 }
   const timers: NodeJS.Timeout[] = []
+  // Started at the window's ends, awaited at the end (a scrape is a few ms of HTTP).
+  let countsFrom: Promise<RequestCounts> | undefined
+  let countsTo: Promise<RequestCounts> | undefined
   try {
     await withDeadline(Promise.all([p?.ready, c?.ready]), 120_000, 'worker setup')
     const pids = new Map([...cluster.pids].filter(([name]) => name.startsWith('broker')))
     if (p !== undefined) pids.set('producer', p.pid)
     if (c !== undefined) pids.set('consumer', c.pid)
     const warmupMs = spec.producer?.warmupMs ?? 0
-    timers.push(setTimeout(() => { sampler = new ProcSampler(pids); windowUs.from = nowUs() }, warmupMs))
+    timers.push(setTimeout(() => {
+      sampler = new ProcSampler(pids)
+      windowUs.from = nowUs()
+      countsFrom = scrapeRequestCounts(cluster.adminPorts)
+    }, warmupMs))
     if (spec.producer !== undefined) {
-      timers.push(setTimeout(() => { usage = sampler?.stop(); windowUs.to = nowUs() }, warmupMs + spec.producer.durationMs))
+      timers.push(setTimeout(() => {
+        usage = sampler?.stop()
+        windowUs.to = nowUs()
+        countsTo = scrapeRequestCounts(cluster.adminPorts)
+      }, warmupMs + spec.producer.durationMs))
     }
     c?.go()
     p?.go()
@@ -75,13 +89,17 @@ export async function runLoad (cluster: BenchCluster, spec: LoadSpec): Promise<L
     if (usage === undefined) {
       usage = sampler?.stop() ?? {}
       windowUs.to = nowUs()
+      countsTo = scrapeRequestCounts(cluster.adminPorts)
     }
+    const requestsPerSec = countsFrom === undefined || countsTo === undefined
+      ? {}
+      : requestRates(await countsFrom, await countsTo, (windowUs.to - windowUs.from) / 1000)
     // A worker exits by itself after its RESULT; let it, so --cpu-prof can write its profile.
     await Promise.all([p?.exited(30_000), c?.exited(30_000)])
     const workerPids: Record<string, number> = {}
     if (p !== undefined) workerPids.producer = p.pid
     if (c !== undefined) workerPids.consumer = c.pid
-    return { producer, consumer, usage, pids: workerPids, windowUs }
+    return { producer, consumer, usage, pids: workerPids, windowUs, requestsPerSec }
   } finally {
     for (const t of timers) clearTimeout(t)
     if (usage === undefined) sampler?.stop()

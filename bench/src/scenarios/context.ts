@@ -6,6 +6,7 @@
 import type { BenchCluster } from '../bench-cluster.js'
 import type { ScenarioRow } from '../results.js'
 import type { LoadOutcome } from '../run-load.js'
+import { describeRequestRates } from '../request-rates.js'
 import type { ConsumerWorkerConfig, ProducerTuning, ProducerWorkerConfig } from '../worker-protocol.js'
 
 export interface BenchMode {
@@ -139,6 +140,7 @@ export function loadRow (id: string, title: string, setup: string, out: LoadOutc
   const errs = out.producer !== undefined && out.producer.errors > 0
     ? [`${out.producer.errors} send() calls failed, first: ${out.producer.firstError ?? '?'}`]
     : []
+  const rates = Object.keys(out.requestsPerSec).length === 0 ? [] : [`requests/s: ${describeRequestRates(out.requestsPerSec)}`]
   return {
     id,
     title,
@@ -146,8 +148,8 @@ export function loadRow (id: string, title: string, setup: string, out: LoadOutc
     recordsPerSec: main?.recordsPerSec,
     mbPerSec: main?.mbPerSec,
     usage: out.usage,
-    extra: { producer: out.producer, consumer: out.consumer },
-    notes: [...notes, ...errs],
+    extra: { producer: out.producer, consumer: out.consumer, requestsPerSec: out.requestsPerSec },
+    notes: [...notes, ...rates, ...errs],
   }
 }
 

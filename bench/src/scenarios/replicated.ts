@@ -2,7 +2,9 @@
  * Scenarios on three brokers (replication factor 3, 6 partitions, leaders spread):
  *   2  one producer, acks=1;
  *   3  acks=all, min.insync.replicas=2;
- *   6  end-to-end latency at 10,000 records/s, acks=all, min.insync.replicas=2;
+ *   6  end-to-end latency at 10,000 records/s, acks=all, min.insync.replicas=2; then the same
+ *      at 200 records/s (6/200: one record every 5 ms, so nothing queues: the latency of the
+ *      produce -> replicate -> consume chain itself on this machine);
  *   9b replication durability with fsync on top (flush=fsync, acks=all), for comparison with
  *      9a (fsync alone, one broker) and 3 (replication alone).
  * After each throughput run the followers' log bytes are compared with the leaders': while
@@ -61,6 +63,9 @@ export async function runReplicated (ctx: BenchContext): Promise<void> {
       const row = await runLatency(ctx, cluster, 'bench-s6', '6', 'end-to-end latency @10k/s', 'RF3 acks=all minISR2 6p')
       row.notes.push((await replicationNote(cluster, 'bench-s6')).note)
       add(row)
+      await cluster.createTopic({ name: 'bench-s6-200', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } })
+      add(await runLatency(ctx, cluster, 'bench-s6-200', '6/200', 'end-to-end latency @200/s', 'RF3 acks=all minISR2 6p',
+        ctx.mode.latencyDurationMs, 200))
     }
     if (wants(ctx, '9')) {
       add(await throughputRow(ctx, cluster, '9/rf3+fsync', 'replication + fsync', 'RF3 flush=fsync acks=all minISR2 6p',
