@@ -33,6 +33,7 @@ import { loadPartitionDir } from './partition-loader.js'
 import { PartitionLog } from './partition-log.js'
 import { emptyRecoveryStats, type RecoveryStats } from './segment-recovery.js'
 import { SerialQueue } from './serial-queue.js'
+import { boundedEach } from './bounded-each.js'
 
 const DELETED_DIR_SUFFIX = '-delete'
 // Loading is a handful of small fs calls per partition; enough in flight to keep libuv's pool busy.
@@ -115,16 +116,11 @@ export class LogManager {
       const parsed = parsePartitionDirName(e.name)
       if (parsed !== undefined) todo.push(parsed)
     }
-    let next = 0
-    const worker = async (): Promise<void> => {
-      while (next < todo.length) {
-        const { topic, partition } = todo[next++]!
-        const key = partitionDirName(topic, partition)
-        const rp = clean ? undefined : (recoveryPoints.get(key) ?? 0n)
-        this.logs.set(key, await this.load(topic, partition, this.defaultConfig, rp, starts.get(key), dirty.get(key)))
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, todo.length) }, worker))
+    await boundedEach(todo, LOAD_CONCURRENCY, async ({ topic, partition }) => {
+      const key = partitionDirName(topic, partition)
+      const rp = clean ? undefined : (recoveryPoints.get(key) ?? 0n)
+      this.logs.set(key, await this.load(topic, partition, this.defaultConfig, rp, starts.get(key), dirty.get(key)))
+    })
   }
 
   private async load (topic: string, partition: number, config: LogConfig, recoveryPoint: bigint | undefined,
