@@ -60,6 +60,10 @@ export class RecordAccumulator {
   private readonly now: () => number
   /** Bytes of records appended and not yet completed (acknowledged or failed). */
   bufferedBytes = 0
+  /** The queue add() used last (queues are never replaced, so this stays valid). */
+  private lastQueue: ProducerBatch[] | undefined
+  private lastTopic = ''
+  private lastPartition = -1
 
   constructor (private readonly options: AccumulatorOptions) {
     this.now = options.now ?? Date.now
@@ -68,23 +72,38 @@ export class RecordAccumulator {
   /** Appends a record; `full` tells whether its batch reached batchBytes with it. */
   append (topic: string, partition: number, record: RecordInput, sizeBytes: number):
   { batch: ProducerBatch, index: number, newBatch: boolean, full: boolean } {
-    const q = this.queueOf(topic, partition)
+    const batch = this.add(topic, partition, record, sizeBytes)
+    const index = batch.records.length - 1
+    return { batch, index, newBatch: index === 0, full: batch.closed }
+  }
+
+  /**
+   * append() without the result object, for the producer's per-record path: the record's index
+   * is `batch.records.length - 1` (until the batch is encoded), the batch is new when that is 0,
+   * and it reached batchBytes when it is `closed` (a batch taken by the sender is never appended to).
+   */
+  add (topic: string, partition: number, record: RecordInput, sizeBytes: number): ProducerBatch {
+    // Consecutive records mostly go to one partition (sticky batches, one key): reuse its queue.
+    let q = this.lastQueue
+    if (q === undefined || partition !== this.lastPartition || topic !== this.lastTopic) {
+      q = this.queueOf(topic, partition)
+      this.lastQueue = q
+      this.lastTopic = topic
+      this.lastPartition = partition
+    }
     let batch = q[q.length - 1]
-    let newBatch = false
     if (batch === undefined || batch.closed || batch.sizeBytes + sizeBytes > this.options.batchBytes) {
       if (batch !== undefined) batch.closed = true
       batch = new ProducerBatch(topic, partition, this.now())
       batch.sizeBytes = BATCH_OVERHEAD_BYTES
       q.push(batch)
       this.queuedCount++
-      newBatch = true
     }
     batch.records.push(record)
     batch.sizeBytes += sizeBytes
     this.bufferedBytes += sizeBytes
-    const full = batch.sizeBytes >= this.options.batchBytes
-    if (full) batch.closed = true
-    return { batch, index: batch.records.length - 1, newBatch, full }
+    if (batch.sizeBytes >= this.options.batchBytes) batch.closed = true
+    return batch
   }
 
   /** Whether the partition has a batch still accepting records. */

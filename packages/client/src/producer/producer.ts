@@ -260,8 +260,16 @@ export class ProducerImpl implements Producer {
     }
     const partitionCount = info.partitions.length
     const acc = this.acc
+    const bufferBytes = this.options.bufferBytes
     const hasOpenBatch = (p: number): boolean => acc.hasOpenBatch(topic, p)
     const choice: { key: Buffer | null, value: Buffer | null, partition: number | undefined } = { key: null, value: null, partition: undefined }
+    // Keyless records without an explicit partition go where the sticky strategy puts them: the
+    // partition of the previous such record as long as its batch is still open (see
+    // PartitionChooser.stickyPartition). Only this call appends to the topic until `appended()`
+    // (topicTurns), so the chooser would answer stickyBatch's partition while that batch is
+    // open; the check needs no Map lookup and no call per record.
+    const keylessSticky = this.options.partitioner === undefined && this.options.keylessStrategy === 'sticky'
+    let stickyBatch: ProducerBatch | undefined
     // One continuation per batch touched (not per record) fills `out` for that batch's records.
     // A batch's records are kept as runs [firstInput, firstIndexInBatch, count, ...]: records
     // appended one after another to one batch (the usual case) make a single run.
@@ -270,19 +278,17 @@ export class ProducerImpl implements Producer {
     const waits: Array<Promise<void>> = []
     const settle = (batch: ProducerBatch, runs: number[]): Promise<void> => batch.done.then((r) => {
       const partition = batch.partition
-      const appendTime = r.logAppendTimeMs
+      const appendTime = r.logAppendTimeMs >= 0n ? r.logAppendTimeMs : undefined
+      const base = r.baseOffset
       for (let j = 0; j < runs.length; j += 3) {
         const first = runs[j]!
-        const firstIndex = runs[j + 1]!
         const count = runs[j + 2]!
-        for (let k = 0; k < count; k++) {
-          const i = first + k
-          out[i] = {
-            topic,
-            partition,
-            offset: r.baseOffset < 0n ? -1n : r.baseOffset + BigInt(firstIndex + k),
-            timestamp: appendTime >= 0n ? appendTime : inputs[i]!.timestamp!,
-          }
+        // One bigint per record: the previous offset plus one (acks=0: every offset is -1n).
+        let offset = base < 0n ? -1n : base + BigInt(runs[j + 1]!)
+        const step = base < 0n ? 0n : 1n
+        for (let i = first; i < first + count; i++) {
+          out[i] = { topic, partition, offset, timestamp: appendTime ?? inputs[i]!.timestamp! }
+          offset += step
         }
       }
     })
@@ -292,23 +298,35 @@ export class ProducerImpl implements Producer {
       for (let i = 0; i < inputs.length; i++) {
         const input = inputs[i]!
         if (this.closing !== undefined) throw new SluiceError('CLIENT_CLOSED', 'the producer was closed during send()')
-        choice.key = input.key ?? null
-        choice.value = input.value
-        choice.partition = explicit?.[i]
-        const partition = this.chooser.choose(topic, choice, partitionCount, hasOpenBatch)
+        const key = input.key ?? null
+        const forced = explicit?.[i]
+        let partition: number
+        const stickyFastPath = keylessSticky && key === null && forced === undefined
+        if (stickyFastPath && stickyBatch !== undefined && !stickyBatch.closed) {
+          partition = stickyBatch.partition
+        } else {
+          choice.key = key
+          choice.value = input.value
+          choice.partition = forced
+          partition = this.chooser.choose(topic, choice, partitionCount, hasOpenBatch)
+        }
         const size = estimateRecordBytes(input)
-        if (acc.bufferedBytes > 0 && acc.bufferedBytes + size > this.options.bufferBytes) {
+        if (acc.bufferedBytes > 0 && acc.bufferedBytes + size > bufferBytes) {
           // Backpressure: register what was appended so far, then wait for space.
           for (const [b, runs] of perBatch) waits.push(settle(b, runs))
           perBatch.clear()
           lastBatch = undefined
-          while (acc.bufferedBytes > 0 && acc.bufferedBytes + size > this.options.bufferBytes && this.closing === undefined) {
+          while (acc.bufferedBytes > 0 && acc.bufferedBytes + size > bufferBytes && this.closing === undefined) {
             await this.waitForSpace(size)
           }
           if (this.closing !== undefined) throw new SluiceError('CLIENT_CLOSED', 'the producer was closed during send()')
+          // The partition chosen before the wait stands; if the sender took stickyBatch meanwhile,
+          // it is closed now and the next keyless record asks the chooser again.
         }
-        const { batch, index, newBatch, full } = acc.append(topic, partition, input, size)
-        if (newBatch || full) this.sender.wakeup()
+        const batch = acc.add(topic, partition, input, size)
+        const index = batch.records.length - 1
+        if (index === 0 || batch.closed) this.sender.wakeup() // a new batch, or a full one
+        if (stickyFastPath) stickyBatch = batch
         if (batch === lastBatch) {
           const r = lastRuns.length - 3
           if (lastRuns[r]! + lastRuns[r + 2]! === i && lastRuns[r + 1]! + lastRuns[r + 2]! === index) {

@@ -13,7 +13,14 @@
  * Performance (the producer's hot path): one size pass, then a single Buffer.allocUnsafe and a
  * write pass that puts varints straight into it. Per-record sizes and timestamp deltas live in
  * module-level scratch arrays that are reused across calls, so encoding allocates nothing per
- * record. Encoding is synchronous and never re-entered, which is what makes the scratch safe.
+ * record. Records of one send() share one timestamp object, so the size pass does bigint
+ * arithmetic only where the timestamp changes, not per record. Encoding is synchronous and never
+ * re-entered, which is what makes the scratch safe.
+ *
+ * Not single-pass on purpose: writing into a reused scratch buffer and copying the section into
+ * the batch once was measured slower (A/B in one process, 1,000-2,100 x 100 B: +6-28 % per
+ * batch). The copy is a second trip over ~250 KB of fresh memory; it costs more than the size
+ * pass saves.
  */
 import { crc32c } from '../crc32c.js'
 import { SluiceError } from '../errors.js'
@@ -83,15 +90,24 @@ function writeHeaders (buf: Buffer, pos: number, headers: readonly RecordHeader[
   return pos
 }
 
-/** Size pass: fills the scratch arrays and returns the records section's byte size. */
+/** Where measure leaves the largest timestamp delta (NaN: some delta needed a bigint). */
+let maxTsDelta = 0
+
+/** Size pass: fills the scratch arrays, sets maxTsDelta and returns the records section's byte size. */
 function measure (records: readonly RecordInput[], baseTimestamp: bigint, deltas: readonly number[] | undefined): number {
   let total = 0
+  // The previous record's timestamp delta, reused while the timestamp stays the same (records of
+  // one send() share one timestamp object), so no bigint arithmetic per record.
+  let prevTs = baseTimestamp
+  let delta = 0
+  let tsSize = 1
+  let maxDelta = -Infinity
+  let bigDelta = false
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!
-    let tsSize = 1
-    let delta = 0
-    const ts = r.timestamp
-    if (ts !== undefined && ts !== baseTimestamp) {
+    const ts = r.timestamp ?? baseTimestamp
+    if (ts !== prevTs) {
+      prevTs = ts
       const big = ts - baseTimestamp
       delta = Number(big)
       if (delta > -VARLONG_NUMBER_LIMIT && delta < VARLONG_NUMBER_LIMIT) {
@@ -99,13 +115,16 @@ function measure (records: readonly RecordInput[], baseTimestamp: bigint, deltas
       } else {
         delta = NaN
         tsSize = varlongSizeBigInt(big)
+        bigDelta = true
       }
     }
     tsDeltas[i] = delta
+    if (delta > maxDelta) maxDelta = delta
     const body = 1 + tsSize + varintSize(deltas === undefined ? i : deltas[i]!) + bytesFieldSize(r.key) + bytesFieldSize(r.value) + headersSize(r.headers)
     bodySizes[i] = body
     total += varintSize(body) + body
   }
+  maxTsDelta = bigDelta ? NaN : maxDelta
   return total
 }
 
@@ -129,21 +148,16 @@ function writeRecords (buf: Buffer, pos: number, records: readonly RecordInput[]
 }
 
 function maxTimestampOf (records: readonly RecordInput[], baseTimestamp: bigint): bigint {
-  let maxDelta = -Infinity
-  for (let i = 0; i < records.length; i++) {
-    const d = tsDeltas[i]!
-    if (Number.isNaN(d)) {
-      // A delta beyond 2^52 ms: rare enough to redo the whole thing in bigint.
-      let max = records[0]!.timestamp ?? baseTimestamp
-      for (const r of records) {
-        const ts = r.timestamp ?? baseTimestamp
-        if (ts > max) max = ts
-      }
-      return max
+  if (Number.isNaN(maxTsDelta)) {
+    // A delta beyond 2^52 ms: rare enough to redo the whole thing in bigint.
+    let max = records[0]!.timestamp ?? baseTimestamp
+    for (const r of records) {
+      const ts = r.timestamp ?? baseTimestamp
+      if (ts > max) max = ts
     }
-    if (d > maxDelta) maxDelta = d
+    return max
   }
-  return maxDelta === 0 ? baseTimestamp : baseTimestamp + BigInt(maxDelta)
+  return maxTsDelta === 0 ? baseTimestamp : baseTimestamp + BigInt(maxTsDelta)
 }
 
 function attributesOf (codec: number, options: EncodeBatchOptions): number {
