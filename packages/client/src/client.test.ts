@@ -239,6 +239,37 @@ describe('consumer against a fake broker', () => {
     expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => String(i)))
     expect(await consumer.position({ topic: 't', partition: 0 })).toBe(20n)
   })
+
+  it('run(): an async eachMessage is awaited before the next message; a sync throw ends the run', async () => {
+    const { cluster, client } = await setup([1])
+    cluster.createTopic('t', 1, () => 1)
+    await client.producer({ lingerMs: 0 }).send({ topic: 't', records: Array.from({ length: 10 }, (_, i) => ({ value: String(i) })) })
+    const consumer = client.consumer({ maxWaitMs: 50, offsetReset: 'earliest' })
+    await consumer.assign([{ topic: 't' }])
+    let running = 0
+    let overlapped = false
+    const seen: string[] = []
+    const handle = consumer.run({
+      eachMessage: async ({ message }) => {
+        overlapped ||= running > 0
+        running++
+        await new Promise((resolve) => setImmediate(resolve))
+        running--
+        seen.push(message.value!.toString())
+        if (seen.length === 10) throw new Error('enough')
+      },
+    })
+    await expect(handle.done).rejects.toThrow('enough')
+    expect(overlapped).toBe(false)
+    expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => String(i)))
+    const sync = client.consumer({ maxWaitMs: 50, offsetReset: 'earliest' })
+    await sync.assign([{ topic: 't' }])
+    const handled: string[] = []
+    const run = sync.run({ eachMessage: ({ message }) => { handled.push(message.value!.toString()); if (handled.length === 3) throw new Error('sync stop') } })
+    await expect(run.done).rejects.toThrow('sync stop')
+    expect(handled).toEqual(['0', '1', '2'])
+    expect(await sync.position({ topic: 't', partition: 0 })).toBe(3n)
+  })
 })
 
 describe('connect', () => {

@@ -152,7 +152,9 @@ export class ConsumerImpl implements Consumer {
           for (const m of batch.messages) {
             if (s.generation !== generation || this.closed || abort.signal.aborted) break
             s.position = m.offset + 1n
-            await options.eachMessage!({ message: m, topic: m.topic, partition: m.partition })
+            // Await only what is awaitable: a microtask per message is ~70 ns, a third of decoding one.
+            const pending = options.eachMessage!({ message: m, topic: m.topic, partition: m.partition })
+            if (pending !== undefined) await pending
           }
         }
       } finally {

@@ -46,6 +46,15 @@ describe('fetched records', () => {
     expect(takeBuffered(s)).toBeUndefined()
   })
 
+  it('after a timestamp seek skips older leading records and counts them consumed', () => {
+    const s = partition()
+    s.skipBeforeTimestamp = 1012n // batch(10, ...) stamps 1010, 1011, 1012, 1013
+    s.fetched.push({ records: batch(10, ['a', 'b', 'c', 'd']), fromOffset: 10n, highWatermark: 14n })
+    expect(takeBuffered(s)!.messages.map((m) => [m.offset, m.timestamp])).toEqual([[12n, 1012n], [13n, 1013n]])
+    expect(s.position).toBe(12n)
+    expect(s.skipBeforeTimestamp).toBeUndefined()
+  })
+
   it('delivers put-back messages first', () => {
     const s = partition()
     s.fetched.push({ records: batch(2, ['c']), fromOffset: 2n, highWatermark: 3n })

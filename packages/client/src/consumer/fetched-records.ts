@@ -14,8 +14,9 @@
  */
 import {
   BATCH_HEADER_BYTES, CONTROL_MASK, CURRENT_MAGIC, LOG_OVERHEAD_BYTES, OFF_BASE_OFFSET, OFF_BATCH_LENGTH,
-  OFF_LAST_OFFSET_DELTA, OFF_MAGIC, SluiceError, decodeRecordBatches,
+  OFF_LAST_OFFSET_DELTA, OFF_MAGIC, SluiceError, walkRecordBatches,
 } from '@sluice/protocol'
+import type { BatchHeader, RecordHeader, RecordSink } from '@sluice/protocol'
 import type { ConsumerBatch, ConsumerMessage } from './consumer-types.js'
 import type { PartitionState } from './subscription.js'
 
@@ -121,25 +122,35 @@ export function takeNextBatch (partitions: readonly PartitionState[], rotation: 
   return undefined
 }
 
-function decodeFetched (s: PartitionState, chunk: FetchedRecords): ConsumerMessage[] {
-  const { topic, partition } = s
-  const from = chunk.fromOffset
-  const out: ConsumerMessage[] = []
-  for (const b of decodeRecordBatches(chunk.records)) {
-    if ((b.header.attributes & CONTROL_MASK) !== 0) continue
-    const records = b.records
-    for (let i = 0; i < records.length; i++) {
-      const r = records[i]!
-      if (r.offset < from) continue
-      if (s.skipBeforeTimestamp !== undefined) {
-        if (r.timestamp < s.skipBeforeTimestamp) {
-          s.position = r.offset + 1n // skipped records count as consumed
-          continue
-        }
-        s.skipBeforeTimestamp = undefined
-      }
-      out.push({ topic, partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers })
-    }
+/**
+ * Builds a chunk's ConsumerMessages straight from the record walker, so the message is the only
+ * object made per record: records below the fetch offset never get one, control batches are
+ * skipped, and after a timestamp seek leading records older than the target are skipped.
+ */
+class MessageSink implements RecordSink {
+  readonly out: ConsumerMessage[] = []
+
+  constructor (private readonly s: PartitionState) {}
+
+  batch (header: BatchHeader): boolean {
+    return (header.attributes & CONTROL_MASK) === 0
   }
-  return out
+
+  record (offset: bigint, timestamp: bigint, key: Buffer | null, value: Buffer | null, headers: RecordHeader[]): void {
+    const s = this.s
+    if (s.skipBeforeTimestamp !== undefined) {
+      if (timestamp < s.skipBeforeTimestamp) {
+        s.position = offset + 1n // skipped records count as consumed
+        return
+      }
+      s.skipBeforeTimestamp = undefined
+    }
+    this.out.push({ topic: s.topic, partition: s.partition, offset, timestamp, key, value, headers })
+  }
+}
+
+function decodeFetched (s: PartitionState, chunk: FetchedRecords): ConsumerMessage[] {
+  const sink = new MessageSink(s)
+  walkRecordBatches(chunk.records, sink, { minOffset: chunk.fromOffset })
+  return sink.out
 }

@@ -119,6 +119,12 @@ export class VarintReader {
   /** Kafka's readVarint, including its tolerance of a fifth byte's high bits. */
   readVarint (): number {
     const buf = this.buf
+    // Fast path: most record fields (attributes, small deltas, null or short lengths) are 1 byte.
+    const first = this.pos < this.end ? buf[this.pos]! : 0x80
+    if (first < 0x80) {
+      this.pos++
+      return (first >>> 1) ^ -(first & 1)
+    }
     let value = 0
     let shift = 0
     for (;;) {
@@ -172,6 +178,15 @@ export class VarintReader {
     if (length > this.end - start) throw corrupt(`${what} of ${length} bytes runs past the end of its batch`)
     this.pos = start + length
     return this.buf.subarray(start, this.pos)
+  }
+
+  /** readBytes' checks without the view (nullable: whether -1 is allowed, as for keys and values). */
+  skipBytes (what: string, nullable: boolean): void {
+    const length = this.readVarint()
+    if (length === -1 && nullable) return
+    if (length < 0) throw corrupt(`${what} length ${length} is negative`)
+    if (length > this.end - this.pos) throw corrupt(`${what} of ${length} bytes runs past the end of its batch`)
+    this.pos += length
   }
 
   readString (what: string): string {
