@@ -38,7 +38,7 @@ const AREAS: ReadonlyArray<[RegExp, string]> = [
   [/node:internal\/http2|node:http2/, 'HTTP/2 (node)'],
   [/protobufjs|@grpc\/proto-loader|@protobufjs/, 'protobuf encode/decode'],
   [/crc32/, 'CRC-32C'],
-  [/record-batch\/(record-encoder|varint|record-decoder)/, 'record encode/decode'],
+  [/record-batch\/(record-encoder|varint|record-decoder|record-walker)/, 'record encode/decode'],
   [/record-batch\/(batch-header|compression)/, 'batch header checks'],
   [/broker\/(dist|src)\/log\//, 'broker log storage (JS)'],
   [/broker\/(dist|src)\//, 'broker other (JS)'],
