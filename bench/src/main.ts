@@ -80,8 +80,12 @@ async function main (): Promise<void> {
   }
   console.log(`sluice bench, ${args.full ? 'full' : 'short'} mode${args.profile ? ', profiling' : ''}`)
   console.log(`machine: ${describeMachine(before)}`)
-  const wakeups = await probeWakeups()
-  console.log(describeWakeups(wakeups))
+  // Context for the figures, not a figure itself: a failed probe is reported, not fatal.
+  const wakeups = await probeWakeups().catch((err: unknown) => {
+    console.log(`wake-up probe failed: ${String((err as Error)?.message ?? err)}`)
+    return undefined
+  })
+  if (wakeups !== undefined) console.log(describeWakeups(wakeups))
   console.log('cluster: separate processes (metadata + brokers, testkit spawnCluster over dist/); ' +
     'load: each producer and consumer in its own child process (bench/dist/workers)')
   console.log(`producer tuning: ${JSON.stringify(ctx.tuning)}, compression none, 100-byte values unless stated, pre-generated`)
