@@ -102,9 +102,19 @@ export interface RunningWorker<R> {
 const workersDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'workers')
 
 /** Starts a worker; `nodeFlags` e.g. ['--cpu-prof', '--cpu-prof-dir=...']. */
+/**
+ * Node flags of every producer and consumer worker: a 64 MiB young generation (V8's default is
+ * 16 MiB on 64-bit), the tuning packages/client/README.md ("Tuning") recommends for throughput clients —
+ * a client allocates a few objects per record, and a larger nursery means fewer scavenges and
+ * fewer short-lived records promoted. Measured in BENCHMARKS.md (session 3).
+ * SLUICE_BENCH_CLIENT_NODE_FLAGS (space separated, '' for none) overrides it.
+ */
+export const CLIENT_NODE_FLAGS: readonly string[] = (process.env.SLUICE_BENCH_CLIENT_NODE_FLAGS ?? '--max-semi-space-size=64')
+  .split(' ').filter((f) => f !== '')
+
 export function startWorker<R> (kind: 'producer' | 'consumer', config: object, nodeFlags: readonly string[] = []): RunningWorker<R> {
   const script = path.join(workersDir, `${kind}-worker.js`)
-  const child = spawn(process.execPath, [...nodeFlags, script, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...CLIENT_NODE_FLAGS, ...nodeFlags, script, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'pipe'] })
   registerChild(child)
   const tail: string[] = []
   let onReady!: () => void
