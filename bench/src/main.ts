@@ -16,6 +16,7 @@ import path from 'node:path'
 import { stopAll } from '@sluice/testkit'
 import { describeMachine, machineInfo } from './machine.js'
 import { describeWakeups, probeWakeups } from './wakeup-probe.js'
+import { CLIENT_NODE_FLAGS } from './worker-protocol.js'
 import { formatProfileSummary, summarizeProfile, type ProfileSummary } from './profile-summary.js'
 import { formatMarkdown, formatTable, RESULTS_DIR, writeResults, type ScenarioRow } from './results.js'
 import { DEFAULT_TUNING, FULL_MODE, SHORT_MODE, type BenchContext } from './scenarios/context.js'
@@ -88,7 +89,8 @@ async function main (): Promise<void> {
   if (wakeups !== undefined) console.log(describeWakeups(wakeups))
   console.log('cluster: separate processes (metadata + brokers, testkit spawnCluster over dist/); ' +
     'load: each producer and consumer in its own child process (bench/dist/workers)')
-  console.log(`producer tuning: ${JSON.stringify(ctx.tuning)}, compression none, 100-byte values unless stated, pre-generated`)
+  console.log(`producer tuning: ${JSON.stringify(ctx.tuning)}, compression none, 100-byte values unless stated, pre-generated; ` +
+    `client processes: node ${CLIENT_NODE_FLAGS.join(' ') || '(no flags)'}`)
   if (before.loadAvg[0]! > 0.5) {
     console.log(`warning: load average ${before.loadAvg[0]} before starting: other work shares the ${before.cpus} cores and lowers the figures`)
   }
@@ -103,6 +105,7 @@ async function main (): Promise<void> {
     elapsedS: Math.round((performance.now() - started) / 100) / 10,
     mode: ctx.mode,
     tuning: ctx.tuning,
+    clientNodeFlags: CLIENT_NODE_FLAGS,
     topology: 'processes: metadata + brokers via testkit spawnCluster (dist/); producer/consumer as child processes',
     machine: { before, loadAvgAfter: after.loadAvg, wakeups },
     rows,
