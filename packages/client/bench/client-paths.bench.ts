@@ -16,48 +16,13 @@ import { SubscriptionState, type PartitionState } from '../src/consumer/subscrip
 import { silentLogger } from '../src/logger.js'
 import type { MetadataCache } from '../src/network/metadata-cache.js'
 import type { ConnectionPool } from '../src/network/connection-pool.js'
-import { DEFAULT_RETRY, resolveConnectOptions } from '../src/options.js'
-import type { RecordAccumulator } from '../src/producer/accumulator.js'
-import { ProducerImpl, resolveProducerOptions } from '../src/producer/producer.js'
+import { DEFAULT_RETRY } from '../src/options.js'
+import { producerWithStandInSender } from '../src/__fixtures__/stand-in-sender.js'
 
 // ---- producer ----
 
-const client = resolveConnectOptions({ bootstrap: ['127.0.0.1:1'] })
-const partitions = Array.from({ length: 6 }, (_, partition) => ({ partition, leader: 1 }))
-const cache = {
-  topic: async () => ({ name: 't', partitions }),
-  leaderOf: () => ({ brokerId: 1, endpoint: '127.0.0.1:1' }),
-  brokers: new Map(),
-  refresh: async () => {},
-  requestRefresh: () => {},
-} as unknown as MetadataCache
-const producer = new ProducerImpl(cache, {} as unknown as ConnectionPool,
-  resolveProducerOptions({ acks: 1, lingerMs: 5, batchBytes: 256 * 1024 }, client), client, silentLogger)
-const internals = producer as unknown as { acc: RecordAccumulator, sender: { wakeup: () => void, flush: () => Promise<void>, close: () => void } }
 // Stand-in sender: every ready batch is acknowledged in the next turn (nothing encoded or sent).
-let scheduled = false
-let offset = 0n
-internals.sender = {
-  wakeup: () => {
-    if (scheduled) return
-    scheduled = true
-    setImmediate(() => {
-      scheduled = false
-      const d = internals.acc.drain({
-        flush: true, muted: new Set(), leaderOf: () => 1, canSend: () => true, maxRequestBytes: 1 << 30,
-      })
-      for (const list of d.byBroker.values()) {
-        for (const b of list) {
-          internals.acc.release(b)
-          b.complete({ baseOffset: offset, logAppendTimeMs: -1n })
-          offset += BigInt(b.records.length)
-        }
-      }
-    })
-  },
-  flush: async () => {},
-  close: () => {},
-}
+const { producer } = producerWithStandInSender({ acks: 1, lingerMs: 5, batchBytes: 256 * 1024 }, 6)
 const value = Buffer.alloc(100, 0x61)
 const chunk = Array.from({ length: 1000 }, () => ({ value }))
 
@@ -73,6 +38,8 @@ for (let i = 0; i < 10; i++) {
 }
 const fetched = Buffer.concat(batches)
 const subs = new SubscriptionState()
+// The fetcher only applies a response here; it never asks the cache.
+const cache = {} as unknown as MetadataCache
 const fetcher = new Fetcher(subs, cache, {} as unknown as ConnectionPool, {
   maxWaitMs: 500, minBytes: 1, maxBytes: 50 << 20, maxPartitionBytes: 1 << 20, maxBufferedBytes: 50 << 20,
   isolationLevel: 0, offsetReset: 'none', requestTimeoutMs: 30_000, clientId: 'bench', retry: DEFAULT_RETRY,

@@ -7,21 +7,13 @@
  */
 import type { RecordInput } from '@sluice/protocol'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { silentLogger } from '../logger.js'
-import type { ConnectionPool } from '../network/connection-pool.js'
-import type { MetadataCache } from '../network/metadata-cache.js'
-import { resolveConnectOptions } from '../options.js'
+import { producerWithStandInSender } from '../__fixtures__/stand-in-sender.js'
 import { RecordAccumulator } from './accumulator.js'
 import { PartitionChooser } from './partitioner.js'
 import { estimateRecordBytes } from './producer-batch.js'
-import { ProducerImpl, resolveProducerOptions, type ProducerOptions, type ProducerRecord, type RecordMetadata } from './producer.js'
+import type { ProducerRecord, RecordMetadata } from './producer.js'
 
 const PARTITIONS = 6
-const client = resolveConnectOptions({ bootstrap: ['127.0.0.1:1'] })
-const cache = {
-  topic: async () => ({ name: 't', partitions: Array.from({ length: PARTITIONS }, (_, partition) => ({ partition, leader: 1 })) }),
-} as unknown as MetadataCache
-
 /** A deterministic Math.random (both the producer's chooser and the reference read it). */
 function seededRandom (seed: number): () => number {
   let s = seed
@@ -32,39 +24,6 @@ function seededRandom (seed: number): () => number {
 }
 
 afterEach(() => { vi.restoreAllMocks() })
-
-function producerWithStandInSender (options: ProducerOptions): { producer: ProducerImpl, drains: () => number } {
-  const producer = new ProducerImpl(cache, {} as unknown as ConnectionPool, resolveProducerOptions(options, client), client, silentLogger)
-  const internals = producer as unknown as { acc: RecordAccumulator, sender: unknown, wakeSpaceWaiters: () => void }
-  const next = new Array<bigint>(PARTITIONS).fill(0n)
-  let scheduled = false
-  let drains = 0
-  internals.sender = {
-    wakeup: () => {
-      if (scheduled) return
-      scheduled = true
-      setImmediate(() => {
-        scheduled = false
-        drains++
-        // One drain takes one batch per partition: repeat until every queue is empty.
-        while (!internals.acc.isEmpty) {
-          const d = internals.acc.drain({ flush: true, muted: new Set(), leaderOf: () => 1, canSend: () => true, maxRequestBytes: 1 << 30 })
-          for (const list of d.byBroker.values()) {
-            for (const b of list) {
-              internals.acc.release(b)
-              b.complete({ baseOffset: options.acks === 0 ? -1n : next[b.partition]!, logAppendTimeMs: -1n })
-              next[b.partition]! += BigInt(b.records.length)
-            }
-          }
-        }
-        internals.wakeSpaceWaiters()
-      })
-    },
-    flush: async () => {},
-    close: () => {},
-  }
-  return { producer, drains: () => drains }
-}
 
 /**
  * Mixed records: keyless runs, keyed records, explicit partitions. Keyless records count 100
@@ -118,7 +77,7 @@ describe('producer append path', () => {
     const batchBytes = 61 + 1000
     const calls = Array.from({ length: 7 }, (_, c) => mixedCall(c))
     vi.spyOn(Math, 'random').mockImplementation(seededRandom(42))
-    const { producer } = producerWithStandInSender({ acks: 1, lingerMs: 5, batchBytes })
+    const { producer } = producerWithStandInSender({ acks: 1, lingerMs: 5, batchBytes }, PARTITIONS)
     const results: RecordMetadata[][] = []
     for (const records of calls) results.push(await producer.send({ topic: 't', records }))
     vi.restoreAllMocks()
@@ -130,7 +89,7 @@ describe('producer append path', () => {
   })
 
   it('keeps offsets contiguous and in input order while send() waits for buffer space mid-call', async () => {
-    const { producer, drains } = producerWithStandInSender({ acks: 1, lingerMs: 5, batchBytes: 2000, bufferBytes: 5000 })
+    const { producer, drains } = producerWithStandInSender({ acks: 1, lingerMs: 5, batchBytes: 2000, bufferBytes: 5000 }, PARTITIONS)
     const results: RecordMetadata[][] = []
     for (let c = 0; c < 3; c++) results.push(await producer.send({ topic: 't', records: mixedCall(c) }))
     expect(drains()).toBeGreaterThan(10) // 3 x ~30 KB through a 5 KB buffer: it had to wait
@@ -141,11 +100,11 @@ describe('producer append path', () => {
   })
 
   it('resolves each record with its own timestamp, and offsets -1n with acks=0', async () => {
-    const { producer } = producerWithStandInSender({ acks: 0, lingerMs: 0 })
+    const { producer } = producerWithStandInSender({ acks: 0, lingerMs: 0 }, PARTITIONS)
     const records: ProducerRecord[] = [{ value: 'a', timestamp: 5 }, { value: 'b', timestamp: 7n }, { value: 'c', timestamp: new Date(9) }]
     const meta = await producer.send({ topic: 't', records })
     expect(meta.map((m) => [m.offset, m.timestamp])).toEqual([[-1n, 5n], [-1n, 7n], [-1n, 9n]])
-    const { producer: acked } = producerWithStandInSender({ acks: 1, lingerMs: 0 })
+    const { producer: acked } = producerWithStandInSender({ acks: 1, lingerMs: 0 }, PARTITIONS)
     const before = BigInt(Date.now())
     const out = await acked.send({ topic: 't', records: [{ value: 'x' }, { value: 'y', timestamp: 3 }, { value: 'z' }] })
     expect(out.map((m) => m.offset)).toEqual([0n, 1n, 2n])
