@@ -91,7 +91,12 @@ describe('controlled shutdown', () => {
     const remaining = await brokerInternals(cluster.brokers[0]!)!.session.controlledShutdown(5000)
     // Only the RF 1 partition could not move; it stays led by broker 1 until broker 1 is gone.
     expect(remaining).toBe(1)
-    const after = states()
+    // The controller answered once the new states were committed; broker 2 learns them from the
+    // controller's next push, so its cache is read once that push has been applied.
+    const after = await eventually(async () => {
+      const s = states()
+      return s.every((x) => !x.isr.includes(1) && x.leader !== 1) ? s : undefined
+    }, 'broker 2 to apply the states the controlled shutdown committed')
     for (let p = 0; p < 6; p++) {
       expect(after[p]!.isr).not.toContain(1)
       expect(after[p]!.leader).toBeGreaterThanOrEqual(2)
