@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { existsSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
-import { FALLBACK_MAX_OPEN_FILES, MAX_DEFAULT_OPEN_FILES, maxOpenFilesFor, parseOpenFileLimit } from './open-file-limit.js'
+import { DEFAULT_MAX_OPEN_FILES } from './file-handle-cache.js'
+import { MAX_DEFAULT_OPEN_FILES, maxOpenFilesFor, parseOpenFileLimit } from './open-file-limit.js'
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
 Max cpu time              unlimited            unlimited            seconds
@@ -22,7 +23,7 @@ describe('open-file limit', () => {
     expect(maxOpenFilesFor(20000)).toBe(10000)
     expect(maxOpenFilesFor(Infinity)).toBe(MAX_DEFAULT_OPEN_FILES)
     expect(maxOpenFilesFor(10)).toBe(16)
-    expect(maxOpenFilesFor(undefined)).toBe(FALLBACK_MAX_OPEN_FILES)
+    expect(maxOpenFilesFor(undefined)).toBe(DEFAULT_MAX_OPEN_FILES)
   })
 
   it.runIf(existsSync('/proc/self/limits'))('follows the limit a process is started with', () => {

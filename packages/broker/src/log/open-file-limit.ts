@@ -11,9 +11,7 @@
  * leaving the other half for sockets and transient files, at most MAX_DEFAULT.
  */
 import { readFileSync } from 'node:fs'
-
-/** Used when the limit cannot be read (not Linux): safe under the common 1,024. */
-export const FALLBACK_MAX_OPEN_FILES = 512
+import { DEFAULT_MAX_OPEN_FILES } from './file-handle-cache.js'
 /** Upper bound of the default; a larger cache can still be configured (--max-open-files). */
 export const MAX_DEFAULT_OPEN_FILES = 65_536
 const MIN_DEFAULT_OPEN_FILES = 16
@@ -32,9 +30,9 @@ export function defaultMaxOpenFiles (): number {
   return maxOpenFilesFor(readOwnOpenFileLimit())
 }
 
-/** Half the soft limit, within [16, 65,536]; FALLBACK_MAX_OPEN_FILES when the limit is unknown. */
+/** Half the soft limit, within [16, 65,536]; the cache's own default (512, safe under the common 1,024) when the limit is unknown. */
 export function maxOpenFilesFor (softLimit: number | undefined): number {
-  if (softLimit === undefined) return FALLBACK_MAX_OPEN_FILES
+  if (softLimit === undefined) return DEFAULT_MAX_OPEN_FILES
   return Math.max(MIN_DEFAULT_OPEN_FILES, Math.min(MAX_DEFAULT_OPEN_FILES, Math.floor(softLimit / 2)))
 }
 

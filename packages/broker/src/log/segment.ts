@@ -179,24 +179,21 @@ export class Segment {
   private async persistIndexes (): Promise<boolean> {
     const active = this.active
     if (active === undefined) return false
-    let wrote = false
-    const offsets = active.offsetIndex.length
-    if (this.persistedOffsetEntries < offsets) {
-      const from = this.persistedOffsetEntries
-      const b = active.offsetIndex.toBuffer(from)
-      await this.cache.use(this.paths.index, fh => writeFully(fh, b, 0, b.length, from * OFFSET_INDEX_ENTRY_BYTES), { create: true })
-      this.persistedOffsetEntries = Math.max(this.persistedOffsetEntries, offsets)
-      wrote = true
-    }
-    const times = active.timeIndex.length
-    if (this.persistedTimeEntries < times) {
-      const from = this.persistedTimeEntries
-      const b = active.timeIndex.toBuffer(from)
-      await this.cache.use(this.paths.timeIndex, fh => writeFully(fh, b, 0, b.length, from * TIME_INDEX_ENTRY_BYTES), { create: true })
-      this.persistedTimeEntries = Math.max(this.persistedTimeEntries, times)
-      wrote = true
-    }
-    return wrote
+    const offsets = await this.persistEntries(active.offsetIndex, this.paths.index, OFFSET_INDEX_ENTRY_BYTES, this.persistedOffsetEntries)
+    this.persistedOffsetEntries = Math.max(this.persistedOffsetEntries, offsets)
+    const times = await this.persistEntries(active.timeIndex, this.paths.timeIndex, TIME_INDEX_ENTRY_BYTES, this.persistedTimeEntries)
+    this.persistedTimeEntries = Math.max(this.persistedTimeEntries, times)
+    return offsets > 0 || times > 0
+  }
+
+  /** Writes entries [persisted, length) of one index at the end of its file; the new persisted count, 0 if none were due. */
+  private async persistEntries (index: { readonly length: number, toBuffer (from: number): Buffer }, file: string,
+    entryBytes: number, persisted: number): Promise<number> {
+    const length = index.length
+    if (persisted >= length) return 0
+    const b = index.toBuffer(persisted)
+    await this.cache.use(file, fh => writeFully(fh, b, 0, b.length, persisted * entryBytes), { create: true })
+    return length
   }
 
   /**

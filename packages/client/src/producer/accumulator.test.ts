@@ -3,6 +3,13 @@ import { BATCH_OVERHEAD_BYTES, RecordAccumulator, type DrainOptions } from './ac
 
 const rec = (n: number): { value: Buffer } => ({ value: Buffer.alloc(n) })
 
+/** add() and what its batch says about the record: new batch, full with it. */
+function append (acc: RecordAccumulator, topic: string, partition: number, record: { value: Buffer }, sizeBytes: number):
+{ batch: ReturnType<RecordAccumulator['add']>, newBatch: boolean, full: boolean } {
+  const batch = acc.add(topic, partition, record, sizeBytes)
+  return { batch, newBatch: batch.records.length === 1, full: batch.closed }
+}
+
 function drainOpts (over: Partial<DrainOptions> = {}): DrainOptions {
   return {
     flush: false,
@@ -18,8 +25,8 @@ describe('RecordAccumulator', () => {
   it('holds a batch until lingerMs has passed', () => {
     let now = 1000
     const acc = new RecordAccumulator({ batchBytes: 10_000, lingerMs: 5, now: () => now })
-    acc.append('t', 0, rec(10), 30)
-    acc.append('t', 0, rec(10), 30)
+    append(acc, 't', 0, rec(10), 30)
+    append(acc, 't', 0, rec(10), 30)
     let d = acc.drain(drainOpts())
     expect(d.byBroker.size).toBe(0)
     expect(d.nextReadyMs).toBe(1005)
@@ -36,14 +43,14 @@ describe('RecordAccumulator', () => {
   it('closes a batch at batchBytes and sends it without waiting for linger', () => {
     const now = 0
     const acc = new RecordAccumulator({ batchBytes: BATCH_OVERHEAD_BYTES + 100, lingerMs: 60_000, now: () => now })
-    const a = acc.append('t', 0, rec(1), 50)
+    const a = append(acc, 't', 0, rec(1), 50)
     expect(a.newBatch).toBe(true)
     expect(a.full).toBe(false)
-    const b = acc.append('t', 0, rec(1), 50)
+    const b = append(acc, 't', 0, rec(1), 50)
     expect(b.full).toBe(true)
     expect(b.batch).toBe(a.batch)
     expect(acc.hasOpenBatch('t', 0)).toBe(false)
-    const c = acc.append('t', 0, rec(1), 50) // goes to a new batch
+    const c = append(acc, 't', 0, rec(1), 50) // goes to a new batch
     expect(c.newBatch).toBe(true)
     expect(c.batch).not.toBe(a.batch)
     const d = acc.drain(drainOpts())
@@ -55,20 +62,20 @@ describe('RecordAccumulator', () => {
 
   it('starts a new batch when the next record would overflow the current one', () => {
     const acc = new RecordAccumulator({ batchBytes: BATCH_OVERHEAD_BYTES + 100, lingerMs: 0, now: () => 0 })
-    const a = acc.append('t', 0, rec(1), 60)
-    const b = acc.append('t', 0, rec(1), 60)
+    const a = append(acc, 't', 0, rec(1), 60)
+    const b = append(acc, 't', 0, rec(1), 60)
     expect(b.batch).not.toBe(a.batch)
     expect(a.batch.closed).toBe(true)
     // A record bigger than batchBytes still gets a batch of its own.
-    const big = acc.append('t', 0, rec(1), 1000)
+    const big = append(acc, 't', 0, rec(1), 1000)
     expect(big.batch.records).toHaveLength(1)
     expect(big.full).toBe(true)
   })
 
   it('batches per partition and groups ready batches into one request per broker', () => {
     const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, now: () => 0 })
-    for (let p = 0; p < 6; p++) for (let i = 0; i < 3; i++) acc.append('t', p, rec(5), 30)
-    acc.append('u', 1, rec(5), 30)
+    for (let p = 0; p < 6; p++) for (let i = 0; i < 3; i++) append(acc, 't', p, rec(5), 30)
+    append(acc, 'u', 1, rec(5), 30)
     const d = acc.drain(drainOpts())
     expect([...d.byBroker.keys()].sort()).toEqual([0, 1])
     const b0 = d.byBroker.get(0)!.map((b) => `${b.topic}/${b.partition}:${b.records.length}`).sort()
@@ -79,7 +86,7 @@ describe('RecordAccumulator', () => {
 
   it('skips muted partitions, brokers without a free slot, and unknown leaders', () => {
     const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, now: () => 0 })
-    for (let p = 0; p < 4; p++) acc.append('t', p, rec(5), 30)
+    for (let p = 0; p < 4; p++) append(acc, 't', p, rec(5), 30)
     const d = acc.drain(drainOpts({
       muted: new Set(['t\u00000']),
       canSend: (b) => b !== 1,
@@ -93,7 +100,7 @@ describe('RecordAccumulator', () => {
 
   it('stops adding to a request at maxRequestBytes (but always sends one batch)', () => {
     const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, now: () => 0 })
-    for (let p = 0; p < 3; p++) acc.append('t', p * 2, rec(5), 1000)
+    for (let p = 0; p < 3; p++) append(acc, 't', p * 2, rec(5), 1000)
     const d = acc.drain(drainOpts({ maxRequestBytes: 1500 }))
     expect(d.byBroker.get(0)).toHaveLength(1)
     expect(acc.queued()).toHaveLength(2)
@@ -102,9 +109,9 @@ describe('RecordAccumulator', () => {
   it('sends everything on flush, honours retry backoff, and keeps retried batches first', () => {
     let now = 0
     const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 60_000, now: () => now })
-    acc.append('t', 0, rec(5), 30)
+    append(acc, 't', 0, rec(5), 30)
     const first = acc.drain(drainOpts({ flush: true })).byBroker.get(0)![0]!
-    acc.append('t', 0, rec(5), 30) // a later batch for the same partition
+    append(acc, 't', 0, rec(5), 30) // a later batch for the same partition
     first.retryAtMs = 50
     acc.reenqueue(first)
     expect(acc.drain(drainOpts({ flush: true })).byBroker.size).toBe(0)
@@ -116,8 +123,8 @@ describe('RecordAccumulator', () => {
   it('expires batches older than the delivery timeout and tracks buffered bytes', () => {
     let now = 0
     const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 60_000, now: () => now })
-    acc.append('t', 0, rec(5), 30)
-    acc.append('t', 1, rec(5), 40)
+    append(acc, 't', 0, rec(5), 30)
+    append(acc, 't', 1, rec(5), 40)
     expect(acc.bufferedBytes).toBe(70)
     now = 99
     expect(acc.expire(100)).toHaveLength(0)

@@ -12,7 +12,7 @@
  * adding to a request at `maxRequestBytes`; each drain starts one partition further on, so a
  * full request does not always leave the same partitions behind.
  *
- * Queues are kept per topic in an array indexed by partition, so the per-record path (append,
+ * Queues are kept per topic in an array indexed by partition, so the per-record path (add,
  * hasOpenBatch) does a Map lookup by topic name and an array index, and builds no string.
  * Single-threaded: called only from the event loop.
  */
@@ -69,18 +69,10 @@ export class RecordAccumulator {
     this.now = options.now ?? Date.now
   }
 
-  /** Appends a record; `full` tells whether its batch reached batchBytes with it. */
-  append (topic: string, partition: number, record: RecordInput, sizeBytes: number):
-  { batch: ProducerBatch, index: number, newBatch: boolean, full: boolean } {
-    const batch = this.add(topic, partition, record, sizeBytes)
-    const index = batch.records.length - 1
-    return { batch, index, newBatch: index === 0, full: batch.closed }
-  }
-
   /**
-   * append() without the result object, for the producer's per-record path: the record's index
-   * is `batch.records.length - 1` (until the batch is encoded), the batch is new when that is 0,
-   * and it reached batchBytes when it is `closed` (a batch taken by the sender is never appended to).
+   * Appends a record and returns its batch: the record's index is `batch.records.length - 1`
+   * (until the batch is encoded), the batch is new when that is 0, and it reached batchBytes when
+   * it is `closed` (a batch taken by the sender is never appended to).
    */
   add (topic: string, partition: number, record: RecordInput, sizeBytes: number): ProducerBatch {
     // Consecutive records mostly go to one partition (sticky batches, one key): reuse its queue.

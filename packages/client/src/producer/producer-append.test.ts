@@ -53,7 +53,7 @@ function referencePartitions (calls: ProducerRecord[][], batchBytes: number, ran
       const value = r.value as Buffer
       const p = chooser.choose('t', { key, value, partition: r.partition }, PARTITIONS, (q) => acc.hasOpenBatch('t', q))
       const input: RecordInput = { key, value, timestamp: 0n }
-      acc.append('t', p, input, estimateRecordBytes(input))
+      acc.add('t', p, input, estimateRecordBytes(input))
       return p
     })
     while (!acc.isEmpty) acc.drain({ flush: true, muted: new Set(), leaderOf: () => 1, canSend: () => true, maxRequestBytes: 1 << 30 })
