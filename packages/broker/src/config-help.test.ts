@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatConfigHelp } from '@sluice/protocol'
+import { formatConfigHelp } from '@sluice/server-kit'
 import { BROKER_CONFIG_KEYS, brokerConfigSchema } from './config.js'
 
 describe('sluice broker --help', () => {

@@ -4,7 +4,7 @@
  * JSON types), so numbers are coerced here. Every problem is collected and reported together.
  */
 import { z } from 'zod'
-import { loadConfigLayers } from '@sluice/protocol'
+import { loadConfigLayers } from '@sluice/server-kit'
 
 const endpoint = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port')
 

@@ -7,7 +7,7 @@
  * every problem and exits 1.
  */
 import { pino } from 'pino'
-import { formatConfigHelp } from '@sluice/protocol'
+import { formatConfigHelp } from '@sluice/server-kit'
 import { brokerConfigSchema, loadBrokerConfig } from './config.js'
 import { startBroker } from './broker.js'
 

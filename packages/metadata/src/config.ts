@@ -4,7 +4,7 @@
  * not just the first.
  */
 import { z } from 'zod'
-import { loadConfigLayers } from '@sluice/protocol'
+import { loadConfigLayers } from '@sluice/server-kit'
 
 /** Integers arrive as strings from env and flags, as numbers from the JSON file. */
 const int = (min: number, max: number) => z.preprocess(

@@ -9,7 +9,7 @@
  * the process is the simplest way to never run on a half-valid view of the tree.
  */
 import { pino } from 'pino'
-import { formatConfigHelp } from '@sluice/protocol'
+import { formatConfigHelp } from '@sluice/server-kit'
 import { metadataConfigSchema, parseMetadataConfig } from './config.js'
 import { startMetadataServerInternal } from './server/metadata-server.js'
 

@@ -32,7 +32,7 @@ import {
 import { loadPartitionDir } from './partition-loader.js'
 import { PartitionLog } from './partition-log.js'
 import { emptyRecoveryStats, type RecoveryStats } from './segment-recovery.js'
-import { SerialQueue } from './serial-queue.js'
+import { SerialQueue } from '@sluice/server-kit'
 import { boundedEach } from './bounded-each.js'
 
 const DELETED_DIR_SUFFIX = '-delete'

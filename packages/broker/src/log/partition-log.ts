@@ -35,7 +35,7 @@ import { findOffsetForTimestamp, readBatches, type ReadOptions, type ReadResult 
 import { planRetention } from './retention.js'
 import { Segment } from './segment.js'
 import { emptyRecoveryStats, recoverSegment } from './segment-recovery.js'
-import { SerialQueue } from './serial-queue.js'
+import { SerialQueue } from '@sluice/server-kit'
 
 export interface PartitionLogInit {
   dir: string

@@ -1,5 +1,5 @@
 /**
- * The broker's admin HTTP server (`--admin-port`, @sluice/protocol/admin): /metrics from
+ * The broker's admin HTTP server (`--admin-port`, @sluice/server-kit): /metrics from
  * BrokerMetrics, /healthz, and /readyz. It starts first thing in startBroker, before log
  * recovery, so a liveness probe answers while a large data dir is being recovered; the parts
  * the metrics and readiness read are bound once they exist.
@@ -8,18 +8,11 @@
  * snapshot applied, and the lease live (a heartbeat acknowledged within the session timeout);
  * this is MetadataSession.hasLease, the same rule that lets a leader take writes.
  */
-import type { Logger } from 'pino'
-import { startAdminServer, type AdminServer, type Readiness } from '@sluice/protocol/admin'
+import { startProcessAdmin, type AdminServer, type ProcessAdminOptions, type Readiness } from '@sluice/server-kit'
 import type { MetadataCache } from '../metadata-cache.js'
 import type { MetadataSession } from '../metadata-session.js'
 import type { ReplicaManager } from '../replica-manager.js'
 import { BrokerMetrics } from './broker-metrics.js'
-
-export interface BrokerAdminOptions {
-  readonly host: string
-  readonly port: number
-  readonly logger: Logger
-}
 
 export interface BrokerAdminState {
   readonly replicas: ReplicaManager
@@ -42,15 +35,9 @@ export class BrokerAdmin {
     })
   }
 
-  static async start (options: BrokerAdminOptions): Promise<BrokerAdmin> {
+  static async start (options: ProcessAdminOptions): Promise<BrokerAdmin> {
     const admin = new BrokerAdmin()
-    admin.server = await startAdminServer({
-      host: options.host,
-      port: options.port,
-      metrics: admin.metrics.registry,
-      readiness: () => admin.readiness(),
-      onError: (err) => options.logger.warn({ err }, 'collecting metrics failed'),
-    })
+    admin.server = await startProcessAdmin(options, admin.metrics.registry, () => admin.readiness())
     return admin
   }
 

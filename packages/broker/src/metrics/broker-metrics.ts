@@ -14,7 +14,7 @@ import { Counter, Gauge, type Registry } from 'prom-client'
 import {
   BATCH_HEADER_BYTES, LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH, OFF_RECORD_COUNT, errorNameFromId, type BatchSpan, type wire,
 } from '@sluice/protocol'
-import { RpcMetrics, childCache, createMetricsRegistry } from '@sluice/protocol/admin'
+import { RpcMetrics, childCache, createMetricsRegistry } from '@sluice/server-kit'
 
 /** What the scrape-time gauges read: the broker's hosted replicas and its metadata view. */
 export interface BrokerMetricsSources {

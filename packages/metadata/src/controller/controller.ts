@@ -16,7 +16,7 @@
  */
 import type { Logger } from 'pino'
 import { SluiceError, type wire } from '@sluice/protocol'
-import { SerialQueue } from '../util/serial-queue.js'
+import { SerialQueue } from '@sluice/server-kit'
 import { mkdirp, type MetadataStore, type SessionId, type StoreOp } from '../store/metadata-store.js'
 import { ClusterView, type TopicState } from './cluster-view.js'
 import type { ControllerTerm } from './controller-election.js'

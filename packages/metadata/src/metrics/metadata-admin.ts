@@ -1,5 +1,5 @@
 /**
- * The metadata service's admin HTTP server (`--admin-port`, @sluice/protocol/admin): /metrics
+ * The metadata service's admin HTTP server (`--admin-port`, @sluice/server-kit): /metrics
  * from MetadataMetrics, /healthz, and /readyz. It starts before the store opens, so a liveness
  * probe answers while ZooKeeper is still being reached; the service's parts are bound once they
  * exist, through getters, because the controller of an instance comes and goes with elections.
@@ -9,7 +9,7 @@
  * or (once controller election is wired in) another instance it can forward or redirect to.
  */
 import type { Logger } from 'pino'
-import { startAdminServer, type AdminServer, type Readiness } from '@sluice/protocol/admin'
+import { startProcessAdmin, type AdminServer, type ProcessAdminOptions, type Readiness } from '@sluice/server-kit'
 import type { Controller } from '../controller/controller.js'
 import type { GroupCoordinator } from '../group/coordinator.js'
 import type { MetadataStore } from '../store/metadata-store.js'
@@ -36,9 +36,8 @@ export interface MetadataAdminState {
   readonly liveBrokerEndpoints: () => string[]
 }
 
-export interface MetadataAdminOptions {
-  readonly host: string
-  readonly port: number
+/** The consumer-lag reader logs through a child of the admin logger, so it must be a pino Logger. */
+export interface MetadataAdminOptions extends ProcessAdminOptions {
   readonly logger: Logger
 }
 
@@ -59,13 +58,7 @@ export class MetadataAdmin {
 
   static async start (options: MetadataAdminOptions): Promise<MetadataAdmin> {
     const admin = new MetadataAdmin(options.logger)
-    admin.server = await startAdminServer({
-      host: options.host,
-      port: options.port,
-      metrics: admin.metrics.registry,
-      readiness: () => admin.readiness(),
-      onError: (err) => options.logger.warn({ err }, 'collecting metrics failed'),
-    })
+    admin.server = await startProcessAdmin(options, admin.metrics.registry, () => admin.readiness())
     return admin
   }
 

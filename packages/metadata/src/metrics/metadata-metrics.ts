@@ -10,7 +10,7 @@
  * sluice_controller_active 0 and 0 for every cluster gauge.
  */
 import { Counter, Gauge, type Registry } from 'prom-client'
-import { RpcMetrics, childCache, createMetricsRegistry } from '@sluice/protocol/admin'
+import { RpcMetrics, childCache, createMetricsRegistry } from '@sluice/server-kit'
 import type { ConsumerLagReader } from './consumer-lag.js'
 
 /** What the scrape-time gauges read; every getter may return undefined (not started, standby, stopped). */

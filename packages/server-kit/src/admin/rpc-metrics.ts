@@ -12,7 +12,7 @@
  * request costs two `performance.now()` calls and two increments, with no label strings built.
  */
 import { Counter, Histogram, type Registry } from 'prom-client'
-import { SluiceError } from '../errors.js'
+import { SluiceError } from '@sluice/protocol'
 
 /** Seconds; from sub-millisecond metadata reads to long-polls and rebalances waiting for members. */
 export const RPC_DURATION_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]

@@ -5,7 +5,7 @@
  * stream lives as long as the broker, so a per-call latency would say nothing.
  */
 import type * as grpc from '@grpc/grpc-js'
-import { fromGrpcError } from '../grpc-status.js'
+import { fromGrpcError } from '@sluice/protocol'
 import type { RpcMetrics } from './rpc-metrics.js'
 
 export function instrumentService (rpc: RpcMetrics | undefined, serviceName: string, service: grpc.ServiceDefinition,

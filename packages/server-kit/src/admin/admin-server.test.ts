@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Counter, Registry } from 'prom-client'
+import { SluiceError } from '@sluice/protocol'
 import { startAdminServer, type AdminServer, type Readiness } from './admin-server.js'
 import { createMetricsRegistry } from './registry.js'
 import { RpcMetrics } from './rpc-metrics.js'
-import { SluiceError } from '../errors.js'
 
 const servers: AdminServer[] = []
 afterEach(async () => { await Promise.all(servers.splice(0).map(async (s) => await s.close())) })
