@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { ManualClock } from '@sluice/protocol'
 import { LogManager } from './log/log-manager.js'
 import { appendLeader, captureLogger, testConfig } from './log/log-test-env.js'
 import { keyedBatch, makeBatch, makeTempDir } from './log/test-batches.js'
@@ -70,6 +71,28 @@ describe('LogMaintenance', () => {
     expect(compacted.firstDirtyOffset).toBeGreaterThan(0n)
     expect(unknown.logStartOffset).toBe(0n)
     await maintenance.stop()
+  })
+
+  it('on its clock, deletes segments once retention.ms has passed since their largest timestamp, not one ms before', async () => {
+    const dir = await dataDir()
+    const manager = await LogManager.open({ dataDir: dir, logger: captureLogger().logger, fileDeleteDelayMs: 0 })
+    onTestFinished(() => manager.close())
+    const written = 1_700_000_000_000
+    const clock = new ManualClock(written)
+    const log = await manager.getOrCreateLog('timed', 0, testConfig({ retentionMs: 1000, segmentBytes: 300 }))
+    for (let i = 0; i < 6; i++) await appendLeader(log, [makeBatch({ records: 2, valueBytes: 40, timestamp: BigInt(written) })])
+    expect(log.segmentList.length).toBeGreaterThan(1)
+    const maintenance = new LogMaintenance({
+      logManager: manager, logger: captureLogger().logger, clock, intervalMs: 60_000,
+      highWatermark: (t, p) => manager.getLog(t, p)?.logEndOffset,
+    })
+    onTestFinished(() => maintenance.stop())
+    clock.advance(1000)
+    expect((await maintenance.runOnce()).segmentsDeleted).toBe(0)
+    expect(log.logStartOffset).toBe(0n)
+    clock.advance(1)
+    expect((await maintenance.runOnce()).segmentsDeleted).toBeGreaterThan(0)
+    expect(log.logStartOffset).toBe(log.logEndOffset)
   })
 
   it('fsync-mode appends to many partitions of one data dir share group-commit rounds', async () => {

@@ -17,6 +17,7 @@
  * Idle partitions cost a few comparisons per tick: no timer, file handle or buffer of their own.
  */
 import type { Logger } from 'pino'
+import { systemClock, type Clock, type Timer } from '@sluice/protocol'
 import type { LogCleaner, LogStore, PartitionLog } from './log/index.js'
 
 export interface LogMaintenanceOptions {
@@ -32,7 +33,8 @@ export interface LogMaintenanceOptions {
   maxCleaningsPerTick?: number
   /** Offset-map budget of the cleaner (default 16 MiB). */
   cleanerDedupeBufferBytes?: number
-  now?: () => number
+  /** What retention and compaction compare record times against, and the tick timer (default: systemClock). */
+  clock?: Clock
 }
 
 export interface MaintenanceReport {
@@ -48,18 +50,19 @@ interface RetentionMemo { changes: number, hw: bigint, recheckAt: number }
 export class LogMaintenance {
   private readonly intervalMs: number
   private readonly sliceSize: number
-  private readonly now: () => number
+  private readonly clock: Clock
   private readonly cleaner: LogCleaner
   private readonly memo = new WeakMap<PartitionLog, RetentionMemo>()
-  private timer: NodeJS.Timeout | undefined
+  private timer: Timer | undefined
   private running: Promise<MaintenanceReport> | undefined
   private stopped = false
 
   constructor (private readonly options: LogMaintenanceOptions) {
     this.intervalMs = options.intervalMs ?? 300_000
     this.sliceSize = Math.max(1, options.sliceSize ?? 500)
-    this.now = options.now ?? Date.now
-    this.cleaner = options.logManager.createCleaner({ dedupeBufferBytes: options.cleanerDedupeBufferBytes, now: this.now })
+    const clock = options.clock ?? systemClock
+    this.clock = clock
+    this.cleaner = options.logManager.createCleaner({ dedupeBufferBytes: options.cleanerDedupeBufferBytes, now: () => clock.nowMs() })
   }
 
   start (): void {
@@ -70,7 +73,7 @@ export class LogMaintenance {
   /** Stops the timer and waits for a running tick. */
   async stop (): Promise<void> {
     this.stopped = true
-    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer?.cancel()
     this.timer = undefined
     await this.running?.catch(() => undefined)
   }
@@ -82,11 +85,10 @@ export class LogMaintenance {
   }
 
   private arm (): void {
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.runOnce().catch((err: unknown) => { this.options.logger.error({ err }, 'log maintenance tick failed') })
         .finally(() => { if (!this.stopped) this.arm() })
-    }, this.intervalMs)
-    this.timer.unref()
+    }, this.intervalMs).unref()
   }
 
   private async tick (): Promise<MaintenanceReport> {
@@ -129,7 +131,7 @@ export class LogMaintenance {
   }
 
   private async retention (log: PartitionLog, hw: bigint, report: MaintenanceReport): Promise<void> {
-    const now = this.now()
+    const now = this.clock.nowMs()
     const memo = this.memo.get(log)
     if (memo !== undefined && memo.changes === log.changeCount && memo.hw === hw && now < memo.recheckAt) return
     report.logsChecked++

@@ -23,7 +23,7 @@
 import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
 import {
-  GRPC_CHANNEL_OPTIONS, errorNameFromId, fromGrpcError, loadSluiceProto, toBigInt, type wire,
+  GRPC_CHANNEL_OPTIONS, errorNameFromId, fromGrpcError, loadSluiceProto, systemClock, toBigInt, type Clock, type Timer, type wire,
 } from '@sluice/protocol'
 
 export interface MetadataSessionOptions {
@@ -37,6 +37,11 @@ export interface MetadataSessionOptions {
   readonly endpoints: () => readonly string[]
   readonly onUpdate: (update: wire.MetadataUpdate__Output) => Promise<void>
   readonly logger: Logger
+  /**
+   * Times the lease, the heartbeats, the silence watchdog and the reconnect backoff (default:
+   * systemClock). gRPC call deadlines stay on the real clock: the transport enforces them.
+   */
+  readonly clock?: Clock
 }
 
 const BACKOFF_MIN_MS = 100
@@ -63,7 +68,11 @@ export class MetadataSession {
   /** Resolves once registered and the first snapshot is applied. */
   readonly ready: Promise<void> = new Promise((resolve) => { this.readyResolve = resolve })
 
-  constructor (private readonly options: MetadataSessionOptions) {}
+  private readonly clock: Clock
+
+  constructor (private readonly options: MetadataSessionOptions) {
+    this.clock = options.clock ?? systemClock
+  }
 
   /** The current session's broker epoch, undefined while not registered. */
   get brokerEpoch (): bigint | undefined { return this.brokerEpochValue }
@@ -79,7 +88,7 @@ export class MetadataSession {
    * Whether this broker may act as a leader: registered, the session's first snapshot applied,
    * and less than sessionTimeoutMs since the send time of the last acknowledged heartbeat.
    */
-  hasLease (nowMs: number = Date.now()): boolean {
+  hasLease (nowMs: number = this.clock.nowMs()): boolean {
     return this.brokerEpochValue !== undefined && this.snapshotApplied && nowMs - this.leaseStartMs < this.options.sessionTimeoutMs
   }
 
@@ -108,9 +117,9 @@ export class MetadataSession {
     const epoch = this.brokerEpochValue
     if (call === undefined || epoch === undefined) return undefined
     const answer = new Promise<number | undefined>((resolve) => {
-      const timer = setTimeout(() => { this.onShutdownAck = undefined; resolve(undefined) }, timeoutMs)
+      const timer = this.clock.setTimeout(() => { this.onShutdownAck = undefined; resolve(undefined) }, timeoutMs)
       this.onShutdownAck = (ack) => {
-        clearTimeout(timer)
+        timer.cancel()
         this.onShutdownAck = undefined
         if (ack === undefined || ack.error_code !== 0) {
           this.options.logger.warn({ error: ack === undefined ? 'session ended' : errorNameFromId(ack.error_code), message: ack?.error_message }, 'controlled shutdown refused')
@@ -155,8 +164,8 @@ export class MetadataSession {
       index++
       const delayMs = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(attempt, 10)) * (0.5 + Math.random() / 2)
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delayMs)
-        this.wakeBackoff = () => { clearTimeout(timer); resolve() }
+        const timer = this.clock.setTimeout(resolve, delayMs)
+        this.wakeBackoff = () => { timer.cancel(); resolve() }
       })
       this.wakeBackoff = undefined
     }
@@ -173,13 +182,13 @@ export class MetadataSession {
     const generation = ++this.generation
     this.snapshotApplied = false
     this.heartbeatsSentMs = []
-    let registerSentMs = Date.now()
+    let registerSentMs = this.clock.nowMs()
     let registered = false
-    let lastHeardMs = Date.now()
-    let heartbeat: NodeJS.Timeout | undefined
+    let lastHeardMs = this.clock.nowMs()
+    let heartbeat: Timer | undefined
     // The watchdog also covers a service that accepts the stream but never answers.
-    const watchdog = setInterval(() => {
-      if (Date.now() - lastHeardMs > this.options.sessionTimeoutMs) {
+    const watchdog = this.clock.setInterval(() => {
+      if (this.clock.nowMs() - lastHeardMs > this.options.sessionTimeoutMs) {
         log.warn({ endpoint }, 'metadata session timed out')
         call.cancel()
       }
@@ -191,8 +200,8 @@ export class MetadataSession {
       const end = (why: string, err?: unknown): void => {
         if (done) return
         done = true
-        clearInterval(watchdog)
-        clearInterval(heartbeat)
+        watchdog.cancel()
+        heartbeat?.cancel()
         this.brokerEpochValue = undefined
         this.snapshotApplied = false
         this.onShutdownAck?.(undefined)
@@ -204,7 +213,7 @@ export class MetadataSession {
         resolve(registered ? 'registered' : notController ? 'not-controller' : 'failed')
       }
       call.on('data', (msg: wire.BrokerSessionResponse__Output) => {
-        lastHeardMs = Date.now()
+        lastHeardMs = this.clock.nowMs()
         try {
           if (msg.registered != null) {
             registered = true
@@ -213,8 +222,8 @@ export class MetadataSession {
             this.lastBrokerEpochValue = this.brokerEpochValue
             if (msg.registered.cluster_id !== '') this.clusterId = msg.registered.cluster_id
             log.info({ endpoint, brokerEpoch: msg.registered.broker_epoch, clusterId: this.clusterId }, 'registered with the metadata service')
-            clearInterval(heartbeat)
-            heartbeat = setInterval(() => this.sendHeartbeat(call), this.options.heartbeatIntervalMs)
+            heartbeat?.cancel()
+            heartbeat = this.clock.setInterval(() => this.sendHeartbeat(call), this.options.heartbeatIntervalMs)
           } else if (msg.heartbeat_ack != null) {
             const sent = this.heartbeatsSentMs.shift()
             if (sent !== undefined && sent > this.leaseStartMs) this.leaseStartMs = sent
@@ -234,7 +243,7 @@ export class MetadataSession {
       call.on('error', (err) => end('stream error', err))
       call.on('end', () => end('stream ended by the service'))
       call.on('close', () => end('stream closed'))
-      registerSentMs = Date.now()
+      registerSentMs = this.clock.nowMs()
       call.write({
         register: {
           broker_id: this.options.brokerId,
@@ -254,7 +263,7 @@ export class MetadataSession {
     if (epoch === undefined || call !== this.call) return
     try {
       call.write({ heartbeat: { broker_id: this.options.brokerId, broker_epoch: epoch.toString() } })
-      this.heartbeatsSentMs.push(Date.now())
+      this.heartbeatsSentMs.push(this.clock.nowMs())
       // A service that never acknowledges must not grow this list: the watchdog ends the stream
       // long before, but bound it anyway.
       if (this.heartbeatsSentMs.length > 1000) this.heartbeatsSentMs.shift()

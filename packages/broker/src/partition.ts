@@ -21,7 +21,7 @@
  * Event-loop only.
  */
 import assert from 'node:assert/strict'
-import { SluiceError, type BatchSpan, type wire } from '@sluice/protocol'
+import { SluiceError, systemClock, type BatchSpan, type Clock, type wire } from '@sluice/protocol'
 import type { PartitionLog } from './log/index.js'
 import type { PartitionStateView } from './metadata-cache.js'
 import { lastFetchedEpoch } from './replication/divergence.js'
@@ -55,7 +55,8 @@ export interface PartitionOptions {
   /** The HW from the replication-offset-checkpoint; clamped to the log end offset. */
   readonly initialHighWatermark?: bigint
   readonly isrRetryBackoffMs?: number
-  readonly now?: () => number
+  /** Drives the replica-lag decisions and the ISR change retry (default: systemClock). */
+  readonly clock?: Clock
   /** Called whenever the HW changes (any direction), so the checkpointer writes only when needed. */
   readonly onHighWatermarkChange?: () => void
 }
@@ -104,7 +105,8 @@ export class Partition {
     options: PartitionOptions = {},
   ) {
     this.lagMaxMs = options.replicaLagMaxMs ?? 30_000
-    this.now = options.now ?? Date.now
+    const clock = options.clock ?? systemClock
+    this.now = () => clock.nowMs()
     this.onHwChange = options.onHighWatermarkChange
     this.producers = new ProducerStateManager(log)
     const initial = options.initialHighWatermark ?? 0n
@@ -118,6 +120,7 @@ export class Partition {
       onDropped: (reason) => this.event('ISR change dropped', { reason }),
       onSendError: (err) => this.event('AlterPartition failed; will retry', { err }),
       current: () => ({ leaderEpoch: this.leaderEpochValue, partitionEpoch: this.partitionEpoch }),
+      clock,
     })
   }
 

@@ -21,7 +21,7 @@
  */
 import path from 'node:path'
 import type { Logger } from 'pino'
-import type { TopicConfig } from '@sluice/protocol'
+import { systemClock, type Clock, type Timer, type TopicConfig } from '@sluice/protocol'
 import { boundedEach, logConfigFromTopicConfig, type LogStore } from './log/index.js'
 import { partitionKey, type MetadataDelta, type PartitionStateView } from './metadata-cache.js'
 import { Partition, type PartitionHooks } from './partition.js'
@@ -45,6 +45,8 @@ export interface ReplicaManagerOptions {
   readonly initialHighWatermarks?: Map<string, bigint>
   /** Default 5000; 0 disables the checkpoint (tests of other things). */
   readonly highWatermarkCheckpointIntervalMs?: number
+  /** Drives the ISR shrink timer and every replica's lag decisions (default: systemClock). */
+  readonly clock?: Clock
 }
 
 export class ReplicaManager {
@@ -52,16 +54,17 @@ export class ReplicaManager {
   /** Keys of partitions this broker leads that have followers: the only ones the ISR shrink check visits. */
   private readonly leadersWithFollowers = new Set<string>()
   private readonly logger: Logger
-  private readonly shrinkTimer: NodeJS.Timeout
+  private readonly clock: Clock
+  private readonly shrinkTimer: Timer
   /** One replication-offset-checkpoint per data dir, holding the partitions stored there (as Kafka). */
   private readonly checkpointers: HighWatermarkCheckpointer[] = []
   private closed = false
 
   constructor (private readonly options: ReplicaManagerOptions) {
     this.logger = options.logger
+    this.clock = options.clock ?? systemClock
     const lagMs = options.replicaLagMaxMs ?? 30_000
-    this.shrinkTimer = setInterval(() => this.shrinkIsrs(), Math.max(5, Math.floor(lagMs / 2)))
-    this.shrinkTimer.unref()
+    this.shrinkTimer = this.clock.setInterval(() => this.shrinkIsrs(), Math.max(5, Math.floor(lagMs / 2))).unref()
     const interval = options.highWatermarkCheckpointIntervalMs ?? 5000
     if (interval > 0) {
       const dirs = options.logManager.dataDirs
@@ -128,7 +131,7 @@ export class ReplicaManager {
    */
   async close (): Promise<void> {
     this.closed = true
-    clearInterval(this.shrinkTimer)
+    this.shrinkTimer.cancel()
     await this.options.fetchers?.stop()
     const all = [...this.partitions.values()]
     await Promise.all(all.map((p) => p.close()))
@@ -164,7 +167,7 @@ export class ReplicaManager {
       const initialHighWatermark = this.options.initialHighWatermarks?.get(key)
       this.options.initialHighWatermarks?.delete(key) // only the first incarnation may use it
       replica = new Partition(state.topic, state.partition, key, log, this.options.brokerId, this.options.hooks, {
-        replicaLagMaxMs: this.options.replicaLagMaxMs, initialHighWatermark,
+        replicaLagMaxMs: this.options.replicaLagMaxMs, initialHighWatermark, clock: this.clock,
         onHighWatermarkChange: () => this.markCheckpointDirty(),
       })
       this.partitions.set(key, replica)

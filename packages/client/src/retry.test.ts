@@ -1,8 +1,11 @@
-import { SluiceError } from '@sluice/protocol'
+import { ManualClock, SluiceError } from '@sluice/protocol'
 import { describe, expect, it } from 'vitest'
 import { backoffMs, withRetry } from './retry.js'
 
 const fast = { retries: 4, initialBackoffMs: 1, maxBackoffMs: 4, factor: 2 }
+
+/** Lets pending promise callbacks run (one macrotask turn), so a retry loop reaches its next wait. */
+const settle = async (): Promise<void> => { await new Promise<void>((resolve) => setImmediate(resolve)) }
 
 describe('withRetry', () => {
   it('retries retriable errors until success', async () => {
@@ -62,21 +65,46 @@ describe('withRetry', () => {
   })
 
   it('gives up when the next backoff would pass the deadline', async () => {
-    let clock = 0
+    const clock = new ManualClock()
     let calls = 0
-    const err = await withRetry(async () => {
+    const p = withRetry(async () => {
       calls++
-      clock += 40 // each attempt "takes" 40 ms of the fake clock
+      clock.advance(40) // each attempt "takes" 40 ms of the clock
       throw new SluiceError('REQUEST_TIMED_OUT')
     }, {
       retry: { retries: 100, initialBackoffMs: 1, maxBackoffMs: 1, factor: 1 },
       deadlineMs: 100,
-      now: () => clock,
-    }).catch((e: unknown) => e) as SluiceError
+      clock,
+    }).catch((e: unknown) => e)
+    while (calls < 3) { await settle(); clock.advance(1) } // each 1 ms backoff
+    const err = await p as SluiceError
     expect(calls).toBe(3)
     expect(err.code).toBe('REQUEST_TIMED_OUT')
     expect(err.message).toContain('deadline of 100 ms reached')
     expect(err.details.attempts).toHaveLength(3)
+  })
+
+  it('waits each backoff on its clock: the next attempt starts when the backoff has passed, not one ms before', async () => {
+    const clock = new ManualClock()
+    const startedAt: number[] = []
+    const p = withRetry(async (attempt) => {
+      startedAt.push(clock.nowMs())
+      if (attempt < 3) throw new SluiceError('NETWORK_EXCEPTION')
+      return 'ok'
+    }, { retry: { retries: 5, initialBackoffMs: 100, maxBackoffMs: 1000, factor: 2 }, random: () => 1, clock })
+    await settle()
+    clock.advance(99)
+    await settle()
+    expect(startedAt).toEqual([0])
+    clock.advance(1)
+    await settle()
+    expect(startedAt).toEqual([0, 100])
+    clock.advance(199)
+    await settle()
+    expect(startedAt).toEqual([0, 100])
+    clock.advance(1)
+    expect(await p).toBe('ok')
+    expect(startedAt).toEqual([0, 100, 300])
   })
 
   it('is aborted during a backoff with the signal reason', async () => {

@@ -10,7 +10,7 @@
  * - when more than one attempt was made, the final error keeps the last error's code and lists
  *   every attempt's error in `details.attempts` (the last one is also its `cause`).
  */
-import { SluiceError } from '@sluice/protocol'
+import { SluiceError, systemClock, type Clock } from '@sluice/protocol'
 import type { RetryOptions } from './options.js'
 
 export interface RetryCallOptions {
@@ -24,8 +24,8 @@ export interface RetryCallOptions {
   onRetry?: (err: SluiceError, attempt: number, delayMs: number) => void | Promise<void>
   /** @internal visible for testing */
   random?: () => number
-  /** @internal visible for testing */
-  now?: () => number
+  /** Times the deadline and the backoffs (default: systemClock). @internal visible for testing */
+  clock?: Clock
 }
 
 export function isRetriable (err: unknown): err is SluiceError {
@@ -38,20 +38,9 @@ export function backoffMs (options: RetryOptions, retry: number, random: () => n
   return Math.round(base / 2 + random() * base / 2)
 }
 
-/** Sleeps `ms`, rejecting with the signal's reason if it aborts first. */
+/** Sleeps `ms` on the system clock, rejecting with the signal's reason if it aborts first. */
 export async function sleep (ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted === true) throw abortReason(signal)
-  await new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(abortReason(signal!))
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
+  await systemClock.sleep(ms, signal)
 }
 
 function abortReason (signal: AbortSignal): unknown {
@@ -60,7 +49,8 @@ function abortReason (signal: AbortSignal): unknown {
 
 /** Runs `fn` until it succeeds, fails for good, runs out of attempts or time, or is aborted. */
 export async function withRetry<T> (fn: (attempt: number) => Promise<T>, options: RetryCallOptions): Promise<T> {
-  const now = options.now ?? Date.now
+  const clock = options.clock ?? systemClock
+  const now = (): number => clock.nowMs()
   const random = options.random ?? Math.random
   const started = now()
   const errors: unknown[] = []
@@ -78,7 +68,7 @@ export async function withRetry<T> (fn: (attempt: number) => Promise<T>, options
         throw finalError(errors, options.operation, `deadline of ${options.deadlineMs} ms reached`)
       }
       await options.onRetry?.(err, attempt, delay)
-      await sleep(delay, options.signal)
+      await clock.sleep(delay, options.signal)
     }
   }
 }

@@ -54,7 +54,7 @@ export async function planRetention (segments: readonly Segment[], config: LogCo
     let reason: RetentionReason | undefined
     if (next !== undefined && next.baseOffset <= inputs.logStartOffset) reason = 'log-start-offset'
     if (reason === undefined && byTime) {
-      const largest = await largestTimestamp(seg)
+      const largest = await largestTimestamp(seg, inputs.now)
       if (inputs.now - largest > config.retentionMs) reason = 'retention.ms'
       else recheckAt = largest + config.retentionMs + 1
     }
@@ -66,13 +66,16 @@ export async function planRetention (segments: readonly Segment[], config: LogCo
   return { count: reasons.length, reasons, rollActive: reasons.length === n, recheckAt }
 }
 
-/** The segment's largest record timestamp, or its file's mtime when no batch carries one (Kafka). */
-async function largestTimestamp (seg: Segment): Promise<number> {
+/**
+ * The segment's largest record timestamp, or its file's mtime when no batch carries one (Kafka);
+ * `now` when even that is unreadable (the segment then counts as written just now).
+ */
+async function largestTimestamp (seg: Segment, now: number): Promise<number> {
   const ts = await seg.maxTimestamp()
   if (ts >= 0n) return Number(ts)
   try {
     return (await fs.stat(seg.paths.log)).mtimeMs
   } catch {
-    return Date.now()
+    return now
   }
 }

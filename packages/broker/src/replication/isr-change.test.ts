@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { errorId, type wire } from '@sluice/protocol'
+import { ManualClock, errorId, type wire } from '@sluice/protocol'
 import { PendingIsrChange, type IsrChangeRequest } from './isr-change.js'
 
 function harness () {
@@ -7,6 +7,7 @@ function harness () {
   const answers: Array<(r: wire.AlterPartitionResponse__Output | Error) => void> = []
   const events: string[] = []
   const current = { leaderEpoch: 3, partitionEpoch: 7 }
+  const clock = new ManualClock()
   const change = new PendingIsrChange({
     send: async (req) => {
       sent.push(req)
@@ -19,11 +20,12 @@ function harness () {
     onDropped: () => events.push('dropped'),
     onSendError: () => events.push('send error'),
     current: () => current,
+    clock,
   })
   const state = (isr: number[], leaderEpoch = 3, partitionEpoch = 8): wire.PartitionState__Output =>
     ({ topic: 't', partition: 0, leader: 1, leader_epoch: leaderEpoch, replicas: [1, 2, 3], isr, controller_epoch: 1, partition_epoch: partitionEpoch, topic_id: '' })
   const tick = async (): Promise<void> => { for (let i = 0; i < 5; i++) await Promise.resolve() }
-  return { change, sent, answers, events, state, tick, current }
+  return { change, sent, answers, events, state, tick, current, clock }
 }
 
 describe('PendingIsrChange', () => {
@@ -45,7 +47,9 @@ describe('PendingIsrChange', () => {
     h.answers.shift()!(new Error('unavailable'))
     await h.tick()
     expect(h.change.maximal([1, 2])).toEqual([1, 2, 3]) // it may have been committed
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    h.clock.advance(4) // the retry waits the whole backoff (5 ms)
+    expect(h.sent).toHaveLength(1)
+    h.clock.advance(1)
     expect(h.sent).toHaveLength(2)
     h.answers.shift()!({ error_code: errorId('FENCED_LEADER_EPOCH'), error_message: 'stale' })
     await h.tick()

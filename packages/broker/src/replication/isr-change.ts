@@ -13,7 +13,7 @@
  * Any other outcome (transport error, stale broker epoch, fenced epoch) keeps the proposal and
  * re-sends it after a backoff; a newer state from the controller ends that loop.
  */
-import { errorId, type wire } from '@sluice/protocol'
+import { errorId, systemClock, type Clock, type Timer, type wire } from '@sluice/protocol'
 
 export interface IsrChangeRequest {
   readonly newIsr: readonly number[]
@@ -33,6 +33,8 @@ export interface PendingIsrChangeOptions {
   readonly onSendError: (err: unknown) => void
   /** The partition's current leader and partition epochs (a failed answer checks them). */
   readonly current: () => { leaderEpoch: number, partitionEpoch: number }
+  /** Times the retry backoff (default: systemClock). */
+  readonly clock?: Clock
 }
 
 interface Proposal {
@@ -46,9 +48,12 @@ const REJECTED = new Set([errorId('INVALID_REQUEST'), errorId('INELIGIBLE_REPLIC
 
 export class PendingIsrChange {
   private proposal: Proposal | undefined
-  private retryTimer: NodeJS.Timeout | undefined
+  private retryTimer: Timer | undefined
+  private readonly clock: Clock
 
-  constructor (private readonly options: PendingIsrChangeOptions) {}
+  constructor (private readonly options: PendingIsrChangeOptions) {
+    this.clock = options.clock ?? systemClock
+  }
 
   get active (): boolean { return this.proposal !== undefined }
 
@@ -78,7 +83,7 @@ export class PendingIsrChange {
   /** Leadership ended or the replica closed: forget the proposal (its answer is ignored). */
   cancel (): void {
     this.proposal = undefined
-    clearTimeout(this.retryTimer)
+    this.retryTimer?.cancel()
     this.retryTimer = undefined
   }
 
@@ -121,11 +126,10 @@ export class PendingIsrChange {
   }
 
   private scheduleRetry (): void {
-    clearTimeout(this.retryTimer)
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer?.cancel()
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined
       this.attempt()
-    }, this.options.retryBackoffMs)
-    this.retryTimer.unref()
+    }, this.options.retryBackoffMs).unref()
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ManualClock } from '@sluice/protocol'
 import { BATCH_OVERHEAD_BYTES, RecordAccumulator, type DrainOptions } from './accumulator.js'
 
 const rec = (n: number): { value: Buffer } => ({ value: Buffer.alloc(n) })
@@ -23,16 +24,16 @@ function drainOpts (over: Partial<DrainOptions> = {}): DrainOptions {
 
 describe('RecordAccumulator', () => {
   it('holds a batch until lingerMs has passed', () => {
-    let now = 1000
-    const acc = new RecordAccumulator({ batchBytes: 10_000, lingerMs: 5, now: () => now })
+    const clock = new ManualClock(1000)
+    const acc = new RecordAccumulator({ batchBytes: 10_000, lingerMs: 5, clock })
     append(acc, 't', 0, rec(10), 30)
     append(acc, 't', 0, rec(10), 30)
     let d = acc.drain(drainOpts())
     expect(d.byBroker.size).toBe(0)
     expect(d.nextReadyMs).toBe(1005)
-    now = 1004
+    clock.advance(4)
     expect(acc.drain(drainOpts()).byBroker.size).toBe(0)
-    now = 1005
+    clock.advance(1)
     d = acc.drain(drainOpts())
     const batches = d.byBroker.get(0)!
     expect(batches).toHaveLength(1)
@@ -41,8 +42,7 @@ describe('RecordAccumulator', () => {
   })
 
   it('closes a batch at batchBytes and sends it without waiting for linger', () => {
-    const now = 0
-    const acc = new RecordAccumulator({ batchBytes: BATCH_OVERHEAD_BYTES + 100, lingerMs: 60_000, now: () => now })
+    const acc = new RecordAccumulator({ batchBytes: BATCH_OVERHEAD_BYTES + 100, lingerMs: 60_000, clock: new ManualClock() })
     const a = append(acc, 't', 0, rec(1), 50)
     expect(a.newBatch).toBe(true)
     expect(a.full).toBe(false)
@@ -61,7 +61,7 @@ describe('RecordAccumulator', () => {
   })
 
   it('starts a new batch when the next record would overflow the current one', () => {
-    const acc = new RecordAccumulator({ batchBytes: BATCH_OVERHEAD_BYTES + 100, lingerMs: 0, now: () => 0 })
+    const acc = new RecordAccumulator({ batchBytes: BATCH_OVERHEAD_BYTES + 100, lingerMs: 0, clock: new ManualClock() })
     const a = append(acc, 't', 0, rec(1), 60)
     const b = append(acc, 't', 0, rec(1), 60)
     expect(b.batch).not.toBe(a.batch)
@@ -73,7 +73,7 @@ describe('RecordAccumulator', () => {
   })
 
   it('batches per partition and groups ready batches into one request per broker', () => {
-    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, now: () => 0 })
+    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, clock: new ManualClock() })
     for (let p = 0; p < 6; p++) for (let i = 0; i < 3; i++) append(acc, 't', p, rec(5), 30)
     append(acc, 'u', 1, rec(5), 30)
     const d = acc.drain(drainOpts())
@@ -85,7 +85,7 @@ describe('RecordAccumulator', () => {
   })
 
   it('skips muted partitions, brokers without a free slot, and unknown leaders', () => {
-    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, now: () => 0 })
+    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, clock: new ManualClock() })
     for (let p = 0; p < 4; p++) append(acc, 't', p, rec(5), 30)
     const d = acc.drain(drainOpts({
       muted: new Set(['t\u00000']),
@@ -99,7 +99,7 @@ describe('RecordAccumulator', () => {
   })
 
   it('stops adding to a request at maxRequestBytes (but always sends one batch)', () => {
-    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, now: () => 0 })
+    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, clock: new ManualClock() })
     for (let p = 0; p < 3; p++) append(acc, 't', p * 2, rec(5), 1000)
     const d = acc.drain(drainOpts({ maxRequestBytes: 1500 }))
     expect(d.byBroker.get(0)).toHaveLength(1)
@@ -107,28 +107,28 @@ describe('RecordAccumulator', () => {
   })
 
   it('sends everything on flush, honours retry backoff, and keeps retried batches first', () => {
-    let now = 0
-    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 60_000, now: () => now })
+    const clock = new ManualClock()
+    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 60_000, clock })
     append(acc, 't', 0, rec(5), 30)
     const first = acc.drain(drainOpts({ flush: true })).byBroker.get(0)![0]!
     append(acc, 't', 0, rec(5), 30) // a later batch for the same partition
     first.retryAtMs = 50
     acc.reenqueue(first)
     expect(acc.drain(drainOpts({ flush: true })).byBroker.size).toBe(0)
-    now = 50
+    clock.advance(50)
     const again = acc.drain(drainOpts({ flush: true })).byBroker.get(0)!
     expect(again).toEqual([first])
   })
 
   it('expires batches older than the delivery timeout and tracks buffered bytes', () => {
-    let now = 0
-    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 60_000, now: () => now })
+    const clock = new ManualClock()
+    const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 60_000, clock })
     append(acc, 't', 0, rec(5), 30)
     append(acc, 't', 1, rec(5), 40)
     expect(acc.bufferedBytes).toBe(70)
-    now = 99
+    clock.advance(99)
     expect(acc.expire(100)).toHaveLength(0)
-    now = 100
+    clock.advance(1)
     const expired = acc.expire(100)
     expect(expired.map((b) => b.partition).sort()).toEqual([0, 1])
     for (const b of expired) acc.release(b)

@@ -16,7 +16,7 @@
  * hasOpenBatch) does a Map lookup by topic name and an array index, and builds no string.
  * Single-threaded: called only from the event loop.
  */
-import type { RecordInput } from '@sluice/protocol'
+import { systemClock, type Clock, type RecordInput } from '@sluice/protocol'
 import { ProducerBatch } from './producer-batch.js'
 
 export const BATCH_OVERHEAD_BYTES = 61
@@ -24,7 +24,8 @@ export const BATCH_OVERHEAD_BYTES = 61
 export interface AccumulatorOptions {
   batchBytes: number
   lingerMs: number
-  now?: () => number
+  /** What linger, retry backoff and delivery timeouts are measured on (default: systemClock). */
+  clock?: Clock
 }
 
 export interface DrainOptions {
@@ -57,7 +58,7 @@ export class RecordAccumulator {
   /** Batches in all queues (for isEmpty without a scan). */
   private queuedCount = 0
   private rotation = 0
-  private readonly now: () => number
+  private readonly clock: Clock
   /** Bytes of records appended and not yet completed (acknowledged or failed). */
   bufferedBytes = 0
   /** The queue add() used last (queues are never replaced, so this stays valid). */
@@ -66,7 +67,7 @@ export class RecordAccumulator {
   private lastPartition = -1
 
   constructor (private readonly options: AccumulatorOptions) {
-    this.now = options.now ?? Date.now
+    this.clock = options.clock ?? systemClock
   }
 
   /**
@@ -86,7 +87,7 @@ export class RecordAccumulator {
     let batch = q[q.length - 1]
     if (batch === undefined || batch.closed || batch.sizeBytes + sizeBytes > this.options.batchBytes) {
       if (batch !== undefined) batch.closed = true
-      batch = new ProducerBatch(topic, partition, this.now())
+      batch = new ProducerBatch(topic, partition, this.clock.nowMs())
       batch.sizeBytes = BATCH_OVERHEAD_BYTES
       q.push(batch)
       this.queuedCount++
@@ -107,7 +108,7 @@ export class RecordAccumulator {
 
   /** Takes the ready head batches, grouped by leader broker. */
   drain (o: DrainOptions): DrainResult {
-    const now = this.now()
+    const now = this.clock.nowMs()
     const byBroker = new Map<number, ProducerBatch[]>()
     const requestBytes = new Map<number, number>()
     let nextReadyMs: number | undefined
@@ -176,7 +177,7 @@ export class RecordAccumulator {
   expire (deliveryTimeoutMs: number): ProducerBatch[] {
     const expired: ProducerBatch[] = []
     if (this.queuedCount === 0) return expired
-    const now = this.now()
+    const now = this.clock.nowMs()
     for (const tq of this.queues.values()) {
       for (const q of tq) {
         if (q === undefined) continue

@@ -20,7 +20,7 @@
  * failed batch is retried, and a final failure of a sequenced batch fails the rest of its
  * partition's sequence and resets it.
  */
-import { SluiceError, encodeRecordBatch, toBigInt, type CompressionType, type wire } from '@sluice/protocol'
+import { SluiceError, encodeRecordBatch, systemClock, toBigInt, type Clock, type CompressionType, type Timer, type wire } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
 import type { ConnectionPool } from '../network/connection-pool.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
@@ -44,6 +44,8 @@ export interface SenderOptions {
   retry: RetryOptions
   /** Set for idempotent producers. */
   idempotence?: IdempotenceManager
+  /** Times linger wake-ups, backoffs and delivery timeouts; the accumulator's clock (default: systemClock). */
+  clock?: Clock
 }
 
 type ProduceStream = RequestStream<wire.ProduceRequest, wire.ProduceResponse__Output>
@@ -55,11 +57,12 @@ export class Sender {
   private readonly muted = new Set<string>()
   private readonly inFlight = new Set<ProducerBatch>()
   private scheduled = false
-  private timer: NodeJS.Timeout | undefined
+  private timer: Timer | undefined
   private timerAtMs = Infinity
   private flushes = 0
   private closed = false
   private readonly idem: IdempotenceManager | undefined
+  private readonly clock: Clock
   private static readonly NONE_MUTED: ReadonlySet<string> = new Set()
   /** Called whenever batches complete, so blocked send() calls can recheck buffer space. */
   onBatchDone: () => void = () => {}
@@ -68,6 +71,7 @@ export class Sender {
     private readonly pool: ConnectionPool, private readonly options: SenderOptions,
     private readonly log: Logger) {
     this.idem = options.idempotence
+    this.clock = options.clock ?? systemClock
   }
 
   /** Runs a round soon (coalesced). */
@@ -96,7 +100,7 @@ export class Sender {
   /** Stops the sender: queued and in-flight batches fail with `err`, streams are closed. */
   close (err: SluiceError): void {
     this.closed = true
-    clearTimeout(this.timer)
+    this.timer?.cancel()
     for (const b of [...this.acc.queued(), ...this.inFlight]) this.finish(b, err)
     for (const { stream } of this.streams.values()) stream.close()
     this.streams.clear()
@@ -108,7 +112,7 @@ export class Sender {
       this.roundUnsafe()
     } catch (err) { // never let a bug escape into a timer callback and kill the process
       this.log.error({ err }, 'producer send round failed')
-      this.schedule(Date.now() + this.options.retry.initialBackoffMs)
+      this.schedule(this.clock.nowMs() + this.options.retry.initialBackoffMs)
     }
   }
 
@@ -140,22 +144,22 @@ export class Sender {
     if (unknownLeader) {
       this.cache.refresh().then(() => { this.wakeup() }, (err: unknown) => {
         this.log.debug({ err }, 'metadata refresh failed')
-        this.schedule(Date.now() + this.options.retry.initialBackoffMs)
+        this.schedule(this.clock.nowMs() + this.options.retry.initialBackoffMs)
       })
     }
     if (nextReadyMs !== undefined) this.schedule(nextReadyMs)
     // Queued batches must still expire even when nothing else wakes us.
-    if (!this.acc.isEmpty) this.schedule(Date.now() + Math.min(this.options.deliveryTimeoutMs, 1000))
+    if (!this.acc.isEmpty) this.schedule(this.clock.nowMs() + Math.min(this.options.deliveryTimeoutMs, 1000))
   }
 
   private schedule (atMs: number): void {
     if (this.closed || atMs >= this.timerAtMs) return
-    clearTimeout(this.timer)
+    this.timer?.cancel()
     this.timerAtMs = atMs
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.timerAtMs = Infinity
       this.round()
-    }, Math.max(0, atMs - Date.now()))
+    }, Math.max(0, atMs - this.clock.nowMs()))
   }
 
   private streamFor (brokerId: number): ProduceStream | undefined {
@@ -274,12 +278,12 @@ export class Sender {
       return
     }
     b.lastError = err
-    if (Date.now() - b.createdMs >= this.options.deliveryTimeoutMs) {
+    if (this.clock.nowMs() - b.createdMs >= this.options.deliveryTimeoutMs) {
       this.failDelivery(b)
       return
     }
     this.log.debug({ err, topic: b.topic, partition: b.partition, attempts: b.attempts }, 'retrying produce')
-    b.retryAtMs = Date.now() + backoffMs(this.options.retry, b.attempts)
+    b.retryAtMs = this.clock.nowMs() + backoffMs(this.options.retry, b.attempts)
     if (err.staleMetadata) this.cache.requestRefresh()
     this.acc.reenqueue(b)
   }

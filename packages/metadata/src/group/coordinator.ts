@@ -10,7 +10,7 @@
  * membership state at once and then writes a tombstone for every committed offset.
  */
 import * as grpc from '@grpc/grpc-js'
-import { SluiceError, errorId, toGrpcError, type ErrorCodeName, type wire } from '@sluice/protocol'
+import { SluiceError, errorId, systemClock, toGrpcError, type Clock, type ErrorCodeName, type Timer, type wire } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import { resolveGroupConfig, type GroupCoordinatorOptions, type ResolvedGroupConfig } from './group-config.js'
 import { GroupManager, groupIdProblem } from './group-manager.js'
@@ -25,8 +25,8 @@ export interface GroupCoordinatorDeps {
   readonly partitionsOf: (topic: string) => number | undefined
   readonly logger: Logger
   readonly options?: GroupCoordinatorOptions
-  /** Tests: a fake clock, a fixed id generator, an in-memory log. */
-  readonly now?: () => number
+  /** Tests: a ManualClock (default: systemClock), a fixed id generator, an in-memory log. */
+  readonly clock?: Clock
   readonly newMemberId?: (prefix: string) => string
   readonly offsetsLog?: OffsetsLog
 }
@@ -42,15 +42,16 @@ export class GroupCoordinator {
   private readonly offsetsLog: OffsetsLog
   private readonly log: Logger
   private readonly now: () => number
-  private retentionTimer: NodeJS.Timeout | undefined
+  private retentionTimer: Timer | undefined
   private sweepingOffsets = false
 
   constructor (private readonly deps: GroupCoordinatorDeps) {
     this.config = resolveGroupConfig(deps.options)
     this.log = deps.logger
-    this.now = deps.now ?? Date.now
+    const clock = deps.clock ?? systemClock
+    this.now = () => clock.nowMs()
     this.groups = new GroupManager({
-      config: this.config, logger: this.log, now: this.now,
+      config: this.config, logger: this.log, clock,
       ...(deps.newMemberId !== undefined ? { newMemberId: deps.newMemberId } : {}),
     })
     this.offsetsLog = deps.offsetsLog ?? new ClientOffsetsLog({
@@ -63,12 +64,11 @@ export class GroupCoordinator {
     this.offsets = new OffsetManager(this.offsetsLog, this.log)
     this.groups.start()
     this.loading = this.offsets.startLoading({ timeoutMs: LOAD_TIMEOUT_MS, retryMs: LOAD_RETRY_MS })
-    this.retentionTimer = setInterval(() => { void this.expireOffsets() }, this.config.offsetsRetentionCheckIntervalMs)
-    this.retentionTimer.unref()
+    this.retentionTimer = clock.setInterval(() => { void this.expireOffsets() }, this.config.offsetsRetentionCheckIntervalMs).unref()
   }
 
   async stop (): Promise<void> {
-    if (this.retentionTimer !== undefined) clearInterval(this.retentionTimer)
+    this.retentionTimer?.cancel()
     this.retentionTimer = undefined
     this.offsets.stop()
     this.groups.stop()

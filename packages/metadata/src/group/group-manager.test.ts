@@ -1,20 +1,23 @@
 import { describe, expect, it } from 'vitest'
 import { pino } from 'pino'
-import { errorId, errorNameFromId, type wire } from '@sluice/protocol'
+import { ManualClock, errorId, errorNameFromId, type wire } from '@sluice/protocol'
 import { GroupManager } from './group-manager.js'
 import { resolveGroupConfig, type GroupCoordinatorOptions } from './group-config.js'
 
-/** A GroupManager on a fake clock; the test moves time and calls tick() itself. */
-function setup (options: GroupCoordinatorOptions = {}): { mgr: GroupManager, clock: { now: number }, advance: (ms: number) => void } {
-  const clock = { now: 1_000_000 }
+/**
+ * A GroupManager on a ManualClock. Its sweep timer is not started: `advance` moves the clock and
+ * runs one sweep itself, so each step of a test is exactly one tick at the new time.
+ */
+function setup (options: GroupCoordinatorOptions = {}): { mgr: GroupManager, clock: ManualClock, advance: (ms: number) => void } {
+  const clock = new ManualClock(1_000_000)
   let n = 0
   const mgr = new GroupManager({
     config: resolveGroupConfig({ minSessionTimeoutMs: 100, initialRebalanceDelayMs: 0, ...options }),
     logger: pino({ level: 'silent' }),
-    now: () => clock.now,
+    clock,
     newMemberId: (prefix) => `${prefix}-${++n}`,
   })
-  const advance = (ms: number): void => { clock.now += ms; mgr.tick() }
+  const advance = (ms: number): void => { clock.advance(ms); mgr.tick() }
   return { mgr, clock, advance }
 }
 
@@ -144,6 +147,23 @@ describe('group state machine (fake clock)', () => {
     expect(rb.generation_id).toBe(generation + 1)
     expect((ra.leader === a ? ra : rb).members.map((m) => m.member_id).sort()).toEqual([a, b].sort())
     expect(hb(mgr, a, generation)).toBe('ILLEGAL_GENERATION')
+  })
+
+  it('the sweep timer removes a member exactly when its session timeout has passed since its last heartbeat, not one ms before', async () => {
+    const { mgr, clock } = setup({ sweepIntervalMs: 1 })
+    mgr.start()
+    const first = await mgr.join(joinReq({ client: 'solo', session: 1000 }), 'peer')
+    const joined = await mgr.join(joinReq({ client: 'solo', session: 1000, memberId: first.member_id }), 'peer')
+    expect(code(await mgr.sync(syncReq(joined.member_id, joined.generation_id, { [joined.member_id]: 'all' })))).toBe('NONE')
+    clock.advance(400)
+    expect(hb(mgr, joined.member_id, joined.generation_id)).toBe('NONE')
+    clock.advance(999) // the sweep runs every ms on the way
+    expect(mgr.get('g')!.members.has(joined.member_id)).toBe(true)
+    clock.advance(1)
+    expect(mgr.get('g')!.members.has(joined.member_id)).toBe(false)
+    expect(mgr.get('g')!.state).toBe('Empty')
+    mgr.stop()
+    expect(clock.pendingTimers).toBe(0)
   })
 
   it('a member that does not rejoin within the rebalance timeout is dropped', async () => {

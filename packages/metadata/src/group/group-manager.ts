@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { decodeAssignment } from '@sluice/client/internal'
-import { SluiceError, errorId, type ErrorCodeName, type wire } from '@sluice/protocol'
+import { SluiceError, errorId, systemClock, type Clock, type ErrorCodeName, type Timer, type wire } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import { ConsumerGroup } from './group.js'
 import { joinError, syncError, type GroupState, type JoinInput, type Protocol } from './group-member.js'
@@ -21,7 +21,8 @@ const MAX_PROTOCOL_BYTES = 4 * 1024 * 1024
 export interface GroupManagerOptions {
   readonly config: ResolvedGroupConfig
   readonly logger: Logger
-  readonly now?: () => number
+  /** Times the sweep and every liveness deadline (default: systemClock). */
+  readonly clock?: Clock
   readonly newMemberId?: (prefix: string) => string
 }
 
@@ -36,29 +37,28 @@ export class GroupManager {
   readonly groups = new Map<string, ConsumerGroup>()
   /** Group lifecycle events ("preparing rebalance", ...), for metrics; set by the owner. */
   onGroupEvent: ((groupId: string, event: string) => void) | undefined
-  readonly now: () => number
+  private readonly clock: Clock
   private readonly newMemberId: (prefix: string) => string
-  private sweeper: NodeJS.Timeout | undefined
+  private sweeper: Timer | undefined
 
   constructor (private readonly options: GroupManagerOptions) {
-    this.now = options.now ?? Date.now
+    this.clock = options.clock ?? systemClock
     this.newMemberId = options.newMemberId ?? ((prefix) => `${prefix}-${randomUUID()}`)
   }
 
   start (): void {
-    this.sweeper ??= setInterval(() => { this.tick() }, this.options.config.sweepIntervalMs)
-    this.sweeper.unref()
+    this.sweeper ??= this.clock.setInterval(() => { this.tick() }, this.options.config.sweepIntervalMs).unref()
   }
 
   /** Stops the sweep and answers every waiting JoinGroup/SyncGroup with COORDINATOR_NOT_AVAILABLE. */
   stop (): void {
-    if (this.sweeper !== undefined) clearInterval(this.sweeper)
+    this.sweeper?.cancel()
     this.sweeper = undefined
     for (const g of this.groups.values()) g.kill('COORDINATOR_NOT_AVAILABLE', 'the group coordinator is shutting down')
     this.groups.clear()
   }
 
-  tick (now = this.now()): void {
+  tick (now = this.clock.nowMs()): void {
     for (const g of this.groups.values()) {
       try {
         g.tick(now)
@@ -115,7 +115,7 @@ export class GroupManager {
       protocolType: req.protocol_type,
       protocols,
     }
-    const res = await group.join(input, this.now())
+    const res = await group.join(input, this.clock.nowMs())
     this.dropIfUnused(group)
     return res
   }
@@ -130,7 +130,7 @@ export class GroupManager {
     return await group.sync({
       memberId: req.member_id, groupInstanceId: req.group_instance_id, generationId: req.generation_id,
       protocolType: req.protocol_type, protocolName: req.protocol_name, assignments,
-    }, this.now())
+    }, this.clock.nowMs())
   }
 
   heartbeat (req: wire.HeartbeatRequest__Output): wire.HeartbeatResponse__Output {
@@ -138,7 +138,7 @@ export class GroupManager {
     if (idProblem !== undefined) return { error_code: errorId('INVALID_GROUP_ID'), error_message: idProblem }
     const group = this.groups.get(req.group_id)
     if (group === undefined) return { error_code: errorId('UNKNOWN_MEMBER_ID'), error_message: `group ${req.group_id} has no members; rejoin` }
-    const code = group.heartbeat(req.member_id, req.group_instance_id, req.generation_id, this.now())
+    const code = group.heartbeat(req.member_id, req.group_instance_id, req.generation_id, this.clock.nowMs())
     return { error_code: errorId(code), error_message: code === 'NONE' ? '' : heartbeatMessage(code, req) }
   }
 
@@ -148,7 +148,7 @@ export class GroupManager {
     if (req.members.length === 0) return { error_code: errorId('INVALID_REQUEST'), error_message: 'no members to remove', members: [] }
     const group = this.groups.get(req.group_id)
     if (group === undefined) return { error_code: errorId('GROUP_ID_NOT_FOUND'), error_message: `group ${req.group_id} does not exist`, members: [] }
-    const codes = group.leave(req.members.map((m) => ({ memberId: m.member_id, groupInstanceId: m.group_instance_id })), this.now())
+    const codes = group.leave(req.members.map((m) => ({ memberId: m.member_id, groupInstanceId: m.group_instance_id })), this.clock.nowMs())
     for (const [i, m] of req.members.entries()) {
       if (codes[i] === 'NONE') this.options.logger.info({ groupId: req.group_id, memberId: m.member_id, instanceId: m.group_instance_id, reason: m.reason }, 'member left')
     }
@@ -165,7 +165,7 @@ export class GroupManager {
   /** Whether this commit's sender may commit for the group (undefined = yes). */
   checkCommit (groupId: string, memberId: string, instanceId: string, generationId: number): ErrorCodeName | undefined {
     const group = this.groups.get(groupId)
-    if (group !== undefined) return group.checkCommit(memberId, instanceId, generationId, this.now())
+    if (group !== undefined) return group.checkCommit(memberId, instanceId, generationId, this.clock.nowMs())
     // No membership here: only an admin commit (generation < 0, no member) may write. A member
     // of a generation this coordinator never saw (e.g. before a restart) must rejoin first.
     return generationId < 0 && memberId === '' && instanceId === '' ? undefined : 'UNKNOWN_MEMBER_ID'
@@ -203,7 +203,7 @@ export class GroupManager {
       initialRebalanceDelayMs: this.options.config.initialRebalanceDelayMs,
       newMemberId: this.newMemberId,
       onEvent: (id, event, details) => { this.onGroupEvent?.(id, event); log.info({ groupId: id, ...details }, event) },
-    }, this.now())
+    }, this.clock.nowMs())
     this.groups.set(groupId, g)
     return g
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import fc from 'fast-check'
-import { SluiceError } from '@sluice/protocol'
+import { ManualClock, SluiceError } from '@sluice/protocol'
 import { EmbeddedStore, JOURNAL_FILE, type EmbeddedStoreOptions } from './embedded-store.js'
 import { SNAPSHOT_FILE } from './snapshot.js'
 import { mkdirp } from './metadata-store.js'
@@ -57,8 +57,8 @@ describe('EmbeddedStore contract', () => {
   })
 
   it('expires sessions that miss their touches and keeps touched ones', async () => {
-    let clock = 0
-    const s = await openStore(await tempDir(), { now: () => clock })
+    const clock = new ManualClock()
+    const s = await openStore(await tempDir(), { clock })
     await s.create('/e', b(''))
     const expired: string[] = []
     const lazy = await s.createSession(100, (id) => expired.push(id))
@@ -66,7 +66,7 @@ describe('EmbeddedStore contract', () => {
     await s.create('/e/lazy', b(''), { mode: 'ephemeral', sessionId: lazy })
     await s.create('/e/busy', b(''), { mode: 'ephemeral', sessionId: busy })
     for (let i = 0; i < 5; i++) {
-      clock += 60
+      clock.advance(60) // the sweep timer runs on the clock too
       await s.touchSession(busy)
       await s.sweepNow()
     }
@@ -74,6 +74,24 @@ describe('EmbeddedStore contract', () => {
     expect(expired).toEqual([lazy])
     expect(await s.children('/e')).toEqual(['busy'])
     expect(await codeOf(s.touchSession(lazy))).toBe('META_SESSION_EXPIRED')
+  })
+
+  it('a session lapses when its timeout has passed since the last touch, not one ms before', async () => {
+    const clock = new ManualClock()
+    const s = await openStore(await tempDir(), { clock })
+    const expired: string[] = []
+    const sid = await s.createSession(1000, (id) => expired.push(id))
+    await s.create('/held', b(''), { mode: 'ephemeral', sessionId: sid })
+    clock.advance(400)
+    await s.touchSession(sid)
+    clock.advance(1000) // the sweep timer fires every 250 ms on the way; the last touch was 1000 ms ago
+    await s.sweepNow()
+    expect(expired).toEqual([])
+    expect(await s.exists('/held')).toBeDefined()
+    clock.advance(1)
+    await s.sweepNow()
+    expect(expired).toEqual([sid])
+    expect(await s.exists('/held')).toBeUndefined()
   })
 
   it('expires sessions with its own sweep timer', async () => {

@@ -18,7 +18,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { SluiceError } from '@sluice/protocol'
+import { SluiceError, systemClock, type Clock } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import { pino } from 'pino'
 import { SerialQueue } from '@sluice/server-kit'
@@ -38,8 +38,8 @@ export interface EmbeddedStoreOptions {
   /** Snapshot and truncate the journal after this many entries (default 1000). */
   readonly snapshotEveryEntries?: number
   readonly logger?: Logger
-  /** Monotonic milliseconds; injectable for tests. */
-  readonly now?: () => number
+  /** Times the session leases (default: systemClock). */
+  readonly clock?: Clock
 }
 
 interface Session {
@@ -58,8 +58,8 @@ export class EmbeddedStore implements MetadataStore {
   private zxid = 0
 
   private constructor (private readonly options: EmbeddedStoreOptions, private readonly journal: Journal,
-    private readonly log: Logger, private readonly now: () => number) {
-    this.sessions = new LeaseTable<Session>(now, (id) => {
+    private readonly log: Logger, clock: Clock) {
+    this.sessions = new LeaseTable<Session>(clock, (id) => {
       this.expire(id).catch((e: unknown) => { this.log.error({ err: e, session: id }, 'session expiry failed') })
     })
   }
@@ -69,7 +69,7 @@ export class EmbeddedStore implements MetadataStore {
     const log = options.logger ?? pino({ level: 'silent' })
     const snapshot = await readSnapshot(options.dataDir)
     const { journal, scan } = await Journal.open(join(options.dataDir, JOURNAL_FILE))
-    const store = new EmbeddedStore(options, journal, log, options.now ?? (() => performance.now()))
+    const store = new EmbeddedStore(options, journal, log, options.clock ?? systemClock)
     if (snapshot !== undefined) {
       store.tree.load(snapshot.nodes)
       store.zxid = snapshot.zxid

@@ -6,8 +6,10 @@
  * timeout, between 5 ms and 1 s, and stops when no lease is left.
  *
  * The table only tracks time: what ending a session means (deleting ephemerals, closing a
- * ZooKeeper connection) is the backend's `onLapse`, called at most once per lease.
+ * ZooKeeper connection) is the backend's `onLapse`, called at most once per lease. Leases are
+ * timed on the clock's monotonic reading, so setting the wall clock neither ends nor extends one.
  */
+import type { Clock, Timer } from '@sluice/protocol'
 import type { SessionId } from './metadata-store.js'
 
 export interface Lease<T> {
@@ -18,10 +20,10 @@ export interface Lease<T> {
 
 export class LeaseTable<T> {
   private readonly leases = new Map<SessionId, Lease<T>>()
-  private sweepTimer: NodeJS.Timeout | undefined
+  private sweepTimer: Timer | undefined
   private sweepEveryMs = Infinity
 
-  constructor (private readonly now: () => number, private readonly onLapse: (id: SessionId, lease: Lease<T>) => void) {}
+  constructor (private readonly clock: Clock, private readonly onLapse: (id: SessionId, lease: Lease<T>) => void) {}
 
   get size (): number { return this.leases.size }
 
@@ -32,24 +34,23 @@ export class LeaseTable<T> {
   values (): IterableIterator<Lease<T>> { return this.leases.values() }
 
   add (id: SessionId, timeoutMs: number, value: T): void {
-    this.leases.set(id, { timeoutMs, lastTouchMs: this.now(), value })
+    this.leases.set(id, { timeoutMs, lastTouchMs: this.clock.monotonicMs(), value })
     const every = Math.max(5, Math.min(1000, Math.floor(timeoutMs / 4)))
     if (this.sweepTimer !== undefined && every >= this.sweepEveryMs) return
     this.stopSweep()
     this.sweepEveryMs = every
-    this.sweepTimer = setInterval(() => { this.sweep() }, every)
-    this.sweepTimer.unref()
+    this.sweepTimer = this.clock.setInterval(() => { this.sweep() }, every).unref()
   }
 
   /** True if the lease lapsed (the caller then expires it), else renews it. */
   lapsed (id: SessionId): boolean {
     const lease = this.leases.get(id)
-    return lease === undefined || this.now() - lease.lastTouchMs > lease.timeoutMs
+    return lease === undefined || this.clock.monotonicMs() - lease.lastTouchMs > lease.timeoutMs
   }
 
   renew (id: SessionId): void {
     const lease = this.leases.get(id)
-    if (lease !== undefined) lease.lastTouchMs = this.now()
+    if (lease !== undefined) lease.lastTouchMs = this.clock.monotonicMs()
   }
 
   /** Removes and returns the lease (undefined if it was already gone). */
@@ -62,7 +63,7 @@ export class LeaseTable<T> {
 
   /** The ids whose lease has lapsed now. */
   due (): SessionId[] {
-    const now = this.now()
+    const now = this.clock.monotonicMs()
     return [...this.leases].filter(([, l]) => now - l.lastTouchMs > l.timeoutMs).map(([id]) => id)
   }
 
@@ -72,7 +73,7 @@ export class LeaseTable<T> {
   }
 
   private stopSweep (): void {
-    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer)
+    this.sweepTimer?.cancel()
     this.sweepTimer = undefined
     this.sweepEveryMs = Infinity
   }

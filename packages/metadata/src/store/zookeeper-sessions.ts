@@ -14,7 +14,7 @@
  *   keeps the session and its ephemerals, with nothing to do.
  * onExpired runs at most once per session, never for closeSession or store close.
  */
-import { SluiceError } from '@sluice/protocol'
+import { SluiceError, type Clock } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import type { SessionId } from './metadata-store.js'
 import { LeaseTable } from './session-leases.js'
@@ -30,8 +30,8 @@ export class SessionTable {
   private closed = false
 
   constructor (private readonly connectOptions: Omit<ZkConnectionOptions, 'sessionTimeoutMs' | 'onExpired'>,
-    private readonly log: Logger, now: () => number) {
-    this.sessions = new LeaseTable<Session>(now, (id) => {
+    private readonly log: Logger, clock: Clock) {
+    this.sessions = new LeaseTable<Session>(clock, (id) => {
       this.expire(id, 'lease').catch((e: unknown) => { this.log.error({ err: e, session: id }, 'session expiry failed') })
     })
   }

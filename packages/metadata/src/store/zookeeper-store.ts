@@ -23,7 +23,7 @@
  * - Node data is limited to ZooKeeper's 1 MiB (INVALID_ARGUMENT above it).
  */
 import type { Client, Stat } from 'node-zookeeper-client'
-import { SluiceError } from '@sluice/protocol'
+import { SluiceError, systemClock, type Clock } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import { pino } from 'pino'
 import {
@@ -50,8 +50,8 @@ export interface ZooKeeperStoreOptions {
   /** Runs once if the store's own ZooKeeper session expires; the store is unusable from then on. */
   readonly onSessionExpired?: () => void
   readonly logger?: Logger
-  /** Monotonic milliseconds for session leases; injectable for tests. */
-  readonly now?: () => number
+  /** Times the session leases (default: systemClock). */
+  readonly clock?: Clock
 }
 
 export class ZooKeeperStore implements MetadataStore {
@@ -84,7 +84,7 @@ export class ZooKeeperStore implements MetadataStore {
       onExpired: () => { store?.mainSessionExpired(options.onSessionExpired) },
       onStateChange: (s) => { log.info({ state: s }, 'zookeeper connection state') },
     })
-    store = new ZooKeeperStore(conn, new SessionTable({ ...common, connectString }, log, options.now ?? (() => performance.now())), log)
+    store = new ZooKeeperStore(conn, new SessionTable({ ...common, connectString }, log, options.clock ?? systemClock), log)
     log.info({ connectString, session: conn.sessionId, zkTimeoutMs: conn.negotiatedTimeoutMs }, 'zookeeper metadata store opened')
     return store
   }
