@@ -13,3 +13,7 @@ export { encodeRecordBatch } from './record-batch/record-encoder.js'
 export { decodeRecordBatches } from './record-batch/record-decoder.js'
 export { walkRecordBatches, type RecordSink, type WalkOptions } from './record-batch/record-walker.js'
 export * from './murmur2.js'
+export {
+  encodeSubscription, decodeSubscription, encodeAssignment, decodeAssignment, SUBSCRIPTION_VERSION, ASSIGNMENT_VERSION,
+  type Subscription, type MemberAssignment,
+} from './group/consumer-protocol.js'
