@@ -11,7 +11,8 @@
  *   pnpm orders installs and builds by) has a cycle;
  * - a project declares a server package (broker, metadata) without being one of the layers above
  *   the servers (testkit, test-int, test-e2e, bench). So broker and metadata never depend on
- *   each other, and the SDK never depends on a server, not even for its tests.
+ *   each other, and the SDK never depends on a server, not even for its tests;
+ * - a package's tsconfig.json `references` differ from its workspace dependencies.
  *
  * Import specifiers come from TypeScript's own pre-processor (`ts.preProcessFile`), which finds
  * static imports, `export ... from`, `import('...')` (also in type positions) and `require('...')`,
@@ -222,6 +223,32 @@ export function directionViolations (workspace: Workspace): string[] {
     if (SERVER_IMPORTERS.includes(project.name)) continue
     for (const dep of workspaceEdges(workspace, project)) {
       if (SERVER_PACKAGES.includes(dep)) out.push(`${project.name} (${project.dir}) depends on the server package ${dep}; only ${SERVER_IMPORTERS.join(', ')} may`)
+    }
+  }
+  return out
+}
+
+/**
+ * Projects whose tsconfig.json `references` differ from the workspace packages in their
+ * `dependencies` (DESIGN §1: references mirror the `workspace:*` deps, so `tsc -b` builds every
+ * package after what it imports). Projects without a tsconfig.json, or without references and
+ * composite output (test-int, test-e2e), are not checked.
+ */
+export function referenceMismatches (workspace: Workspace): string[] {
+  const byDir = new Map(workspace.projects.map((p) => [p.dir, p.name]))
+  const names = new Set(workspace.projects.map((p) => p.name))
+  const out: string[] = []
+  for (const project of workspace.projects) {
+    const file = join(workspace.root, project.dir, 'tsconfig.json')
+    if (!existsSync(file)) continue
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { references?: Array<{ path: string }> }
+    if (config.references === undefined) continue
+    const referenced = config.references
+      .map((r) => byDir.get(relative(workspace.root, resolve(workspace.root, project.dir, r.path)).split(sep).join('/')) ?? r.path)
+      .sort()
+    const declared = [...project.dependencies].filter((d) => names.has(d) && d !== project.name).sort()
+    if (referenced.join() !== declared.join()) {
+      out.push(`${project.dir}/tsconfig.json references [${referenced.join(', ')}] but package.json depends on [${declared.join(', ')}]`)
     }
   }
   return out

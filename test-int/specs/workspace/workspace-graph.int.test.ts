@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
-  directionViolations, importSpecifiers, importViolations, isTestFile, packageOf, readWorkspace, workspaceCycles,
+  directionViolations, importSpecifiers, importViolations, isTestFile, packageOf, readWorkspace, referenceMismatches, workspaceCycles,
   type Workspace, type WorkspaceProject,
 } from '../../src/workspace-graph.js'
 
@@ -79,5 +79,9 @@ describe('the workspace', () => {
 
   it('lets only testkit, test-int, test-e2e and bench depend on the broker or the metadata service', () => {
     expect(directionViolations(ws)).toEqual([])
+  })
+
+  it('has tsconfig references that mirror each package\'s workspace dependencies', () => {
+    expect(referenceMismatches(ws)).toEqual([])
   })
 })
