@@ -20,6 +20,14 @@ export default defineConfig({
         },
       },
       {
+        // In-process tests that start servers of several packages (test-int/README.md).
+        extends: true,
+        test: {
+          name: 'int',
+          include: ['test-int/specs/**/*.int.test.ts'],
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'e2e',

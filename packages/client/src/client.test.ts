@@ -1,7 +1,7 @@
 /**
  * Producer and consumer behaviour against an in-memory fake broker (real gRPC on 127.0.0.1:0):
  * routing, retries and re-routing after NOT_LEADER, typed failures, long poll, seeks.
- * The real cluster is exercised by client.int.test.ts.
+ * The real cluster is exercised by test-int/specs/client/client.int.test.ts.
  */
 import { SluiceError } from '@sluice/protocol'
 import { afterEach, describe, expect, it } from 'vitest'

@@ -1,6 +1,7 @@
 /**
  * @sluice/metadata: the metadata service (controller, embedded store) as a library.
- * Only testkit, test-e2e and bench start it in process; everything else talks to it over gRPC.
+ * Only testkit, test-int, test-e2e and bench start it in process; everything else talks to it
+ * over gRPC.
  */
 export { startMetadataServer } from './server/metadata-server.js'
 export type { MetadataServerOptions, MetadataServerHandle, MetadataServerStatus } from './server/metadata-server.js'

@@ -7,4 +7,6 @@ export { Controller, type ControllerOptions, type BrokerSink } from './controlle
 export { assignReplicas, seededRandomInt, mathRandomInt, type RandomInt, type PlacementRequest } from './controller/placement.js'
 export * from './controller/partition-election.js'
 export * from './controller/layout.js'
+export type { GroupCoordinatorOptions } from './group/group-config.js'
+export { OFFSETS_TOPIC, decodeOffsetKey, decodeOffsetValue, partitionForGroup } from './group/offset-records.js'
 export { metadataConfigSchema, parseMetadataConfig, type MetadataConfig } from './config.js'

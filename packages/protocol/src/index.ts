@@ -14,3 +14,7 @@ export { walkRecordBatches, type RecordSink, type WalkOptions } from './record-b
 export * from './murmur2.js'
 export { systemClock, type Clock, type Timer } from './clock.js'
 export { ManualClock } from './manual-clock.js'
+export {
+  encodeSubscription, decodeSubscription, encodeAssignment, decodeAssignment, SUBSCRIPTION_VERSION, ASSIGNMENT_VERSION,
+  type Subscription, type MemberAssignment,
+} from './group/consumer-protocol.js'

@@ -1,7 +1,7 @@
 /**
  * `sluice dev --metadata zookeeper` without ZooKeeper installed: exits 1 before starting anything,
  * saying how to install it. (With ZooKeeper installed, the metadata service on ZooKeeper is
- * covered by packages/metadata/src/server/zookeeper-backend.int.test.ts.)
+ * covered by test-int/specs/metadata/zookeeper-backend.int.test.ts.)
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

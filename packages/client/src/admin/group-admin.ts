@@ -10,8 +10,7 @@
  * commit uses generation -1 and no member id, which the coordinator accepts only for an empty
  * group, so a member joining in between makes it fail rather than race.
  */
-import { SluiceError, type wire } from '@sluice/protocol'
-import { decodeAssignment, decodeSubscription } from '../consumer/assignors/consumer-protocol.js'
+import { SluiceError, decodeAssignment, decodeSubscription, type wire } from '@sluice/protocol'
 import type { TopicPartition } from '../consumer/consumer-types.js'
 import { CoordinatorClient } from '../consumer/group/coordinator-client.js'
 import { OffsetCommitter } from '../consumer/group/offset-committer.js'

@@ -6,8 +6,7 @@
  * created for it and no member is touched.
  */
 import { randomUUID } from 'node:crypto'
-import { decodeAssignment } from '@sluice/client/internal'
-import { SluiceError, errorId, systemClock, type Clock, type ErrorCodeName, type Timer, type wire } from '@sluice/protocol'
+import { SluiceError, decodeAssignment, errorId, systemClock, type Clock, type ErrorCodeName, type Timer, type wire } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import { ConsumerGroup } from './group.js'
 import { joinError, syncError, type GroupState, type JoinInput, type Protocol } from './group-member.js'

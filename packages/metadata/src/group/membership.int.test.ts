@@ -12,7 +12,7 @@ import { startMetadataServerInternal } from '../server/metadata-server.js'
 import type { GroupCoordinatorOptions } from './group-config.js'
 import {
   call, codeOf, groupClient, heartbeat, heartbeatLoop, join, joinNew, sync, waitUntil, type GroupClient,
-} from './__fixtures__/group-client.js'
+} from '../test-support/group-client.js'
 
 let lastEndpoint = ''
 

@@ -20,12 +20,11 @@
  *   maxPollIntervalMs, the member leaves (LeaveGroup; a static member just stops heartbeating,
  *   as in Kafka) and rejoins only when the application polls again.
  */
-import { SluiceError, type wire } from '@sluice/protocol'
+import { SluiceError, decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription, type wire } from '@sluice/protocol'
 import type { Logger } from '../../logger.js'
 import type { RetryOptions } from '../../options.js'
 import { backoffMs, sleep } from '../../retry.js'
 import { assignorByName, cooperativeAdjust, type Assignor, type AssignorMember } from '../assignors/index.js'
-import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../assignors/consumer-protocol.js'
 import type { TopicPartition } from '../consumer-types.js'
 import { type CoordinatorClient, responseOf } from './coordinator-client.js'
 
