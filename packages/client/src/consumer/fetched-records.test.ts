@@ -57,6 +57,17 @@ describe('fetched records', () => {
     expect(takeBuffered(s)).toBeUndefined()
   })
 
+  it('walks at delivery the batch headers read when the response arrived, without framing the batches again', () => {
+    const s = partition()
+    const records = Buffer.concat([batch(0, ['a', 'b']), batch(2, ['c'])])
+    const kept = chunk(records, 0n, 3n)
+    // batchLength is outside the CRC: a second framing pass would now reject the first batch.
+    records.writeInt32BE(10, 8)
+    s.fetched.push(kept)
+    expect(takeBuffered(s)!.messages.map((m) => m.value!.toString())).toEqual(['a', 'b', 'c'])
+    expect(s.error).toBeUndefined()
+  })
+
   it('after a timestamp seek skips older leading records and counts them consumed', () => {
     const s = partition()
     s.skipBeforeTimestamp = 1012n // batch(10, ...) stamps 1010, 1011, 1012, 1013
