@@ -292,7 +292,7 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
 
   // ---- delivery (hooks of the delivery core) ----
 
-  /** A partition sought elsewhere no longer has a message in flight. */
+  /** seek() moves the partition away from the message in flight: nothing of it is in flight any more. */
   protected override beforeSeek (s: PartitionState): void {
     this.inFlight.delete(s.key)
   }
