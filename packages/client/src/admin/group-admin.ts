@@ -14,12 +14,11 @@ import { SluiceError, decodeAssignment, decodeSubscription, type wire } from '@s
 import type { TopicPartition } from '../consumer/consumer-types.js'
 import { CoordinatorClient } from '../consumer/group/coordinator-client.js'
 import { OffsetCommitter } from '../consumer/group/offset-committer.js'
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, listOffsets as listOffsetsRaw } from '../consumer/list-offsets.js'
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, listOffsetsWithRetry } from '../consumer/list-offsets.js'
 import { tpKey } from '../consumer/subscription.js'
 import type { ConnectionPool } from '../network/connection-pool.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
 import type { ResolvedConnectOptions } from '../options.js'
-import { withRetry } from '../retry.js'
 import type {
   GroupDescription, GroupListing, GroupOffset, ListedOffset, OffsetResetPlanItem, OffsetSpec, ResetSpec,
 } from './group-admin-types.js'
@@ -108,26 +107,12 @@ export class GroupAdmin {
       else if (it.partition >= 0 && it.partition < info.partitions.length) tps.push({ topic: it.topic, partition: it.partition })
       else throw new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `${it.topic} has no partition ${it.partition}`, { topic: it.topic, partition: it.partition })
     }
-    const result = new Map<string, ListedOffset>()
-    let todo = tps
-    await withRetry(async () => {
-      const answers = await listOffsetsRaw(this.cache, this.pool, todo.map((tp) => ({ ...tp, timestamp })),
-        { isolationLevel: 0, timeoutMs: this.options.requestTimeoutMs })
-      const failed: TopicPartition[] = []
-      let firstErr: SluiceError | undefined
-      for (const tp of todo) {
-        const a = answers.get(tpKey(tp.topic, tp.partition))!
-        if (a instanceof SluiceError) {
-          failed.push(tp)
-          firstErr ??= a
-        } else {
-          result.set(tpKey(tp.topic, tp.partition), { ...tp, offset: a.offset, timestamp: a.timestamp })
-        }
-      }
-      todo = failed
-      if (firstErr !== undefined) throw firstErr
-    }, { retry: this.options.retry, operation: 'listOffsets', onRetry: async (err) => { if (err.staleMetadata) await this.cache.refresh().catch(() => {}) } })
-    return tps.map((tp) => result.get(tpKey(tp.topic, tp.partition))!)
+    const answers = await listOffsetsWithRetry(this.cache, this.pool, tps.map((tp) => ({ ...tp, timestamp })),
+      { isolationLevel: 0, timeoutMs: this.options.requestTimeoutMs, retry: this.options.retry, operation: 'listOffsets' })
+    return tps.map((tp) => {
+      const a = answers.get(tpKey(tp.topic, tp.partition))!
+      return { ...tp, offset: a.offset, timestamp: a.timestamp }
+    })
   }
 
   /** Plans (and unless dryRun, commits) new offsets for an empty group. */

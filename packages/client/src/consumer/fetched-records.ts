@@ -4,18 +4,20 @@
  * messages put back by a paused delivery, followed by `fetched` chunks in offset order).
  *
  * Why lazy: the fetcher prefetches (fetcher.ts), so a partition may hold several responses the
- * application has not reached yet. Keeping them as bytes makes the memory bound exact (bytes, not
- * an estimate of objects), costs nothing for data a seek or revocation drops, and spreads the
+ * application has not reached yet. Keeping them as bytes makes the memory bound a count of bytes
+ * (not an estimate of objects), costs nothing for data a seek or revocation drops, and spreads the
  * decoding cost over delivery instead of bunching it at the response.
  *
- * At response time only batch headers are read (scanFetched: where the last complete batch ends,
- * which is the next fetch offset). The CRC and the records are checked at decode time; a corrupt
- * batch then stops the partition with CORRUPT_MESSAGE like any other non-retriable fetch error.
+ * Each batch's header is read once, at response time (scanFetched, with the walker's
+ * frameBatchAt): that walk finds where the last complete batch ends, which is the next fetch
+ * offset, and keeps the headers with the chunk, so delivery walks only the records of each
+ * batch (walkBatch) instead of finding the batches again. The CRC and the records are checked at
+ * decode time; a corrupt batch then stops the partition with CORRUPT_MESSAGE like any other
+ * non-retriable fetch error. The kept headers are the one per-batch object the walker made
+ * anyway, now made earlier; they are not counted in the buffered bytes (a batch is at least 61
+ * bytes and usually kilobytes, its header object a few hundred).
  */
-import {
-  BATCH_HEADER_BYTES, CONTROL_MASK, CURRENT_MAGIC, LOG_OVERHEAD_BYTES, OFF_BASE_OFFSET, OFF_BATCH_LENGTH,
-  OFF_LAST_OFFSET_DELTA, OFF_MAGIC, SluiceError, walkRecordBatches,
-} from '@sluice/protocol'
+import { CONTROL_MASK, SluiceError, frameBatchAt, walkBatch } from '@sluice/protocol'
 import type { BatchHeader, RecordHeader, RecordSink } from '@sluice/protocol'
 import type { ConsumerBatch, ConsumerMessage } from './consumer-types.js'
 import type { PartitionState } from './subscription.js'
@@ -24,6 +26,8 @@ import type { PartitionState } from './subscription.js'
 export interface FetchedRecords {
   /** Whole batches only (a trailing partial batch is cut off). */
   records: Buffer
+  /** The headers of `records`' batches, in order, read when the response arrived. */
+  batches: BatchHeader[]
   /** The fetch offset: records below it are dropped (a response starts at a batch boundary). */
   fromOffset: bigint
   highWatermark: bigint
@@ -34,28 +38,23 @@ export interface ScanResult {
   completeBytes: number
   /** Offset after the last complete batch; undefined when there is none. */
   nextOffset: bigint | undefined
+  /** The complete batches' headers (framing checked, CRC not yet). */
+  batches: BatchHeader[]
 }
 
 /**
- * Walks the batch headers of a fetch response (no CRC, no records). Throws INVALID_BATCH or
+ * Reads the batch headers of a fetch response (no CRC, no records). Throws INVALID_BATCH or
  * CORRUPT_MESSAGE for a header that cannot be a batch, as decoding would.
  */
 export function scanFetched (records: Buffer): ScanResult {
+  const batches: BatchHeader[] = []
   let pos = 0
-  let nextOffset: bigint | undefined
-  while (records.length - pos >= BATCH_HEADER_BYTES) {
-    const batchLength = records.readInt32BE(pos + OFF_BATCH_LENGTH)
-    if (batchLength < BATCH_HEADER_BYTES - LOG_OVERHEAD_BYTES) {
-      throw new SluiceError('INVALID_BATCH', `batchLength ${batchLength} is smaller than a header`)
-    }
-    const magic = records.readInt8(pos + OFF_MAGIC)
-    if (magic !== CURRENT_MAGIC) throw new SluiceError('CORRUPT_MESSAGE', `magic ${magic}, expected ${CURRENT_MAGIC}`)
-    const size = LOG_OVERHEAD_BYTES + batchLength
-    if (records.length - pos < size) break // cut short by the response's size limit
-    nextOffset = records.readBigInt64BE(pos + OFF_BASE_OFFSET) + BigInt(records.readInt32BE(pos + OFF_LAST_OFFSET_DELTA)) + 1n
-    pos += size
+  for (let h = frameBatchAt(records, 0); h !== undefined; h = frameBatchAt(records, pos)) {
+    batches.push(h)
+    pos += h.sizeBytes
   }
-  return { completeBytes: pos, nextOffset }
+  const last = batches[batches.length - 1]
+  return { completeBytes: pos, nextOffset: last === undefined ? undefined : last.baseOffset + BigInt(last.lastOffsetDelta) + 1n, batches }
 }
 
 /** Bytes of fetched, undelivered records the partition holds (decoded put-backs not counted). */
@@ -151,6 +150,8 @@ class MessageSink implements RecordSink {
 
 function decodeFetched (s: PartitionState, chunk: FetchedRecords): ConsumerMessage[] {
   const sink = new MessageSink(s)
-  walkRecordBatches(chunk.records, sink, { minOffset: chunk.fromOffset })
+  const options = { minOffset: chunk.fromOffset }
+  const { records, batches } = chunk
+  for (let i = 0; i < batches.length; i++) walkBatch(records, batches[i]!, sink, options)
   return sink.out
 }

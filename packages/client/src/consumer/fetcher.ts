@@ -265,7 +265,7 @@ export class Fetcher {
       }
       return
     }
-    s.fetched.push({ records: p.records.subarray(0, scan.completeBytes), fromOffset: offset, highWatermark: s.highWatermark })
+    s.fetched.push({ records: p.records.subarray(0, scan.completeBytes), batches: scan.batches, fromOffset: offset, highWatermark: s.highWatermark })
     if (scan.nextOffset > offset) s.fetchOffset = scan.nextOffset
   }
 

@@ -7,6 +7,8 @@ import { SluiceError, toBigInt, toInt64String, type wire } from '@sluice/protoco
 import type { ConnectionPool } from '../network/connection-pool.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
 import { callUnary } from '../network/unary.js'
+import type { RetryOptions } from '../options.js'
+import { withRetry } from '../retry.js'
 import { tpKey } from './subscription.js'
 
 export const EARLIEST_TIMESTAMP = -2n
@@ -65,6 +67,39 @@ export async function listOffsets (cache: MetadataCache, pool: ConnectionPool, q
     }
   }
   return answers
+}
+
+/**
+ * listOffsets under the client's retry policy: the partitions that failed are asked again (after
+ * a metadata refresh when the error says metadata is stale) until every one has answered; throws
+ * the final error when retrying gives up. Answers by tpKey.
+ */
+export async function listOffsetsWithRetry (cache: MetadataCache, pool: ConnectionPool, queries: OffsetQuery[],
+  options: { isolationLevel: number, timeoutMs: number, retry: RetryOptions, operation: string }): Promise<Map<string, { offset: bigint, timestamp: bigint }>> {
+  const result = new Map<string, { offset: bigint, timestamp: bigint }>()
+  let todo = queries
+  await withRetry(async () => {
+    const answers = await listOffsets(cache, pool, todo, options)
+    const failed: OffsetQuery[] = []
+    let firstErr: SluiceError | undefined
+    for (const q of todo) {
+      const key = tpKey(q.topic, q.partition)
+      const a = answers.get(key)!
+      if (a instanceof SluiceError) {
+        failed.push(q)
+        firstErr ??= a
+      } else {
+        result.set(key, a)
+      }
+    }
+    todo = failed
+    if (firstErr !== undefined) throw firstErr
+  }, {
+    retry: options.retry,
+    operation: options.operation,
+    onRetry: async (err) => { if (err.staleMetadata) await cache.refresh().catch(() => {}) },
+  })
+  return result
 }
 
 export function seekTimestamp (target: 'beginning' | 'end' | { timestamp: number | bigint }): bigint {

@@ -98,6 +98,14 @@ export type BatchProblem =
  * attributes..end, and header fields that agree with each other. Never reads records.
  */
 export function checkBatchAt (buf: Buffer, position: number): BatchProblem | undefined {
+  return checkBatchFraming(buf, position) ?? checkBatchContents(buf, position, LOG_OVERHEAD_BYTES + buf.readInt32BE(position + OFF_BATCH_LENGTH))
+}
+
+/**
+ * The first half of checkBatchAt: is there a whole batch at `position` (a header, a sane length,
+ * magic 2, and all the bytes the length declares)? Reads the length and the magic, not the CRC.
+ */
+export function checkBatchFraming (buf: Buffer, position: number): BatchProblem | undefined {
   const remaining = buf.length - position
   if (remaining < BATCH_HEADER_BYTES) {
     return { kind: 'truncated', message: `only ${remaining} bytes left, a batch header needs ${BATCH_HEADER_BYTES}` }
@@ -112,6 +120,14 @@ export function checkBatchAt (buf: Buffer, position: number): BatchProblem | und
   if (remaining < size) {
     return { kind: 'truncated', message: `batch declares ${size} bytes but only ${remaining} remain` }
   }
+  return undefined
+}
+
+/**
+ * The second half of checkBatchAt, for a batch whose framing was checked (`size` bytes at
+ * `position`): the CRC-32C, and header fields that agree with each other.
+ */
+export function checkBatchContents (buf: Buffer, position: number, size: number): BatchProblem | undefined {
   const stored = buf.readUInt32BE(position + OFF_CRC)
   const actual = crc32c(buf.subarray(position + OFF_ATTRIBUTES, position + size))
   if (stored !== actual) {

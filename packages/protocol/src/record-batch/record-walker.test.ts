@@ -6,7 +6,7 @@ import { CONTROL_MASK, OFF_ATTRIBUTES, OFF_CRC, OFF_LAST_OFFSET_DELTA, OFF_MAX_T
 import { decodeRecordBatches } from './record-decoder.js'
 import { encodeRecordBatch } from './record-encoder.js'
 import type { CompressionType, EncodeBatchOptions, RecordHeader, RecordInput } from './record-types.js'
-import { walkRecordBatches, type RecordSink, type WalkOptions } from './record-walker.js'
+import { frameBatchAt, walkBatch, walkRecordBatches, type RecordSink, type WalkOptions } from './record-walker.js'
 
 const T0 = 1700000000000n
 const CODECS: CompressionType[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
@@ -176,5 +176,37 @@ describe('walkRecordBatches', () => {
       const got = walk(buf, { minOffset }).records
       expect(got.map((r) => [r.offset, r.timestamp, r.value])).toEqual(want.map((r) => [r.offset, r.timestamp, r.value?.toString('hex') ?? null]))
     }), { numRuns: 200 })
+  })
+})
+
+describe('frameBatchAt and walkBatch (framing once, records later)', () => {
+  it('frame the complete batches and walk them as walkRecordBatches does', () => {
+    const a = encodeRecordBatch(mixed, { baseOffset: 10n, baseTimestamp: T0 })
+    const b = encodeRecordBatch(mixed.slice(0, 2), { compression: 'lz4', baseOffset: 15n, baseTimestamp: T0 })
+    const buf = Buffer.concat([a, b, b.subarray(0, 30)]) // a truncated tail is not framed
+    const headers: BatchHeader[] = []
+    for (let h = frameBatchAt(buf, 0); h !== undefined; h = frameBatchAt(buf, h.position + h.sizeBytes)) headers.push(h)
+    expect(headers.map((h) => [h.position, h.baseOffset])).toEqual([[0, 10n], [a.length, 15n]])
+    const whole = walk(buf, { minOffset: 12n })
+    const offsets: bigint[] = []
+    const sink: RecordSink = { batch: () => true, record: (offset) => { offsets.push(offset) } }
+    for (const h of headers) walkBatch(buf, h, sink, { minOffset: 12n })
+    expect(offsets).toEqual(whole.records.map((r) => r.offset))
+  })
+
+  it('reject a bad length or magic when framing, and a bad CRC when walking', () => {
+    const a = encodeRecordBatch(mixed.slice(0, 2))
+    const short = Buffer.from(a)
+    short.writeInt32BE(10, 8)
+    expect(codeOf(() => frameBatchAt(short, 0))).toBe('INVALID_BATCH')
+    const magic = Buffer.from(a)
+    magic.writeInt8(1, 16)
+    expect(codeOf(() => frameBatchAt(magic, 0))).toBe('CORRUPT_MESSAGE')
+    const flipped = Buffer.from(a)
+    flipped[flipped.length - 1] ^= 0xff
+    const header = frameBatchAt(flipped, 0)! // framing does not read the CRC
+    let handed = 0
+    expect(codeOf(() => { walkBatch(flipped, header, { batch: () => true, record: () => { handed++ } }) })).toBe('CORRUPT_MESSAGE')
+    expect(handed).toBe(0)
   })
 })

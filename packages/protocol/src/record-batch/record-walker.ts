@@ -3,6 +3,9 @@
  * record-encoder.ts). walkRecordBatches hands each record's fields to a caller's RecordSink,
  * which builds whatever object it needs, so a consumer makes exactly one object per record;
  * decodeRecordBatches (record-decoder.ts) is a sink that builds DecodedBatch/DecodedRecord.
+ * walkRecordBatches is frameBatchAt (where a batch ends) then walkBatch (its CRC and records),
+ * batch after batch; a caller that frames a buffer early and walks it later uses the two halves,
+ * so each header is still read once.
  * Invariants:
  * - Batches are read back to back from byte 0. A trailing batch cut short (a fetch response may
  *   end mid-batch, as Kafka's do) is skipped silently; anything else malformed throws a typed
@@ -24,10 +27,10 @@
  */
 import { SluiceError } from '../errors.js'
 import {
-  BATCH_HEADER_BYTES, COMPRESSION_CODEC_MASK, CURRENT_MAGIC, LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH, OFF_MAGIC,
-  TIMESTAMP_TYPE_MASK, batchProblemError, checkBatchAt, readBatchHeader,
+  BATCH_HEADER_BYTES, COMPRESSION_CODEC_MASK, TIMESTAMP_TYPE_MASK, batchProblemError, checkBatchContents, checkBatchFraming,
+  readBatchHeader,
 } from './batch-header.js'
-import type { BatchHeader, BatchProblem } from './batch-header.js'
+import type { BatchHeader } from './batch-header.js'
 import { decompressRecords } from './compression.js'
 import type { RecordHeader } from './record-types.js'
 import { VarintReader } from './varint.js'
@@ -55,20 +58,6 @@ const MIN_RECORD_BYTES = 7
 /** Base offsets in ±2^52 leave room for any int32 delta in exact number arithmetic. */
 const NUMBER_OFFSET_LIMIT = 2n ** 52n
 const INT32_LIMIT = 2n ** 31n
-
-/** The same checks as checkBatchAt, minus the CRC (for verifyCrc: false). */
-function checkWithoutCrc (buf: Buffer, position: number): BatchProblem | undefined {
-  const remaining = buf.length - position
-  if (remaining < BATCH_HEADER_BYTES) return { kind: 'truncated', message: 'short batch header' }
-  const batchLength = buf.readInt32BE(position + OFF_BATCH_LENGTH)
-  if (batchLength < BATCH_HEADER_BYTES - LOG_OVERHEAD_BYTES) {
-    return { kind: 'bad-length', message: `batchLength ${batchLength} is smaller than a header` }
-  }
-  const magic = buf.readInt8(position + OFF_MAGIC)
-  if (magic !== CURRENT_MAGIC) return { kind: 'bad-magic', message: `magic ${magic}, expected ${CURRENT_MAGIC}` }
-  if (remaining < LOG_OVERHEAD_BYTES + batchLength) return { kind: 'truncated', message: 'short batch' }
-  return undefined
-}
 
 function corrupt (message: string, header: BatchHeader): SluiceError {
   return new SluiceError('CORRUPT_MESSAGE', message, { baseOffset: header.baseOffset.toString() })
@@ -166,30 +155,50 @@ function walkRecords (data: Buffer, pos: number, end: number, header: BatchHeade
 }
 
 /**
+ * The header of the batch at `position` once its framing is checked (length, magic, all its bytes
+ * present): undefined for a truncated tail, a typed SluiceError for a length or magic that cannot
+ * be a batch. No CRC: walkBatch checks it. A caller that must know where the batches of a buffer
+ * end before walking their records (the consumer, at fetch time) frames them with this once and
+ * hands the headers to walkBatch later.
+ */
+export function frameBatchAt (buf: Buffer, position: number): BatchHeader | undefined {
+  const problem = checkBatchFraming(buf, position)
+  if (problem?.kind === 'truncated') return undefined
+  if (problem !== undefined) throw batchProblemError(problem)
+  return readBatchHeader(buf, position)!
+}
+
+/**
+ * Walks one batch of `buf` whose header frameBatchAt read: checks its CRC and header fields
+ * (unless verifyCrc is false), then hands its records to `sink` as walkRecordBatches does.
+ */
+export function walkBatch (buf: Buffer, header: BatchHeader, sink: RecordSink, options: WalkOptions = {}): void {
+  if (options.verifyCrc !== false) {
+    const problem = checkBatchContents(buf, header.position, header.sizeBytes)
+    if (problem !== undefined) throw batchProblemError(problem)
+  }
+  const wanted = sink.batch(header) ? sink : undefined
+  const fromDelta = firstDeliveredDelta(header, options.minOffset)
+  const start = header.position + BATCH_HEADER_BYTES
+  const end = header.position + header.sizeBytes
+  const codec = header.attributes & COMPRESSION_CODEC_MASK
+  if (codec === 0) {
+    walkRecords(buf, start, end, header, wanted, fromDelta)
+  } else {
+    const plain = decompressRecords(codec, buf.subarray(start, end))
+    walkRecords(plain, 0, plain.length, header, wanted, fromDelta)
+  }
+}
+
+/**
  * Walks every complete batch in `buf` (a truncated trailing batch is skipped), handing each
  * record to `sink`. Throws CORRUPT_MESSAGE on a bad CRC unless verifyCrc is false, and a typed
  * SluiceError for anything else malformed; records handed over before the throw stay handed.
  */
 export function walkRecordBatches (buf: Buffer, sink: RecordSink, options: WalkOptions = {}): void {
-  const verifyCrc = options.verifyCrc !== false
-  const minOffset = options.minOffset
   let position = 0
-  while (position < buf.length) {
-    const problem = verifyCrc ? checkBatchAt(buf, position) : checkWithoutCrc(buf, position)
-    if (problem?.kind === 'truncated') break
-    if (problem !== undefined) throw batchProblemError(problem)
-    const header = readBatchHeader(buf, position)!
-    const wanted = sink.batch(header) ? sink : undefined
-    const fromDelta = firstDeliveredDelta(header, minOffset)
-    const start = position + BATCH_HEADER_BYTES
-    const end = position + header.sizeBytes
-    const codec = header.attributes & COMPRESSION_CODEC_MASK
-    if (codec === 0) {
-      walkRecords(buf, start, end, header, wanted, fromDelta)
-    } else {
-      const plain = decompressRecords(codec, buf.subarray(start, end))
-      walkRecords(plain, 0, plain.length, header, wanted, fromDelta)
-    }
+  for (let header = frameBatchAt(buf, 0); header !== undefined; header = frameBatchAt(buf, position)) {
+    walkBatch(buf, header, sink, options)
     position += header.sizeBytes
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The group consumer: Kafka's subscribe() model. GroupMembership joins the group and hands this
- * class assignments; the Fetcher (shared with the plain consumer) fills per-partition buffers;
- * delivery (iterator or run()) hands messages out in rotation across partitions.
+ * class assignments; the delivery core (../delivery-core.ts, shared with the assign consumer)
+ * fetches and hands messages out in rotation across partitions, through the hooks below that
+ * add safe points, in-flight positions, retries and the dead-letter topic.
  *
  * Invariants:
  * - Rebalance work (revoking, assigning, listener calls) runs only at a safe point (safe-points.ts): when the
@@ -23,10 +24,10 @@ import type { MetadataCache } from '../../network/metadata-cache.js'
 import type { ResolvedConnectOptions } from '../../options.js'
 import type { Producer } from '../../producer/producer.js'
 import { AdminImpl } from '../../admin/admin.js'
-import type { ConsumerBatch, ConsumerMessage, RunHandle, SeekOffset, TopicPartition } from '../consumer-types.js'
-import { takeNextBatch } from '../fetched-records.js'
-import { Fetcher, type FetcherOptions } from '../fetcher.js'
-import { SubscriptionState, assertSeekOffset, tpKey, type PartitionState } from '../subscription.js'
+import type { ConsumerMessage, TopicPartition } from '../consumer-types.js'
+import { DeliveryCore, type Delivered } from '../delivery-core.js'
+import type { FetcherOptions } from '../fetcher.js'
+import { tpKey, type PartitionState } from '../subscription.js'
 import { CoordinatorClient } from './coordinator-client.js'
 import { sendToDeadLetter, withAttempts } from './dead-letter.js'
 import type { ResolvedGroupOptions } from './group-options.js'
@@ -35,11 +36,10 @@ import { GroupMembership, type MembershipHost } from './membership.js'
 import { OffsetCommitter } from './offset-committer.js'
 import { SafePoints } from './safe-points.js'
 
-interface Delivered { s: PartitionState, generation: number, batch: ConsumerBatch }
-
-export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
-  private readonly subs = new SubscriptionState()
-  private readonly fetcher: Fetcher
+export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements GroupConsumer, MembershipHost {
+  protected readonly lostAs = 'revoked'
+  /** Wake at least every second while waiting, so rebalance work queued meanwhile gets its safe point. */
+  protected override readonly idleWakeMs = 1000
   private readonly coordinator: CoordinatorClient
   private readonly membership: GroupMembership
   private readonly committer: OffsetCommitter
@@ -47,22 +47,20 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
   private pattern: RegExp | undefined
   private subscribed = false
   private started = false
-  private closed = false
   private closing: Promise<void> | undefined
-  private delivering = false
   private readonly safePoints: SafePoints
   private readonly inFlight = new Map<string, bigint>()
+  /** The message the iterator handed out last, until the application asks for the next one. */
+  private handedOut: { s: PartitionState, offset: bigint } | undefined
   private commitChain: Promise<void> = Promise.resolve()
-  private failure: SluiceError | undefined
-  private rotation = 0
   private timers: NodeJS.Timeout[] = []
   private deadLetterProducer: Producer | undefined
 
-  constructor (private readonly cache: MetadataCache, private readonly pool: ConnectionPool,
+  constructor (cache: MetadataCache, pool: ConnectionPool,
     fetcherOptions: FetcherOptions, private readonly options: ResolvedGroupOptions,
     private readonly client: ResolvedConnectOptions, private readonly log: Logger,
     private readonly newProducer: () => Producer) {
-    this.fetcher = new Fetcher(this.subs, cache, pool, fetcherOptions, log)
+    super(cache, pool, fetcherOptions, log)
     this.safePoints = new SafePoints(this.subs, () => this.closed, () => {
       if (this.membership.state === 'left') this.membership.notify() // it left for a poll timeout
     })
@@ -106,10 +104,6 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     return [...this.topics]
   }
 
-  assignment (): TopicPartition[] {
-    return [...this.subs.partitions.values()].map((s) => ({ topic: s.topic, partition: s.partition }))
-  }
-
   groupMetadata (): GroupMetadata {
     return {
       groupId: this.options.groupId,
@@ -117,27 +111,6 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
       memberId: this.membership.memberId,
       generationId: this.membership.generationId,
     }
-  }
-
-  seek (target: TopicPartition & { offset: SeekOffset }): void {
-    this.assertOpen()
-    const s = this.mustGet(target)
-    const o = target.offset
-    assertSeekOffset(o)
-    this.inFlight.delete(s.key)
-    this.subs.seek(s, o)
-  }
-
-  pause (tps: TopicPartition[]): void {
-    this.subs.setPaused(tps, true)
-  }
-
-  resume (tps: TopicPartition[]): void {
-    this.subs.setPaused(tps, false)
-  }
-
-  async position (tp: TopicPartition): Promise<bigint> {
-    return await this.subs.positionOf(this.mustGet(tp), () => { this.assertOpen() }, 'revoked')
   }
 
   // ---- offsets ----
@@ -317,44 +290,14 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     this.safePoints.reached().catch((err: unknown) => { this.log.error({ err }, 'rebalance work failed') })
   }
 
-  // ---- delivery ----
+  // ---- delivery (hooks of the delivery core) ----
 
-  [Symbol.asyncIterator] (): AsyncIterableIterator<ConsumerMessage> {
-    return this.messages()
+  /** seek() moves the partition away from the message in flight: nothing of it is in flight any more. */
+  protected override beforeSeek (s: PartitionState): void {
+    this.inFlight.delete(s.key)
   }
 
-  async * messages (options: { signal?: AbortSignal } = {}): AsyncIterableIterator<ConsumerMessage> {
-    this.beginDelivery()
-    let current: { s: PartitionState, offset: bigint } | undefined
-    try {
-      for (;;) {
-        const next = await this.nextBatch(options.signal)
-        if (next === undefined) return
-        const { s, generation, batch } = next
-        for (const [i, m] of batch.messages.entries()) {
-          await this.safePoints.takeControl()
-          if (!this.owns(s, generation) || this.putBackIfPaused(s, batch.messages, i)) break
-          s.position = m.offset + 1n
-          this.hold(s, m.offset)
-          current = { s, offset: m.offset }
-          yield m
-          current = undefined
-          this.processed(s, m.offset)
-          await this.safePoints.reached()
-        }
-      }
-    } finally {
-      // Leaving the loop (break) after a message counts it as processed.
-      if (current !== undefined) this.processed(current.s, current.offset)
-      this.delivering = false
-      this.releaseControl()
-    }
-  }
-
-  run (options: GroupRunOptions): RunHandle {
-    if (options === null || typeof options !== 'object' || (options.eachBatch === undefined && options.eachMessage === undefined)) {
-      throw new TypeError('run() needs eachMessage or eachBatch')
-    }
+  protected override checkRunOptions (options: GroupRunOptions): void {
     const r = options.retry
     if (r !== undefined && (!Number.isInteger(r.attempts) || r.attempts < 1 || !Number.isInteger(r.backoffMs) || r.backoffMs < 0)) {
       throw new RangeError('retry needs attempts >= 1 and backoffMs >= 0 (integers)')
@@ -362,38 +305,51 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     if (options.deadLetterTopic !== undefined && (typeof options.deadLetterTopic !== 'string' || options.deadLetterTopic === '' || options.eachMessage === undefined || options.eachBatch !== undefined)) {
       throw new TypeError('deadLetterTopic must be a topic name and needs eachMessage (not eachBatch)')
     }
-    this.beginDelivery()
-    const abort = new AbortController()
-    const done = (async () => {
-      try {
-        while (!abort.signal.aborted) {
-          const next = await this.nextBatch(abort.signal)
-          if (next === undefined) return
-          if (options.eachBatch !== undefined) await this.runBatch(next, options, abort.signal)
-          else await this.runMessages(next, options, abort.signal)
-        }
-      } finally {
-        this.delivering = false
-        this.releaseControl()
-      }
-    })()
-    done.catch(() => {})
-    return {
-      done,
-      stop: async () => {
-        abort.abort()
-        this.subs.notify()
-        await done.catch(() => {})
-      },
-    }
   }
 
-  private async runMessages ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
-    for (const [i, m] of batch.messages.entries()) {
+  protected override assertCanDeliver (): void {
+    if (!this.subscribed) throw new SluiceError('INVALID_ARGUMENT', 'subscribe() before consuming from a group')
+  }
+
+  protected override deliveryStarted (): void {
+    this.safePoints.lastPollMs = Date.now()
+    this.start()
+  }
+
+  protected override deliveryEnded (): void {
+    // Leaving the iterator (break) after a message counts it as processed.
+    if (this.handedOut !== undefined) this.processed(this.handedOut.s, this.handedOut.offset)
+    this.handedOut = undefined
+    this.releaseControl()
+  }
+
+  /** Taking the next batch is a poll: rebalance work waiting for a safe point runs first. */
+  protected override pollPoint (): Promise<void> {
+    return this.safePoints.reached()
+  }
+
+  protected override beforeHandOut (): Promise<void> {
+    return this.safePoints.takeControl()
+  }
+
+  protected handOut ({ s, generation, batch }: Delivered, i: number): boolean {
+    if (!this.take(s, generation, batch.messages, i)) return false
+    this.handedOut = { s, offset: batch.messages[i]!.offset }
+    return true
+  }
+
+  protected override handedBack ({ s, batch }: Delivered, i: number): Promise<void> {
+    this.handedOut = undefined
+    this.processed(s, batch.messages[i]!.offset)
+    return this.safePoints.reached()
+  }
+
+  protected async runMessages ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
+    const messages = batch.messages
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i]!
       await this.safePoints.takeControl()
-      if (!this.owns(s, generation) || signal.aborted || this.putBackIfPaused(s, batch.messages, i)) break
-      s.position = m.offset + 1n
-      this.hold(s, m.offset)
+      if (signal.aborted || !this.take(s, generation, messages, i)) break
       const result = await withAttempts(() => options.eachMessage!({ message: m, topic: m.topic, partition: m.partition }), options.retry, signal)
       if (result.ok === false && options.deadLetterTopic !== undefined) {
         this.deadLetterProducer ??= this.newProducer()
@@ -414,7 +370,7 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     }
   }
 
-  private async runBatch ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
+  protected async runBatch ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
     await this.safePoints.takeControl()
     if (!this.owns(s, generation) || signal.aborted) return
     const first = batch.messages[0]!.offset
@@ -430,7 +386,19 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     await this.safePoints.reached()
   }
 
-  /** pause() also stops a batch being delivered: the rest goes back to the buffer for resume(). */
+  /**
+   * Hands message `i` out if the partition is still this consumer's and not paused: the position
+   * moves past it and it is in flight. pause() also stops a batch being delivered: the rest goes
+   * back to the buffer for resume().
+   */
+  private take (s: PartitionState, generation: number, messages: ConsumerMessage[], i: number): boolean {
+    if (!this.owns(s, generation) || this.putBackIfPaused(s, messages, i)) return false
+    const offset = messages[i]!.offset
+    s.position = offset + 1n
+    this.hold(s, offset)
+    return true
+  }
+
   private putBackIfPaused (s: PartitionState, messages: ConsumerMessage[], from: number): boolean {
     if (!s.paused) return false
     s.buffered = [...messages.slice(from), ...s.buffered]
@@ -455,15 +423,6 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
 
   private owns (s: PartitionState, generation: number): boolean {
     return !this.closed && s.generation === generation && this.subs.partitions.get(s.key) === s
-  }
-
-  private beginDelivery (): void {
-    this.assertOpen()
-    if (!this.subscribed) throw new SluiceError('INVALID_ARGUMENT', 'subscribe() before consuming from a group')
-    if (this.delivering) throw new SluiceError('INVALID_ARGUMENT', 'only one messages() iterator or run() may be active per consumer')
-    this.delivering = true
-    this.safePoints.lastPollMs = Date.now()
-    this.start()
   }
 
   private start (): void {
@@ -523,26 +482,6 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     }
   }
 
-  /** The next buffered batch of some partition (rotating), or undefined once closed. */
-  private async nextBatch (signal?: AbortSignal): Promise<Delivered | undefined> {
-    await this.safePoints.reached()
-    for (;;) {
-      if (this.closed || signal?.aborted === true) return undefined
-      if (this.failure !== undefined) throw this.failure
-      const next = takeNextBatch([...this.subs.partitions.values()], this.rotation)
-      if (next !== undefined) {
-        this.rotation = next.rotation
-        this.subs.notify() // buffer space freed: the fetcher may fetch more
-        return { s: next.s, generation: next.s.generation, batch: next.batch }
-      }
-      const onAbort = (): void => { this.subs.notify() }
-      signal?.addEventListener('abort', onAbort, { once: true })
-      await this.subs.changed(1000)
-      signal?.removeEventListener('abort', onAbort)
-      await this.safePoints.reached()
-    }
-  }
-
   // ---- close ----
 
   async close (): Promise<void> {
@@ -570,13 +509,5 @@ export class GroupConsumerImpl implements GroupConsumer, MembershipHost {
     await this.fetcher.stop()
     await this.deadLetterProducer?.close().catch(() => {})
     this.subs.notify()
-  }
-
-  private mustGet (tp: TopicPartition): PartitionState {
-    return this.subs.mustGet(tp)
-  }
-
-  private assertOpen (): void {
-    if (this.closed) throw new SluiceError('CLIENT_CLOSED', 'the consumer is closed')
   }
 }
