@@ -33,7 +33,7 @@ function walk (dir) {
     if (!p.endsWith('.ts')) continue
     let text = readFileSync(p, 'utf8')
     // The generator writes absolute paths; keep the output the same in every checkout.
-    text = text.replaceAll(protoDir + '/', 'proto/')
+    text = text.replaceAll(`${protoDir}/`, 'proto/')
     writeFileSync(p, banner + text)
   }
 }
@@ -43,4 +43,4 @@ walk(out)
 const msgDir = join(out, 'sluice/v1')
 const lines = readdirSync(msgDir).filter((f) => f.endsWith('.ts')).sort()
   .map((f) => `export type * from './sluice/v1/${f.replace(/\.ts$/, '.js')}'`)
-writeFileSync(join(out, 'index.ts'), banner + lines.join('\n') + '\n')
+writeFileSync(join(out, 'index.ts'), `${banner + lines.join('\n')}\n`)

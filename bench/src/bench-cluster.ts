@@ -133,7 +133,7 @@ export async function startBenchCluster (options: { brokers: number, profileDir?
   const partitionDirs = async (brokerId: number, topic: string): Promise<string[]> => {
     const dir = path.join(servers.dataDir, `broker-${brokerId}`)
     const names = await readdir(dir).catch(() => [] as string[])
-    return names.filter((n) => n.startsWith(topic + '-') && /^\d+$/.test(n.slice(topic.length + 1))).map((n) => path.join(dir, n))
+    return names.filter((n) => n.startsWith(`${topic}-`) && /^\d+$/.test(n.slice(topic.length + 1))).map((n) => path.join(dir, n))
   }
 
   return {

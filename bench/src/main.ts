@@ -56,7 +56,7 @@ async function summarizeProfiles (dir: string, roles: Map<number, string>,
     const pid = Number(f.split('.')[3])
     const role = roles.get(pid) ?? `pid ${pid}`
     const s = summarizeProfile(path.join(dir, f), windowsUs)
-    console.log('\n' + formatProfileSummary(s, role))
+    console.log(`\n${formatProfileSummary(s, role)}`)
     out.push({ ...s, role })
   }
   return out
@@ -98,7 +98,7 @@ async function main (): Promise<void> {
   await runReplicated(ctx)
   await runPartitionScale(ctx)
   const after = machineInfo()
-  console.log('\n' + formatTable(rows))
+  console.log(`\n${formatTable(rows)}`)
   const profiles = profileDir === undefined ? undefined : await summarizeProfiles(profileDir, ctx.pidRoles, ctx.windowsUs)
   const file = await writeResults(args.label === undefined ? stamp : `${stamp}-${args.label}`, {
     startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),

@@ -63,7 +63,10 @@ export class ProcSampler {
       const r = readProc(pid)
       if (r === undefined) continue
       let list = this.samples.get(name)
-      if (list === undefined) this.samples.set(name, list = [])
+      if (list === undefined) {
+        list = []
+        this.samples.set(name, list)
+      }
       list.push({ atMs, ticks: r.ticks, rssKb: r.rssKb })
     }
   }

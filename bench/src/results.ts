@@ -71,6 +71,6 @@ export const RESULTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export async function writeResults (name: string, body: unknown): Promise<string> {
   await mkdir(RESULTS_DIR, { recursive: true })
   const file = path.join(RESULTS_DIR, `${name}.json`)
-  await writeFile(file, JSON.stringify(body, null, 2) + '\n')
+  await writeFile(file, `${JSON.stringify(body, null, 2)}\n`)
   return file
 }

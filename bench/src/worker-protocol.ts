@@ -138,7 +138,7 @@ export function startWorker<R> (kind: 'producer' | 'consumer', config: object, n
   child.on('exit', (code, signal) => {
     if (!gotResult) onFail(new Error(`${kind} worker exited (code ${String(code)}, signal ${String(signal)}) without a result:\n${tail.join('\n')}`))
   })
-  const send = (line: string): void => { if (child.exitCode === null) child.stdin!.write(line + '\n') }
+  const send = (line: string): void => { if (child.exitCode === null) child.stdin!.write(`${line}\n`) }
   return {
     pid: child.pid!,
     child,

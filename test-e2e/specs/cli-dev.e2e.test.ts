@@ -61,7 +61,7 @@ describe('sluice CLI against sluice dev', () => {
     expect(created.code).toBe(0)
     expect(created.stdout).toContain('orders')
 
-    const input = Array.from({ length: RECORDS }, (_, i) => `k${i}:v${i}`).join('\n') + '\n'
+    const input = `${Array.from({ length: RECORDS }, (_, i) => `k${i}:v${i}`).join('\n')}\n`
     const produced = await sluice(['produce', 'orders', '--key-separator', ':'], input)
     expect(produced.code, produced.stderr).toBe(0)
     expect(produced.stderr).toContain(`produced ${RECORDS} record(s)`)

@@ -8,7 +8,7 @@
 import { connect } from '@sluice/client'
 
 const env = process.env
-const print = (event) => { process.stdout.write(JSON.stringify(event) + '\n') }
+const print = (event) => { process.stdout.write(`${JSON.stringify(event)}\n`) }
 const tps = (list) => list.map((tp) => `${tp.topic}:${tp.partition}`)
 
 // What the member was last told it owns (a lost generation does not change what a zombie believes).

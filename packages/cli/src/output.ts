@@ -59,7 +59,7 @@ export function formatError (err: unknown, options: { debug?: boolean } = {}): s
     if (err.code === 'NETWORK_EXCEPTION' || err.code === 'BROKER_NOT_AVAILABLE' || err.code === 'REQUEST_TIMED_OUT') {
       text += '\nhint: is the cluster running? Start one with `sluice dev`, or pass --bootstrap host:port'
     }
-    return text + '\n'
+    return `${text}\n`
   }
   if (err instanceof UsageError) return `error: ${err.message}\n`
   const e = err as Error

@@ -33,7 +33,7 @@ export interface ConsumeArgs {
 }
 
 /** A handler resolves with the exit code (undefined = 0) or throws. */
-type Result = Promise<number | undefined | void>
+type Result = Promise<number | undefined>
 
 export interface CommandHandlers {
   dev (args: DevArgs, io: CliIo): Result

@@ -35,5 +35,5 @@ export function renderTable<Row> (columns: ReadonlyArray<Column<Row>>, rows: rea
       if (aligns[i] === 'right') return p.padStart(widths[i]!)
       return last ? p : p.padEnd(widths[i]!)
     }).join('  ').trimEnd()
-  return [line(columns.map((c) => c.header)), ...texts.map(line)].join('\n') + '\n'
+  return `${[line(columns.map((c) => c.header)), ...texts.map(line)].join('\n')}\n`
 }

@@ -44,7 +44,7 @@ describe('producer against a fake broker', () => {
     const records = Array.from({ length: 600 }, (_, i) => ({ key: `k${i % 37}`, value: `v${i}` }))
     const meta = await producer.send({ topic: 't', records })
     expect(meta).toHaveLength(600)
-    expect(meta[0]!.partition).toBe(meta.find((m, i) => i % 37 === 0 && i > 0)!.partition)
+    expect(meta[0]!.partition).toBe(meta.find((_m, i) => i % 37 === 0 && i > 0)!.partition)
     const byPartition = new Map<number, bigint[]>()
     for (const m of meta) byPartition.set(m.partition, [...(byPartition.get(m.partition) ?? []), m.offset])
     for (const [p, offsets] of byPartition) {

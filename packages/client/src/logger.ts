@@ -3,9 +3,7 @@
  * pino logger (or anything shaped like it) and the SDK never imports a logging library itself.
  * The default is silent: a library should not write to stdout unless asked.
  */
-export interface LogFn {
-  (obj: Record<string, unknown>, msg?: string): void
-}
+export type LogFn = (obj: Record<string, unknown>, msg?: string) => void
 
 export interface Logger {
   debug: LogFn

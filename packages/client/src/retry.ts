@@ -34,7 +34,7 @@ export function isRetriable (err: unknown): err is SluiceError {
 
 /** The backoff before retry number `retry` (1-based), with jitter in [50%, 100%]. */
 export function backoffMs (options: RetryOptions, retry: number, random: () => number = Math.random): number {
-  const base = Math.min(options.maxBackoffMs, options.initialBackoffMs * Math.pow(options.factor, retry - 1))
+  const base = Math.min(options.maxBackoffMs, options.initialBackoffMs * options.factor ** (retry - 1))
   return Math.round(base / 2 + random() * base / 2)
 }
 

@@ -30,9 +30,9 @@ export function protoRoot (): string {
   ]
   for (const c of candidates) {
     const p = fileURLToPath(c)
-    if (existsSync(p + 'sluice/v1/broker.proto')) return p
+    if (existsSync(`${p}sluice/v1/broker.proto`)) return p
   }
-  throw new Error('cannot find proto/sluice/v1: looked in ' + candidates.map((c) => fileURLToPath(c)).join(', '))
+  throw new Error(`cannot find proto/sluice/v1: looked in ${candidates.map((c) => fileURLToPath(c)).join(', ')}`)
 }
 
 let cached: SluiceProto | undefined
@@ -41,7 +41,7 @@ export function loadSluiceProto (): SluiceProto {
   if (cached !== undefined) return cached
   const root = protoRoot()
   // Every file of the contract, so a new .proto needs no change here.
-  const files = readdirSync(root + 'sluice/v1').filter((f) => f.endsWith('.proto')).sort()
+  const files = readdirSync(`${root}sluice/v1`).filter((f) => f.endsWith('.proto')).sort()
     .map((f) => `sluice/v1/${f}`)
   const definition = protoLoader.loadSync(files, { ...PROTO_LOADER_OPTIONS, includeDirs: [root] })
   cached = grpc.loadPackageDefinition(definition) as unknown as SluiceProto

@@ -93,7 +93,7 @@ export async function startZooKeeper (options: StartZooKeeperOptions = {}): Prom
   for (const [i, s] of servers.entries()) {
     await mkdir(join(s.dir, 'data'), { recursive: true })
     if (count > 1) await writeFile(join(s.dir, 'data', 'myid'), `${i + 1}\n`)
-    await writeFile(join(s.dir, 'zoo.cfg'), [
+    await writeFile(join(s.dir, 'zoo.cfg'), `${[
       `tickTime=${options.tickTimeMs ?? 2000}`,
       `dataDir=${join(s.dir, 'data')}`,
       `clientPort=${s.clientPort}`,
@@ -102,7 +102,7 @@ export async function startZooKeeper (options: StartZooKeeperOptions = {}): Prom
       'admin.enableServer=false',
       '4lw.commands.whitelist=ruok,srvr,stat,mntr',
       ...quorumLines,
-    ].join('\n') + '\n')
+    ].join('\n')}\n`)
   }
 
   const launch = (s: Server, index: number): void => {

@@ -116,7 +116,7 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
     return f
   }
   const onLine = (name: string) => (line: string): void => {
-    logFile(name).write(line + '\n')
+    logFile(name).write(`${line}\n`)
     options.onOutputLine?.(name, line)
   }
 

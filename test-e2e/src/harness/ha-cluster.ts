@@ -55,7 +55,7 @@ export async function startHaCluster (options: HaClusterOptions): Promise<HaClus
   const onLine = (name: string) => {
     const out = createWriteStream(path.join(dataDir, 'logs', `${name}.log`))
     logs.push(out)
-    return (line: string) => { out.write(line + '\n') }
+    return (line: string) => { out.write(`${line}\n`) }
   }
   const instances = new Map<number, SpawnedProcess>()
   const brokers = new Map<number, SpawnedProcess>()

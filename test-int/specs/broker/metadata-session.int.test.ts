@@ -181,7 +181,7 @@ describe('broker produce details', () => {
   it('accepts a multi-megabyte produce and returns it in one fetch', async () => {
     const cluster = await startTestCluster(1)
     const { client, topic } = await topicOn(cluster, { 'max.message.bytes': String(8 << 20) })
-    const big = batch(Array.from({ length: 64 }, (_, i) => `${i}:` + 'p'.repeat(64 * 1024)))
+    const big = batch(Array.from({ length: 64 }, (_, i) => `${i}:${'p'.repeat(64 * 1024)}`))
     expect(big.length).toBeGreaterThan(4 << 20)
     const r = onlyPartition(await client.produce({ acks: 1, topics: [{ topic, partitions: [{ partition: 0, records: big }] }] }))
     expect(r.error_code).toBe(0)

@@ -65,7 +65,7 @@ async function consumeN (consumer: Consumer, n: number, style: 'iterator' | 'run
 function checkExactlyOnceInOrder (produced: RecordMetadata[], values: string[], consumed: ConsumerMessage[]): void {
   expect(consumed).toHaveLength(values.length)
   const expected = new Map<string, string>() // "partition/offset" -> value
-  produced.forEach((m, i) => expected.set(`${m.partition}/${m.offset}`, values[i]!))
+  for (const [i, m] of produced.entries()) expected.set(`${m.partition}/${m.offset}`, values[i]!)
   const seen = new Set<string>()
   const lastOffset = new Map<number, bigint>()
   for (const m of consumed) {

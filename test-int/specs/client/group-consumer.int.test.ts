@@ -170,7 +170,7 @@ function backgroundProducer (topic: string): { stop: () => Promise<void>, produc
     while (running) {
       const values = Array.from({ length: 10 }, () => `r-${n++}`)
       const metas = await producer.send({ topic, records: values.map((value) => ({ key: value, value })) })
-      metas.forEach((m, i) => produced.set(values[i]!, `${m.partition}/${m.offset}`))
+      for (const [i, m] of metas.entries()) produced.set(values[i]!, `${m.partition}/${m.offset}`)
       await new Promise((resolve) => setTimeout(resolve, 10)) // pacing, not synchronisation
     }
   })()
@@ -222,7 +222,7 @@ describe('group consumer: membership changes', () => {
     const processed = all.flatMap((m) => ids(m.seen))
     const dups = all.flatMap((m, i) => m.seen.map((x) => `${x.value!.toString()}@m${i + 1}:${x.partition}/${x.offset}`))
       .filter((d, _, arr) => arr.filter((e) => e.split('@')[0] === d.split('@')[0]).length > 1)
-    expect(processed.length - new Set(processed).size, events.join('\n') + '\n' + dups.slice(0, 20).join(' ')).toBe(0)
+    expect(processed.length - new Set(processed).size, `${events.join('\n')}\n${dups.slice(0, 20).join(' ')}`).toBe(0)
     for (const msg of all.flatMap((m) => m.seen)) expect(producer.produced.get(msg.value!.toString())).toBe(`${msg.partition}/${msg.offset}`)
   }, 60_000)
 

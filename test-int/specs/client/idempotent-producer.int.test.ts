@@ -79,7 +79,7 @@ describe('idempotent producer on a real cluster', () => {
     const sends = Array.from({ length: calls }, (_, k) => {
       const values = Array.from({ length: 50 }, (_, i) => `r${String(k * 50 + i).padStart(5, '0')}`)
       return producer.send({ topic, records: values.map((v) => ({ value: v, partition: Math.floor(k / 3) % 2 })) })
-        .then((metas) => { acked++; firstAck(); metas.forEach((meta, i) => sent.push({ value: values[i]!, meta })) }, (err: unknown) => { failures.push(err) })
+        .then((metas) => { acked++; firstAck(); for (const [i, meta] of metas.entries()) sent.push({ value: values[i]!, meta }) }, (err: unknown) => { failures.push(err) })
     })
     await firstAcked
     // Stop (streams end, in-flight requests fail, partitions lose their leader) and restart from

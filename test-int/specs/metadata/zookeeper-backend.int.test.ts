@@ -7,7 +7,7 @@
  *
  * Skipped with a warning when ZooKeeper is not installed; failed when CI is set.
  */
-import * as grpc from '@grpc/grpc-js'
+import type * as grpc from '@grpc/grpc-js'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { connect } from '@sluice/client'

@@ -11,7 +11,7 @@ import type { ClusterView, TopicView } from './views.js'
 
 /** Prints a command's result: `json` with --json, else the human rendering. */
 export function print (ctx: CommandContext, json: unknown, human: () => string): void {
-  ctx.io.stdout.write(ctx.json ? toJson(json, { pretty: true }) + '\n' : human())
+  ctx.io.stdout.write(ctx.json ? `${toJson(json, { pretty: true })}\n` : human())
 }
 
 /** Connects, runs `fn`, always closes. A CLI user would rather see an error soon than wait long. */

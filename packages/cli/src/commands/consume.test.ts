@@ -46,7 +46,7 @@ function fakeConsumer (logs: Map<number, ConsumerMessage[]>): Consumer & { fetch
           yield m
         }
         if (!delivered) {
-          await new Promise<void>((resolve, reject) => {
+          await new Promise<void>((_resolve, reject) => {
             if (options?.signal?.aborted === true) { reject(new Error('aborted')); return }
             options?.signal?.addEventListener('abort', () => reject(new Error('aborted')))
           })

@@ -104,7 +104,7 @@ export async function consumeLoop (consumer: Consumer, topic: string, args: Cons
           continue
         }
       }
-      await write(ctx.io.stdout, formatMessage(m, format) + '\n')
+      await write(ctx.io.stdout, `${formatMessage(m, format)}\n`)
       count++
       if (args.maxMessages !== undefined && count >= args.maxMessages) break
       if (!args.follow && remaining.size === 0) break

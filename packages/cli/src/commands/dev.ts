@@ -62,13 +62,13 @@ export async function runDev (options: DevOptions, io: CliIo): Promise<number> {
 
   const colour = useColour(io)
   const say = (text: string, tone?: string): void => {
-    io.stdout.write((colour && tone !== undefined ? `${tone}${text}${ansi.reset}` : text) + '\n')
+    io.stdout.write(`${colour && tone !== undefined ? `${tone}${text}${ansi.reset}` : text}\n`)
   }
   let zk: ZooKeeperHandle | undefined
   const metadataArgs: string[] = []
   if (options.metadata === 'zookeeper') {
     if (!zookeeperInstalled()) {
-      io.stderr.write(ZOOKEEPER_MISSING_MESSAGE + '\n')
+      io.stderr.write(`${ZOOKEEPER_MISSING_MESSAGE}\n`)
       return 1
     }
     const zkPort = await isPortFree(2181) ? 2181 : 0
@@ -136,7 +136,7 @@ async function runCluster (options: DevOptions, io: CliIo, dataDir: string, brok
     listeningTimeoutMs: 60_000,
     readyTimeoutMs: 60_000,
     onLine: (name, line) => {
-      io.stdout.write(prettyLine(line, { name, nameWidth, colour, nameColour: colourOf.get(name) }) + '\n')
+      io.stdout.write(`${prettyLine(line, { name, nameWidth, colour, nameColour: colourOf.get(name) })}\n`)
     },
   })
   const first = await Promise.race([

@@ -71,23 +71,23 @@ const tpList = (tps: GroupMemberView['assignment']): string =>
   tps.length === 0 ? '-' : tps.map((tp) => `${tp.topic}:${tp.partition}`).join(',')
 
 export function renderGroupDescription (g: GroupDescribeView): string {
-  const head = [
+  const head = `${[
     `group       ${g.groupId}`,
     `state       ${g.state}`,
     `protocol    ${g.protocolType === '' ? '-' : g.protocolType}${g.protocol === '' ? '' : `/${g.protocol}`}`,
     `generation  ${g.generationId}`,
     `members     ${g.members.length}`,
     '',
-  ].join('\n') + '\n'
+  ].join('\n')}\n`
   const members = g.members.length === 0
     ? ''
-    : renderTable<GroupMemberView>([
+    : `${renderTable<GroupMemberView>([
       { header: 'MEMBER', value: (m) => m.memberId + (m.memberId === g.leader ? ' (leader)' : '') },
       { header: 'INSTANCE', value: (m) => m.groupInstanceId },
       { header: 'CLIENT ID', value: (m) => m.clientId === '' ? undefined : m.clientId },
       { header: 'HOST', value: (m) => m.clientHost === '' ? undefined : m.clientHost },
       { header: 'PARTITIONS', value: (m) => tpList(m.assignment) },
-    ], g.members) + '\n'
+    ], g.members)}\n`
   const offsets = renderTable<GroupOffsetView>([
     { header: 'TOPIC', value: (o) => o.topic },
     { header: 'PARTITION', value: (o) => o.partition },
@@ -96,7 +96,7 @@ export function renderGroupDescription (g: GroupDescribeView): string {
     { header: 'LAG', value: (o) => o.lag, align: 'right' },
     { header: 'MEMBER', value: (o) => o.memberId },
   ], g.offsets)
-  return head + members + offsets + `\ntotal lag   ${g.totalLag}\n`
+  return `${head + members + offsets}\ntotal lag   ${g.totalLag}\n`
 }
 
 export function renderResetPlan (group: string, plan: readonly ResetPlanView[], executed: boolean): string {

@@ -26,7 +26,7 @@ import type { ConnectionPool } from '../network/connection-pool.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
 import { RequestStream } from '../network/request-stream.js'
 import type { RetryOptions } from '../options.js'
-import { fetchedBytes, scanFetched } from './fetched-records.js'
+import { fetchedBytes, scanFetched, type ScanResult } from './fetched-records.js'
 import { listOffsets, seekTimestamp } from './list-offsets.js'
 import type { PartitionState, SubscriptionState } from './subscription.js'
 
@@ -251,7 +251,7 @@ export class Fetcher {
     }
     s.highWatermark = toBigInt(p.high_watermark)
     s.retryAtMs = 0
-    let scan
+    let scan: ScanResult
     try {
       scan = scanFetched(p.records)
     } catch (err) {

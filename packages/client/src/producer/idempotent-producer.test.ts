@@ -3,7 +3,7 @@
  * options, sequence stamping, in-order recovery with several batches in flight when one fails,
  * dedup of a batch whose acknowledgement was lost, and the reset after a final failure.
  */
-import { decodeRecordBatches, readBatchHeader, SluiceError } from '@sluice/protocol'
+import { decodeRecordBatches, readBatchHeader, type SluiceError } from '@sluice/protocol'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FakeCluster } from '../__fixtures__/fake-cluster.js'
 import { connect, type SluiceClient } from '../index.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { SluiceError } from '@sluice/protocol'
+import type { SluiceError } from '@sluice/protocol'
 import { assignReplicas, seededRandomInt } from './placement.js'
 
 describe('assignReplicas (Kafka rack-unaware placement)', () => {

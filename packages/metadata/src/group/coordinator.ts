@@ -9,7 +9,7 @@
  * reported as Empty with protocol type "". DeleteGroups takes only Empty groups, removes the
  * membership state at once and then writes a tombstone for every committed offset.
  */
-import * as grpc from '@grpc/grpc-js'
+import type * as grpc from '@grpc/grpc-js'
 import { SluiceError, errorId, systemClock, toGrpcError, type Clock, type ErrorCodeName, type Timer, type wire } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import { resolveGroupConfig, type GroupCoordinatorOptions, type ResolvedGroupConfig } from './group-config.js'

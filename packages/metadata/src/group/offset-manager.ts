@@ -135,7 +135,10 @@ export class OffsetManager {
       if (g !== undefined && g.size === 0) this.groups.delete(groupId)
       return
     }
-    if (g === undefined) this.groups.set(groupId, g = new Map())
+    if (g === undefined) {
+      g = new Map()
+      this.groups.set(groupId, g)
+    }
     g.set(key, value)
   }
 

@@ -6,7 +6,6 @@ import fc from 'fast-check'
 import { ManualClock, SluiceError } from '@sluice/protocol'
 import { EmbeddedStore, JOURNAL_FILE, type EmbeddedStoreOptions } from './embedded-store.js'
 import { SNAPSHOT_FILE } from './snapshot.js'
-import { mkdirp } from './metadata-store.js'
 
 async function tempDir (): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-store-'))
@@ -175,7 +174,7 @@ describe('EmbeddedStore durability', () => {
           const path = names[op.i]!
           const parent = path.lastIndexOf('/') === 0 ? '/' : path.slice(0, path.lastIndexOf('/'))
           const cur = model.get(path)
-          const hasKids = [...model.keys()].some((k) => k.startsWith(path + '/'))
+          const hasKids = [...model.keys()].some((k) => k.startsWith(`${path}/`))
           const code = await codeOf(op.k === 'create'
             ? s.create(path, b(op.v))
             : op.k === 'set' ? s.set(path, b(op.v), op.ver) : s.delete(path, op.ver))

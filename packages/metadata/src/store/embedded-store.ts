@@ -291,7 +291,10 @@ function undo (tx: TreeTx): void {
 
 function addWatch (map: Map<string, Set<WatchCallback>>, path: string, cb: WatchCallback): CancelWatch {
   let set = map.get(path)
-  if (set === undefined) map.set(path, set = new Set())
+  if (set === undefined) {
+    set = new Set()
+    map.set(path, set)
+  }
   set.add(cb)
   return () => {
     const s = map.get(path)

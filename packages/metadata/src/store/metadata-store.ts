@@ -88,6 +88,7 @@ export interface MetadataStore {
   close (): Promise<void>
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the one character ZooKeeper refuses in a path segment, so the pattern must name it.
 const SEGMENT = /^[^/\u0000]+$/
 
 /** Throws INVALID_ARGUMENT unless `path` is a well-formed absolute znode path. */
@@ -127,7 +128,7 @@ export async function mkdirp (store: MetadataStore, path: string): Promise<void>
   if (path === '/') return
   let current = ''
   for (const seg of path.slice(1).split('/')) {
-    current += '/' + seg
+    current += `/${seg}`
     if (await store.exists(current) !== undefined) continue
     try {
       await store.create(current, Buffer.alloc(0))

@@ -44,7 +44,7 @@ export async function writeSnapshot (dataDir: string, snapshot: Snapshot): Promi
   const header = Buffer.alloc(4)
   header.writeUInt32BE(crc32c(body), 0)
   const target = join(dataDir, SNAPSHOT_FILE)
-  const tmp = target + '.tmp'
+  const tmp = `${target}.tmp`
   const fh = await open(tmp, 'w')
   try {
     await fh.writeFile(Buffer.concat([header, body]))

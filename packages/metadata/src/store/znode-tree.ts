@@ -144,7 +144,10 @@ export class ZnodeTree {
     this.nodes.get(parentOf(path))!.children.add(baseName(path))
     if (node.ephemeralOwner !== undefined) {
       let set = this.bySession.get(node.ephemeralOwner)
-      if (set === undefined) this.bySession.set(node.ephemeralOwner, set = new Set())
+      if (set === undefined) {
+        set = new Set()
+        this.bySession.set(node.ephemeralOwner, set)
+      }
       set.add(path)
     }
   }

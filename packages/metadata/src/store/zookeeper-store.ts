@@ -273,7 +273,7 @@ async function ensureChroot (connectString: string, chroot: string, common: { co
   try {
     let current = ''
     for (const seg of chroot.slice(1).split('/')) {
-      current += '/' + seg
+      current += `/${seg}`
       const path = current
       try {
         await conn.call<string>(`create ${path}`, (cb) => { conn.client.create(path, cb) })

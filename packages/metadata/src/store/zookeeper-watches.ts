@@ -42,7 +42,10 @@ export class WatchRegistry {
   add (kind: WatchKind, path: string, cb: WatchCallback): { watcher: (e: Event) => void, cancel: CancelWatch } {
     const map = this.callbacks[kind]
     let set = map.get(path)
-    if (set === undefined) map.set(path, set = new Set())
+    if (set === undefined) {
+      set = new Set()
+      map.set(path, set)
+    }
     set.add(cb)
     const cancel = (): void => {
       const s = map.get(path)

@@ -107,7 +107,7 @@ function serveReady (options: AdminServerOptions, req: IncomingMessage, res: Ser
     r = { ready: false, reason: `readiness check failed: ${(err as Error)?.message ?? String(err)}` }
   }
   const body = r.ready ? { ready: true } : { ready: false, reason: r.reason ?? 'not ready' }
-  send(req, res, r.ready ? 200 : 503, JSON_TYPE, JSON.stringify(body) + '\n')
+  send(req, res, r.ready ? 200 : 503, JSON_TYPE, `${JSON.stringify(body)}\n`)
 }
 
 function serveMetrics (options: AdminServerOptions, req: IncomingMessage, res: ServerResponse): void {
