@@ -13,9 +13,9 @@ import { afterAll, bench, describe } from 'vitest'
 import { pino } from 'pino'
 import { validateBatches } from '@sluice/protocol'
 import { LogManager } from '../src/log/index.js'
-import { OffsetIndexEntries } from '../src/log/offset-index.js'
-import { makeBatch, makeTempDir } from '../src/log/test-batches.js'
-import { testConfig } from '../src/log/log-test-env.js'
+import { OffsetIndexEntries } from '../src/log/segment/offset-index.js'
+import { makeBatch, makeTempDir } from '../src/log/__fixtures__/test-batches.js'
+import { testConfig } from '../src/log/__fixtures__/log-test-env.js'
 
 const dir = await makeTempDir('sluice-bench-log-')
 const manager = await LogManager.open({ dataDir: dir, logger: pino({ level: 'silent' }) })

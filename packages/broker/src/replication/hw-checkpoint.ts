@@ -15,7 +15,7 @@
  */
 import path from 'node:path'
 import type { Logger } from 'pino'
-import { parseOffsetField, readCheckpointFile, writeCheckpointFile } from '../log/checkpoint-file.js'
+import { parseOffsetField, readCheckpointFile, writeCheckpointFile } from '../log/io/checkpoint-file.js'
 import { partitionKey } from '../metadata-cache.js'
 
 export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint'

@@ -3,10 +3,10 @@
 import fs from 'node:fs/promises'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { readBatchHeader } from '@sluice/protocol'
-import { LogManager } from './log-manager.js'
-import { appendLeader, captureLogger, splitBatches, testConfig } from './log-test-env.js'
+import { LogManager } from '../manager/log-manager.js'
+import { appendLeader, captureLogger, splitBatches, testConfig } from '../__fixtures__/log-test-env.js'
 import { RecentBatches } from './recent-batches.js'
-import { makeBatch, makeTempDir } from './test-batches.js'
+import { makeBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
 describe('RecentBatches', () => {
   /** Batches of 3 offsets and 100 bytes each, the first at relative offset `base` and position `pos`. */

@@ -1,11 +1,12 @@
 /**
- * Shared test scaffolding for the log tests (no vitest import, so it also type-checks in the
- * build): a capturing pino logger, and leader/follower append helpers.
+ * Shared test scaffolding for the log tests (no vitest import, so the micro-benchmarks can use it
+ * too): a capturing pino logger, and leader/follower append helpers. Under __fixtures__, so the
+ * build leaves it out of dist.
  */
 import { pino, type Logger } from 'pino'
 import { decodeRecordBatches, validateBatches, type BatchHeader } from '@sluice/protocol'
-import { DEFAULT_LOG_CONFIG, type LogConfig } from './log-config.js'
-import type { PartitionLog } from './partition-log.js'
+import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js'
+import type { PartitionLog } from '../partition/partition-log.js'
 
 export interface CapturedLogger {
   logger: Logger

@@ -5,9 +5,9 @@ import fc from 'fast-check'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { checkBatchAt, OFF_PARTITION_LEADER_EPOCH, readBatchHeader } from '@sluice/protocol'
 import { LogManager } from './log-manager.js'
-import { CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT_FILE } from './log-files.js'
-import { appendLeader, captureLogger, splitBatches, testConfig } from './log-test-env.js'
-import { makeBatch, makeTempDir } from './test-batches.js'
+import { CLEAN_SHUTDOWN_FILE, RECOVERY_POINT_CHECKPOINT_FILE } from '../segment/log-files.js'
+import { appendLeader, captureLogger, splitBatches, testConfig } from '../__fixtures__/log-test-env.js'
+import { makeBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
 const config = testConfig({ segmentBytes: 700, indexIntervalBytes: 64 })
 

@@ -7,8 +7,8 @@
  */
 import path from 'node:path'
 import type { Logger } from 'pino'
-import { parseOffsetField, readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js'
-import { LEADER_EPOCH_CHECKPOINT_FILE } from './log-files.js'
+import { parseOffsetField, readCheckpointFile, writeCheckpointFile } from '../io/checkpoint-file.js'
+import { LEADER_EPOCH_CHECKPOINT_FILE } from '../segment/log-files.js'
 
 export interface EpochEntry {
   readonly epoch: number

@@ -20,17 +20,17 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Logger } from 'pino'
-import type { FileHandleCache } from './file-handle-cache.js'
-import { LeaderEpochCache } from './leader-epoch-cache.js'
-import { fsyncDir } from './checkpoint-file.js'
+import type { FileHandleCache } from '../io/file-handle-cache.js'
+import { LeaderEpochCache } from '../partition/leader-epoch-cache.js'
+import { fsyncDir } from '../io/checkpoint-file.js'
 import {
   CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, LOG_SUFFIX, OFFSET_GAPS_MARKER_FILE, parseSegmentFileName, parseSwapFileName, segmentPaths, TEMP_SUFFIX,
   TIME_INDEX_SUFFIX,
-} from './log-files.js'
-import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js'
-import { Segment } from './segment.js'
-import { recoverSegment, type RecoveryStats } from './segment-recovery.js'
-import { TIME_INDEX_ENTRY_BYTES } from './time-index.js'
+} from '../segment/log-files.js'
+import { OFFSET_INDEX_ENTRY_BYTES } from '../segment/offset-index.js'
+import { Segment } from '../segment/segment.js'
+import { recoverSegment, type RecoveryStats } from '../segment/segment-recovery.js'
+import { TIME_INDEX_ENTRY_BYTES } from '../segment/time-index.js'
 
 export interface LoadPartitionOptions {
   dir: string

@@ -8,7 +8,7 @@
  */
 import type { FileHandle } from 'node:fs/promises'
 import { BATCH_HEADER_BYTES, SluiceError, readBatchHeader, type BatchHeader } from '@sluice/protocol'
-import { readAt } from './file-io.js'
+import { readAt } from '../io/file-io.js'
 
 const WINDOW_BYTES = 8192
 

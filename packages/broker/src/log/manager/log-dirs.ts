@@ -15,13 +15,13 @@
  * writes resume once space returns. Reads and the other directories are not affected.
  */
 import type { Logger } from 'pino'
-import { DEFAULT_MAX_OPEN_FILES, FileHandleCache } from './file-handle-cache.js'
-import { LogCleaner, type LogCleanerOptions } from './log-cleaner.js'
-import type { LogConfig } from './log-config.js'
-import { partitionDirName } from './log-files.js'
+import { DEFAULT_MAX_OPEN_FILES, FileHandleCache } from '../io/file-handle-cache.js'
+import { LogCleaner, type LogCleanerOptions } from '../cleaner/log-cleaner.js'
+import type { LogConfig } from '../log-config.js'
+import { partitionDirName } from '../segment/log-files.js'
 import { LogManager, type LogManagerOptions } from './log-manager.js'
-import type { PartitionLog } from './partition-log.js'
-import { emptyRecoveryStats, type RecoveryStats } from './segment-recovery.js'
+import type { PartitionLog } from '../partition/partition-log.js'
+import { emptyRecoveryStats, type RecoveryStats } from '../segment/segment-recovery.js'
 
 /** What the replica manager and log maintenance need of the broker's storage (one dir or many). */
 export interface LogStore {

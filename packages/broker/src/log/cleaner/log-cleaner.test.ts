@@ -2,12 +2,12 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { decodeRecordBatches, DELETE_HORIZON_MASK } from '@sluice/protocol'
-import type { LogConfig } from './log-config.js'
+import type { LogConfig } from '../log-config.js'
 import type { CleanerCrashPoint } from './log-cleaner.js'
-import { LogManager } from './log-manager.js'
-import { appendLeader, captureLogger, readAll, testConfig, type ReadRecord } from './log-test-env.js'
-import type { PartitionLog } from './partition-log.js'
-import { keyedBatch, makeTempDir } from './test-batches.js'
+import { LogManager } from '../manager/log-manager.js'
+import { appendLeader, captureLogger, readAll, testConfig, type ReadRecord } from '../__fixtures__/log-test-env.js'
+import type { PartitionLog } from '../partition/partition-log.js'
+import { keyedBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
 async function setup (config: Partial<LogConfig> = {}, fileDeleteDelayMs = 0) {
   const dataDir = await makeTempDir('sluice-cleaner-')

@@ -7,8 +7,8 @@
  * segment keeps its entries in a growable typed array; closed segments are binary-searched in
  * the file on demand.
  */
-import type { FileHandleCache } from './file-handle-cache.js'
-import { readExactly } from './file-io.js'
+import type { FileHandleCache } from '../io/file-handle-cache.js'
+import { readExactly } from '../io/file-io.js'
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8
 

@@ -13,8 +13,8 @@
  * Offset and time indexes are rebuilt from the accepted batches with the append-time rule.
  */
 import { BATCH_HEADER_BYTES, checkBatchAt, LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH, readBatchHeader } from '@sluice/protocol'
-import type { FileHandleCache } from './file-handle-cache.js'
-import { readAt, writeFully } from './file-io.js'
+import type { FileHandleCache } from '../io/file-handle-cache.js'
+import { readAt, writeFully } from '../io/file-io.js'
 import { freshIndexCursor, indexBatch, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
 import type { SegmentPaths } from './log-files.js'
 import { OffsetIndexEntries } from './offset-index.js'

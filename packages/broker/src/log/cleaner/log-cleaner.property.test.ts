@@ -2,9 +2,9 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { LogManager } from './log-manager.js'
-import { appendLeader, captureLogger, readAll, testConfig, type ReadRecord } from './log-test-env.js'
-import { keyedBatch, makeTempDir } from './test-batches.js'
+import { LogManager } from '../manager/log-manager.js'
+import { appendLeader, captureLogger, readAll, testConfig, type ReadRecord } from '../__fixtures__/log-test-env.js'
+import { keyedBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
 type Write = ReadonlyArray<readonly [string, string | null]>
 

@@ -5,7 +5,7 @@
  * the last segment). What was dropped is logged at warn with segment, position, bytes, reason.
  */
 import type { Logger } from 'pino'
-import type { FileHandleCache } from './file-handle-cache.js'
+import type { FileHandleCache } from '../io/file-handle-cache.js'
 import type { Segment } from './segment.js'
 import { scanSegment, writeIndexFiles, type ScanOutcome } from './segment-scan.js'
 

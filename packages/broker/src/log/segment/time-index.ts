@@ -5,8 +5,8 @@
  * when the segment is closed, so the last entry of a closed segment holds its max timestamp. An
  * entry (T, o) means every batch up to offset base+o has maxTimestamp <= T.
  */
-import type { FileHandleCache } from './file-handle-cache.js'
-import { readExactly } from './file-io.js'
+import type { FileHandleCache } from '../io/file-handle-cache.js'
+import { readExactly } from '../io/file-io.js'
 
 export const TIME_INDEX_ENTRY_BYTES = 12
 

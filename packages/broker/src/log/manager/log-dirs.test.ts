@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { encodeRecordBatch } from '@sluice/protocol'
 import { LogDirs } from './log-dirs.js'
-import { appendLeader, captureLogger, readAll, testConfig } from './log-test-env.js'
+import { appendLeader, captureLogger, readAll, testConfig } from '../__fixtures__/log-test-env.js'
 
 const roots: string[] = []
 afterEach(async () => { for (const r of roots.splice(0)) await fs.rm(r, { recursive: true, force: true }) })

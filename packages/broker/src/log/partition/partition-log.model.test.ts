@@ -5,11 +5,11 @@ import fs from 'node:fs/promises'
 import fc from 'fast-check'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { isSluiceError } from '@sluice/protocol'
-import { LogManager } from './log-manager.js'
-import type { LogConfig } from './log-config.js'
-import { appendLeader, captureLogger, testConfig } from './log-test-env.js'
+import { LogManager } from '../manager/log-manager.js'
+import type { LogConfig } from '../log-config.js'
+import { appendLeader, captureLogger, testConfig } from '../__fixtures__/log-test-env.js'
 import type { PartitionLog } from './partition-log.js'
-import { makeBatch, makeTempDir } from './test-batches.js'
+import { makeBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
 interface ModelBatch { base: bigint, last: bigint, bytes: Buffer, maxTimestamp: bigint }
 

@@ -3,9 +3,9 @@ import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { FileHandleCache } from './file-handle-cache.js'
 import { GroupCommit } from './group-commit.js'
-import { LogManager } from './log-manager.js'
-import { appendLeader, captureLogger, testConfig } from './log-test-env.js'
-import { makeBatch, makeTempDir } from './test-batches.js'
+import { LogManager } from '../manager/log-manager.js'
+import { appendLeader, captureLogger, testConfig } from '../__fixtures__/log-test-env.js'
+import { makeBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
 async function useDataDir (): Promise<string> {
   const dir = await makeTempDir()

@@ -8,7 +8,7 @@
  *   - findOffsetForTimestamp: the first batch whose maxTimestamp >= ts, using the time index.
  */
 import { BATCH_HEADER_BYTES, readBatchHeader, SluiceError } from '@sluice/protocol'
-import type { Segment } from './segment.js'
+import type { Segment } from '../segment/segment.js'
 
 export interface ReadOptions {
   /** Exclusive upper bound: no batch whose lastOffset >= maxOffset is returned. */

@@ -10,9 +10,9 @@
  * or, empty or not, if the batch's lastOffset would not fit in int32 relative to the base.
  */
 import { SluiceError } from '@sluice/protocol'
-import type { LogConfig } from './log-config.js'
-import { OFFSET_INDEX_ENTRY_BYTES } from './offset-index.js'
-import { TIME_INDEX_ENTRY_BYTES } from './time-index.js'
+import type { LogConfig } from '../log-config.js'
+import { OFFSET_INDEX_ENTRY_BYTES } from '../segment/offset-index.js'
+import { TIME_INDEX_ENTRY_BYTES } from '../segment/time-index.js'
 
 export interface PlannedBatch {
   /** Byte position in the request buffer. */

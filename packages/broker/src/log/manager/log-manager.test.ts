@@ -1,12 +1,12 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js'
-import { LeaderEpochCache } from './leader-epoch-cache.js'
-import { parsePartitionDirName, RECOVERY_POINT_CHECKPOINT_FILE } from './log-files.js'
+import { readCheckpointFile, writeCheckpointFile } from '../io/checkpoint-file.js'
+import { LeaderEpochCache } from '../partition/leader-epoch-cache.js'
+import { parsePartitionDirName, RECOVERY_POINT_CHECKPOINT_FILE } from '../segment/log-files.js'
 import { LogManager } from './log-manager.js'
-import { appendLeader, captureLogger, testConfig } from './log-test-env.js'
-import { makeBatch, makeTempDir } from './test-batches.js'
+import { appendLeader, captureLogger, testConfig } from '../__fixtures__/log-test-env.js'
+import { makeBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
 async function useDataDir (): Promise<string> {
   const dir = await makeTempDir()

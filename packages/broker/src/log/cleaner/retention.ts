@@ -14,8 +14,8 @@
  * skip an unchanged partition without touching its files.
  */
 import fs from 'node:fs/promises'
-import { retentionEnabled, type LogConfig } from './log-config.js'
-import type { Segment } from './segment.js'
+import { retentionEnabled, type LogConfig } from '../log-config.js'
+import type { Segment } from '../segment/segment.js'
 
 export type RetentionReason = 'log-start-offset' | 'retention.ms' | 'retention.bytes'
 

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { TEMP_SUFFIX } from './log-files.js'
+import { TEMP_SUFFIX } from '../segment/log-files.js'
 
 export const CHECKPOINT_VERSION = 0
 

@@ -5,7 +5,7 @@
  * passed its CRC when it was appended or recovered, so the file changed under us).
  */
 import { BATCH_HEADER_BYTES, LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH, SluiceError, type BatchHeader } from '@sluice/protocol'
-import type { FileHandleCache } from './file-handle-cache.js'
+import type { FileHandleCache } from '../io/file-handle-cache.js'
 import { HeaderReader } from './header-scan.js'
 import type { Segment } from './segment.js'
 
