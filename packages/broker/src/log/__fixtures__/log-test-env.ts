@@ -6,7 +6,7 @@
 import { pino, type Logger } from 'pino'
 import { decodeRecordBatches, validateBatches, type BatchHeader } from '@sluice/protocol'
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js'
-import type { PartitionLog } from '../partition/partition-log.js'
+import type { LeaderAppendPlan, PartitionLog } from '../partition/partition-log.js'
 
 export interface CapturedLogger {
   logger: Logger
@@ -24,12 +24,21 @@ export function testConfig (overrides: Partial<LogConfig> = {}): LogConfig {
   return { ...DEFAULT_LOG_CONFIG, ...overrides }
 }
 
-/** appendAsLeader over a copy of the batches (stamping writes into the buffer). */
+/** A leader append (plan, then write, in one write task, as Partition does) over a copy of the batches (stamping writes into the buffer). */
 export async function appendLeader (log: PartitionLog, batches: readonly Buffer[], epoch = 0):
   Promise<{ firstOffset: bigint, lastOffset: bigint, maxTimestamp: bigint, stamped: Buffer }> {
   const buf = Buffer.concat(batches)
-  const result = await log.appendAsLeader(buf, validateBatches(buf), epoch)
-  return { ...result, stamped: buf }
+  const { firstOffset, lastOffset, maxTimestamp } = await appendStamped(log, buf, epoch)
+  return { firstOffset, lastOffset, maxTimestamp, stamped: buf }
+}
+
+/** Plans and writes `buf` (whole batches, stamped in place) as a leader append of `epoch`. */
+export function appendStamped (log: PartitionLog, buf: Buffer, epoch = 0): Promise<LeaderAppendPlan> {
+  return log.exclusively(async () => {
+    const plan = log.planLeaderAppend(buf, validateBatches(buf), epoch)
+    await log.appendPlanned(buf, plan)
+    return plan
+  })
 }
 
 /** Splits a buffer of whole batches into one buffer per batch. */

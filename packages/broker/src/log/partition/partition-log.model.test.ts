@@ -81,7 +81,7 @@ describe('PartitionLog against an in-memory model', () => {
             }
           } else if (op.kind === 'follow') {
             const bytes = makeBatch({ ...op.shape, baseOffset: end, partitionLeaderEpoch: 7 })
-            await log.appendAsFollower(bytes)
+            await log.appendReplicated(bytes)
             model.push({ base: end, last: end + BigInt(op.shape.records - 1), bytes, maxTimestamp: op.shape.timestamp })
           } else if (op.kind === 'read') {
             const offset = start + BigInt(Math.floor(op.at * Number(end - start) / 1000))
