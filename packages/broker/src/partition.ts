@@ -155,8 +155,6 @@ export class Partition {
   get highWatermark (): bigint { return this.hw }
   get logEndOffset (): bigint { return this.log.logEndOffset }
   get logStartOffset (): bigint { return this.log.logStartOffset }
-  /** Whether this replica leads and holds the broker's lease, i.e. may take any write now. */
-  get acceptsWrites (): boolean { return this.acceptsWritesFor(false) }
   /**
    * Writes acknowledged only once the whole ISR has them (acks=all) need no lease: the ISR peers
    * of a deposed leader stop fetching from it, so its high watermark cannot pass what they have

@@ -133,9 +133,12 @@ export abstract class LogStorage {
     return this.writes.run(task)
   }
 
-  /** With `flush: 'fsync'`: waits for the data dir's group commit to fdatasync what this log wrote. */
-  protected async syncIfConfigured (): Promise<void> {
-    if (this.config.flush === 'fsync') await this.sync.request(this)
+  /**
+   * `flush: 'fsync'`: the data dir's group commit, which fdatasyncs what this log wrote. Callers
+   * test the config first, so an append without fsync costs no extra await.
+   */
+  protected syncWrites (): Promise<void> {
+    return this.sync.request(this)
   }
 
   /** Closes the active segment and starts a new one at `baseOffset`; the old one is fsynced in the background. */

@@ -99,7 +99,7 @@ export class PartitionLog extends LogLifecycle {
     for (const b of plan.batches) stampBatch(batches, b.position, b.baseOffset, plan.leaderEpoch)
     await this.write(batches, plan.batches)
     await this.noteEpochs(plan.batches)
-    await this.syncIfConfigured()
+    if (this.config.flush === 'fsync') await this.syncWrites()
   }
 
   /**
@@ -123,7 +123,7 @@ export class PartitionLog extends LogLifecycle {
     if (gapped) await this.noteOffsetGaps()
     await this.write(batches, plan)
     await this.noteEpochs(plan)
-    await this.syncIfConfigured()
+    if (this.config.flush === 'fsync') await this.syncWrites()
     return { firstOffset: plan[0]!.baseOffset, lastOffset: expected - 1n }
   }
 
