@@ -1,4 +1,9 @@
 // Partition log storage (DESIGN.md §4). The broker's public index re-exports this barrel.
+// Folders: partition/ (one partition's log: append and read, segment-set lifecycle, storage with
+// the single write queue, flush and fsync), segment/ (one segment and its indexes, scans,
+// recovery, file naming), manager/ (the logs of a data dir or of several: loading, recovery,
+// checkpoints), cleaner/ (compaction and the retention plan), io/ (file handles, positional I/O,
+// checkpoint files, group commit, delayed deletion), __fixtures__/ (test helpers, not built).
 export { PartitionLog, type RetentionResult } from './partition/partition-log.js'
 export { LogCleaner, cleanableRange, type CleanableRange, type CleanResult, type LogCleanerOptions } from './cleaner/log-cleaner.js'
 export { LogManager, type LogManagerOptions } from './manager/log-manager.js'
