@@ -11,11 +11,10 @@
 import { rm } from 'node:fs/promises'
 import { afterAll, bench, describe } from 'vitest'
 import { pino } from 'pino'
-import { validateBatches } from '@sluice/protocol'
 import { LogManager } from '../src/log/index.js'
-import { OffsetIndexEntries } from '../src/log/offset-index.js'
-import { makeBatch, makeTempDir } from '../src/log/test-batches.js'
-import { testConfig } from '../src/log/log-test-env.js'
+import { OffsetIndexEntries } from '../src/log/segment/offset-index.js'
+import { makeBatch, makeTempDir } from '../src/log/__fixtures__/test-batches.js'
+import { appendStamped, testConfig } from '../src/log/__fixtures__/log-test-env.js'
 
 const dir = await makeTempDir('sluice-bench-log-')
 const manager = await LogManager.open({ dataDir: dir, logger: pino({ level: 'silent' }) })
@@ -26,7 +25,7 @@ const template = makeBatch({ records: 1000, valueBytes: 100, timestamp: BigInt(D
 // ~100 MB to read from.
 for (let i = 0; i < 1000; i++) {
   const buf = Buffer.from(template)
-  await readLog.appendAsLeader(buf, validateBatches(buf), 0)
+  await appendStamped(readLog, buf)
 }
 const readEnd = readLog.logEndOffset
 
@@ -36,7 +35,7 @@ const smallTemplate = makeBatch({ records: 10, valueBytes: 100, timestamp: BigIn
 const tailBases: bigint[] = []
 for (let i = 0; i < 2000; i++) {
   const buf = Buffer.from(smallTemplate)
-  tailBases.push((await tailLog.appendAsLeader(buf, validateBatches(buf), 0)).firstOffset)
+  tailBases.push((await appendStamped(tailLog, buf)).firstOffset)
 }
 const lastBases = tailBases.slice(-8)
 
@@ -51,11 +50,11 @@ afterAll(async () => {
 describe('segment append', () => {
   bench('appendAsLeader 1,000 x 100 B (108 KB)', async () => {
     const buf = Buffer.from(template) // appends stamp offsets in place
-    await appendLog.appendAsLeader(buf, validateBatches(buf), 0)
+    await appendStamped(appendLog, buf)
   })
   bench('appendAsLeader 10 x 100 B (1.2 KB)', async () => {
     const buf = Buffer.from(smallTemplate)
-    await smallLog.appendAsLeader(buf, validateBatches(buf), 0)
+    await appendStamped(smallLog, buf)
   })
 })
 

@@ -36,7 +36,7 @@ export interface BrokerOptions {
   port: number /* 0 = ephemeral */
   /** The one data dir; `dataDirs` wins when both are given. */
   dataDir?: string
-  /** Several data dirs (Kafka's log.dirs): new partitions go to the dir with the fewest (log/log-dirs.ts). */
+  /** Several data dirs (Kafka's log.dirs): new partitions go to the dir with the fewest (log/manager/log-dirs.ts). */
   dataDirs?: readonly string[]
   metadataEndpoints: string[]
   advertisedHost?: string
@@ -60,7 +60,7 @@ export interface BrokerOptions {
   logRetentionCheckIntervalMs?: number
   /** Delay before deleted segment files are removed (file.delete.delay.ms, default 60000). */
   fileDeleteDelayMs?: number
-  /** Size of the log's open-file LRU (default: half of the open-file limit, log/open-file-limit.ts). */
+  /** Size of the log's open-file LRU (default: half of the open-file limit, log/io/open-file-limit.ts). */
   maxOpenFiles?: number
   /** Offset-map budget of the log cleaner in bytes (default 16 MiB). */
   logCleanerDedupeBufferBytes?: number

@@ -2,9 +2,9 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { ManualClock } from '@sluice/protocol'
-import { LogManager } from './log/log-manager.js'
-import { appendLeader, captureLogger, testConfig } from './log/log-test-env.js'
-import { keyedBatch, makeBatch, makeTempDir } from './log/test-batches.js'
+import { LogManager } from './log/manager/log-manager.js'
+import { appendLeader, captureLogger, testConfig } from './log/__fixtures__/log-test-env.js'
+import { keyedBatch, makeBatch, makeTempDir } from './log/__fixtures__/test-batches.js'
 import { LogMaintenance } from './log-maintenance.js'
 
 const PARTITIONS = Number(process.env.SLUICE_SCALE_PARTITIONS ?? 10_000)

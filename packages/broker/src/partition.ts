@@ -2,11 +2,30 @@
  * One hosted partition replica: its log, its role (leader or follower, from the controller's
  * partition state), leader epoch, ISR and high watermark (DESIGN.md §6, kafka-facts.md §3).
  *
+ * Who checks what on the produce path (each check is made once, by the layer that owns it):
+ * - server/context.ts `leaderReplica` (every per-partition handler): the topic-partition is in
+ *   the metadata cache (UNKNOWN_TOPIC_OR_PARTITION) and this broker hosts its leader
+ *   (NOT_LEADER_OR_FOLLOWER). Routing only; it says nothing about the lease.
+ * - server/produce-handler.ts: the request itself: acks, batch framing, CRC and magic
+ *   (validateBatches: CORRUPT_MESSAGE / INVALID_BATCH), no control batches from clients
+ *   (INVALID_RECORD), LogAppendTime stamping.
+ * - Partition.appendAsLeader (here), at the append's turn in the log's write queue: the role and
+ *   the lease (acceptsWritesFor: NOT_LEADER_OR_FOLLOWER; leadership can move while an append
+ *   waits, so this is where it is decided), acks=all against min.insync.replicas
+ *   (NOT_ENOUGH_REPLICAS), then the idempotent-producer sequence (ProducerStateManager:
+ *   INVALID_PRODUCER_EPOCH / OUT_OF_ORDER_SEQUENCE_NUMBER, or a duplicate answered with the
+ *   original offsets), between the log's planning and its write.
+ * - PartitionLog.planLeaderAppend: spans tile the buffer, max.message.bytes of the log's config
+ *   (MESSAGE_TOO_LARGE). Follower appends: CRC, magic and offset order in
+ *   PartitionLog.appendReplicated (the leader's fetch answer is not trusted blindly).
+ *
  * Invariants:
- * - Log writes are serialised here (one writer at a time, as PartitionLog requires): leader
- *   appends, follower appends, truncation and the leader-epoch stamp of a new leadership all run
- *   on `appendTail`, and each checks at its turn that the role (and leader epoch) it was meant for
- *   still holds; otherwise it fails with the retriable NOT_LEADER_OR_FOLLOWER and writes nothing.
+ * - Log writes are serialised by the log's one write queue (PartitionLog.exclusively): leader
+ *   appends, follower appends, truncation, DeleteRecords and the leader-epoch stamp of a new
+ *   leadership run there as one task each, together with this class's checks, and each checks at
+ *   its turn that the role (and leader epoch) it was meant for still holds; otherwise it fails
+ *   with the retriable NOT_LEADER_OR_FOLLOWER and writes nothing. Retention, the compaction swap,
+ *   flush and close are the log's other writers and queue on the same queue.
  * - As leader: the high watermark is min(LEO) over the maximal ISR (committed ISR ∪ a pending
  *   addition) and over caught-up followers about to join (Kafka's maybeIncrementLeaderHW). It
  *   never moves backwards and never passes the log end offset. A leader accepts writes only while
@@ -65,18 +84,12 @@ export interface LeaderAppendResult {
   readonly firstOffset: bigint
   readonly lastOffset: bigint
   readonly maxTimestamp: bigint
-  /** Set by an `around` hook that answered a duplicate without appending. */
+  /** Set when the batches were an idempotent producer's retry of batches already in the log: nothing was appended. */
   readonly duplicate?: boolean
 }
 
-/**
- * Runs around the log append inside the partition's serialised section, after the leadership
- * check (the idempotent-producer checks use it): it may call `append` or answer without it.
- */
-export type LeaderAppendAround = (append: () => Promise<LeaderAppendResult>) => Promise<LeaderAppendResult>
-
 export class Partition {
-  /** Idempotent-producer state (producer-state/): the leader's `around` hook and the follower append go through it. */
+  /** Idempotent-producer state (producer-state/): asked and updated by the leader and follower appends here. */
   readonly producers: ProducerStateManager
   private roleValue: ReplicaRole = 'follower'
   private leaderEpochValue = -1
@@ -85,7 +98,6 @@ export class Partition {
   private readonly onHwChange: (() => void) | undefined
   /** Bytes appended since the HW last advanced; an estimate handed to parked fetches. */
   private unreportedBytes = 0
-  private appendTail: Promise<unknown> = Promise.resolve()
   /** Offset where the current leadership's epoch starts (-1 until stamped, and as follower). */
   private leaderEpochStartOffset = -1n
   private readonly followers = new FollowerTracker()
@@ -146,8 +158,6 @@ export class Partition {
   get highWatermark (): bigint { return this.hw }
   get logEndOffset (): bigint { return this.log.logEndOffset }
   get logStartOffset (): bigint { return this.log.logStartOffset }
-  /** Whether this replica leads and holds the broker's lease, i.e. may take any write now. */
-  get acceptsWrites (): boolean { return this.acceptsWritesFor(false) }
   /**
    * Writes acknowledged only once the whole ISR has them (acks=all) need no lease: the ISR peers
    * of a deposed leader stop fetching from it, so its high watermark cannot pass what they have
@@ -202,22 +212,33 @@ export class Partition {
     this.releaseDeleteWaiters()
   }
 
-  /** Appends validated batches as leader, after every earlier write of this partition. */
-  appendAsLeader (records: Buffer, spans: readonly BatchSpan[], around?: LeaderAppendAround, waitsForIsr = false): Promise<LeaderAppendResult> {
-    return this.serially(async () => {
-      if (!this.acceptsWritesFor(waitsForIsr)) {
+  /**
+   * Appends batches the produce handler validated, as leader, after every earlier write of the
+   * log: checks leadership and lease, min.insync.replicas for acks=all (`acksAll`) and the
+   * producer sequence at its turn (module comment), then has the log stamp and write them.
+   * `spans` are the batches of `records` (validateBatches).
+   */
+  appendAsLeader (records: Buffer, spans: readonly BatchSpan[], acksAll = false, minInsyncReplicas = 1): Promise<LeaderAppendResult> {
+    return this.log.exclusively(async () => {
+      if (!this.acceptsWritesFor(acksAll)) {
         throw new SluiceError('NOT_LEADER_OR_FOLLOWER', this.roleValue === 'leader'
           ? `broker ${this.brokerId} lost its metadata session and may not take writes for ${this.topic}-${this.partition}`
           : `not the leader of ${this.topic}-${this.partition}`)
       }
-      const append = async (): Promise<LeaderAppendResult> => {
-        const result = await this.log.appendAsLeader(records, spans, this.leaderEpochValue)
-        this.unreportedBytes += records.length
-        this.hooks.onLogAppended?.(this.key, records.length)
-        this.maybeAdvanceHighWatermark()
-        return result
+      if (acksAll && this.isr.length < minInsyncReplicas) {
+        throw new SluiceError('NOT_ENOUGH_REPLICAS', `${this.isr.length} in-sync replicas, min.insync.replicas is ${minInsyncReplicas}`)
       }
-      return await (around === undefined ? append() : around(append))
+      const loading = this.producers.loadIfStale()
+      if (loading !== undefined) await loading
+      const plan = this.log.planLeaderAppend(records, spans, this.leaderEpochValue)
+      const duplicate = this.producers.checkLeaderAppend(spans)
+      if (duplicate !== undefined) return duplicate
+      await this.log.appendPlanned(records, plan)
+      this.producers.recordLeaderAppend(spans, plan.firstOffset, plan.lastOffset)
+      this.unreportedBytes += records.length
+      this.hooks.onLogAppended?.(this.key, records.length)
+      this.maybeAdvanceHighWatermark()
+      return plan
     })
   }
 
@@ -255,7 +276,8 @@ export class Partition {
    */
   async deleteRecords (offset: bigint, timeoutMs: number): Promise<bigint> {
     if (this.roleValue !== 'leader') throw new SluiceError('NOT_LEADER_OR_FOLLOWER', `not the leader of ${this.topic}-${this.partition}`)
-    const start = await this.log.deleteRecordsBefore(offset, this.hw)
+    const hw = this.hw
+    const start = await this.log.exclusively(() => this.log.deleteRecordsBefore(offset, hw))
     const low = this.lowWatermark
     if (low !== undefined && low >= start) return low
     const waiting = this.deleteWaiters.add(start, timeoutMs)
@@ -321,15 +343,19 @@ export class Partition {
 
   /** Appends batches fetched from the leader of `leaderEpoch`; refused if the role moved on. */
   appendAsFollower (records: Buffer, leaderEpoch: number): Promise<{ firstOffset: bigint, lastOffset: bigint }> {
-    return this.serially(async () => {
+    return this.log.exclusively(async () => {
       this.assertFollowing(leaderEpoch)
-      return await this.producers.appendAsFollower(records, () => this.log.appendAsFollower(records))
+      const loading = this.producers.loadIfStale()
+      if (loading !== undefined) await loading
+      const result = await this.log.appendReplicated(records)
+      this.producers.recordReplicated(records, result.lastOffset)
+      return result
     })
   }
 
   /** Truncates the log (divergence) while following the leader of `leaderEpoch`. */
   truncateTo (offset: bigint, leaderEpoch: number): Promise<void> {
-    return this.serially(async () => {
+    return this.log.exclusively(async () => {
       this.assertFollowing(leaderEpoch)
       await this.log.truncateTo(offset)
       if (this.hw > this.log.logEndOffset) this.hw = this.log.logEndOffset
@@ -342,7 +368,7 @@ export class Partition {
    * leader's start (it fell behind retention), the log restarts empty at the leader's start.
    */
   followLeaderLogStart (leaderLogStart: bigint, leaderEpoch: number): Promise<void> {
-    return this.serially(async () => {
+    return this.log.exclusively(async () => {
       this.assertFollowing(leaderEpoch)
       if (leaderLogStart > this.log.logEndOffset) {
         await this.log.truncateFullyAndStartAt(leaderLogStart)
@@ -366,7 +392,7 @@ export class Partition {
   async close (): Promise<void> {
     this.roleValue = 'closed'
     this.isrChange.cancel()
-    await this.appendTail
+    await this.log.exclusively(async () => undefined) // queued writes finish first
     await this.producers.close()
     this.waiters.failAll(new SluiceError('NOT_LEADER_OR_FOLLOWER', 'the replica was closed'))
     this.deleteWaiters.failAll(new SluiceError('NOT_LEADER_OR_FOLLOWER', 'the replica was closed'))
@@ -374,12 +400,6 @@ export class Partition {
   }
 
   // ---- internals ----
-
-  private serially<T> (fn: () => Promise<T>): Promise<T> {
-    const p = this.appendTail.then(fn, fn)
-    this.appendTail = p.catch(() => undefined)
-    return p
-  }
 
   private assertFollowing (leaderEpoch: number): void {
     if (this.roleValue !== 'follower' || this.leaderEpochValue !== leaderEpoch) {
@@ -389,7 +409,7 @@ export class Partition {
 
   /** KIP-279: a new leader records where its epoch starts, before any append of the epoch. */
   private async stampLeaderEpoch (epoch: number): Promise<void> {
-    await this.serially(async () => {
+    await this.log.exclusively(async () => {
       if (this.roleValue !== 'leader' || this.leaderEpochValue !== epoch) return
       await this.log.assignLeaderEpoch(epoch)
       this.leaderEpochStartOffset = this.log.logEndOffset
@@ -402,7 +422,7 @@ export class Partition {
    * before the first follower append (PartitionLog.truncateTo, as Kafka's truncateTo).
    */
   private async dropUnusedLeaderEpoch (): Promise<void> {
-    await this.serially(async () => {
+    await this.log.exclusively(async () => {
       if (this.roleValue !== 'follower') return
       await this.log.truncateTo(this.log.logEndOffset)
     })

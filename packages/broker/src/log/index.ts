@@ -1,13 +1,18 @@
 // Partition log storage (DESIGN.md §4). The broker's public index re-exports this barrel.
-export { PartitionLog, type RetentionResult } from './partition-log.js'
-export { LogCleaner, cleanableRange, type CleanableRange, type CleanResult, type LogCleanerOptions } from './log-cleaner.js'
-export { LogManager, type LogManagerOptions } from './log-manager.js'
+// Folders: partition/ (one partition's log: append and read, segment-set lifecycle, storage with
+// the single write queue, flush and fsync), segment/ (one segment and its indexes, scans,
+// recovery, file naming), manager/ (the logs of a data dir or of several: loading, recovery,
+// checkpoints), cleaner/ (compaction and the retention plan), io/ (file handles, positional I/O,
+// checkpoint files, group commit, delayed deletion), __fixtures__/ (test helpers, not built).
+export { PartitionLog, type RetentionResult } from './partition/partition-log.js'
+export { LogCleaner, cleanableRange, type CleanableRange, type CleanResult, type LogCleanerOptions } from './cleaner/log-cleaner.js'
+export { LogManager, type LogManagerOptions } from './manager/log-manager.js'
 export { DEFAULT_LOG_CONFIG, compactionEnabled, logConfigFromTopicConfig, retentionEnabled, type LogConfig } from './log-config.js'
-export { FileHandleCache, DEFAULT_MAX_OPEN_FILES } from './file-handle-cache.js'
-export { defaultMaxOpenFiles } from './open-file-limit.js'
-export { boundedEach } from './bounded-each.js'
-export { UnexpectedAppendOffsetError } from './append-plan.js'
-export { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, type EpochEntry } from './leader-epoch-cache.js'
-export type { ReadOptions, ReadResult } from './log-reader.js'
-export type { RecoveryStats } from './segment-recovery.js'
-export { LogDirs, type LogDirsOptions, type LogStore } from './log-dirs.js'
+export { FileHandleCache, DEFAULT_MAX_OPEN_FILES } from './io/file-handle-cache.js'
+export { defaultMaxOpenFiles } from './io/open-file-limit.js'
+export { boundedEach } from './io/bounded-each.js'
+export { UnexpectedAppendOffsetError } from './partition/append-plan.js'
+export { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, type EpochEntry } from './partition/leader-epoch-cache.js'
+export type { ReadOptions, ReadResult } from './partition/log-reader.js'
+export type { RecoveryStats } from './segment/segment-recovery.js'
+export { LogDirs, type LogDirsOptions, type LogStore } from './manager/log-dirs.js'

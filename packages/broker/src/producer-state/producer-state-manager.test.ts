@@ -2,10 +2,10 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { encodeRecordBatch, isSluiceError, validateBatches } from '@sluice/protocol'
-import { LogManager } from '../log/log-manager.js'
-import { captureLogger, testConfig } from '../log/log-test-env.js'
-import { makeTempDir } from '../log/test-batches.js'
-import type { PartitionLog } from '../log/partition-log.js'
+import { LogManager } from '../log/manager/log-manager.js'
+import { captureLogger, testConfig } from '../log/__fixtures__/log-test-env.js'
+import { makeTempDir } from '../log/__fixtures__/test-batches.js'
+import type { PartitionLog } from '../log/partition/partition-log.js'
 import { ProducerStateManager } from './producer-state-manager.js'
 import { SNAPSHOT_FILE } from './producer-state-snapshot.js'
 import { producerStateSweeper } from './producer-state-sweeper.js'
@@ -41,8 +41,13 @@ async function leaderAppend (ps: ProducerStateManager, log: PartitionLog, batch:
   const buf = Buffer.from(batch) // stamping writes into the buffer
   const spans = validateBatches(buf)
   try {
-    const r = await ps.appendAsLeader(spans, () => log.appendAsLeader(buf, spans, 0))
-    return `${r.duplicate === true ? 'dup' : 'ok'}@${r.firstOffset}`
+    await ps.loadIfStale()
+    const duplicate = ps.checkLeaderAppend(spans)
+    if (duplicate !== undefined) return `dup@${duplicate.firstOffset}`
+    const plan = log.planLeaderAppend(buf, spans, 0)
+    await log.appendPlanned(buf, plan)
+    ps.recordLeaderAppend(spans, plan.firstOffset, plan.lastOffset)
+    return `ok@${plan.firstOffset}`
   } catch (err) {
     if (isSluiceError(err)) return err.code
     throw err
@@ -132,7 +137,8 @@ describe('ProducerStateManager', () => {
     expect(await leaderAppend(leaderPs, leaderEnv.log, idem(6n, 0, 0, ['a', 'b']))).toBe('ok@0')
     expect(await leaderAppend(leaderPs, leaderEnv.log, idem(6n, 0, 2, ['c']))).toBe('ok@2')
     const { records } = await leaderEnv.log.read(0n, 1 << 20)
-    await followerPs.appendAsFollower(records, () => followerEnv.log.appendAsFollower(records))
+    await followerPs.loadIfStale()
+    followerPs.recordReplicated(records, (await followerEnv.log.appendReplicated(records)).lastOffset)
     expect(await leaderAppend(followerPs, followerEnv.log, idem(6n, 0, 2, ['c']))).toBe('dup@2')
     expect(await leaderAppend(followerPs, followerEnv.log, idem(6n, 0, 3, ['d']))).toBe('ok@3')
   })

@@ -2,11 +2,12 @@
  * One partition replica's idempotent-producer state, tied to its PartitionLog.
  *
  * Invariants:
- * - Both append paths run inside the partition's serialised append queue and go through here:
- *   `appendAsLeader` checks the batches against the state, appends (or answers a duplicate with
- *   the original offsets without appending) and records the batches, with no other append in
- *   between; `appendAsFollower` records replicated batches from their headers (no record parsing,
- *   no checks: the leader decided), so a follower that becomes leader dedups retries.
+ * - A plain state owner: the replica (Partition) asks it, inside the log's single-writer task,
+ *   to load (`loadIfStale`), to check a leader append (`checkLeaderAppend`: duplicate, or fine,
+ *   or an error) and, once the log wrote the batches, to record them (`recordLeaderAppend`);
+ *   replicated batches are recorded from their headers (`recordReplicated`: no record parsing,
+ *   no checks, the leader decided), so a follower that becomes leader dedups retries. It never
+ *   writes the log itself.
  * - `stateEnd` is the log end offset the table reflects. Before every append it must equal the
  *   log's end offset; otherwise the log changed without us (truncation by the replication layer,
  *   a failed write) and the state is rebuilt from the log before going on. So no state entry
@@ -69,31 +70,41 @@ export class ProducerStateManager {
   get isLoaded (): boolean { return this.loaded }
 
   /**
-   * Leader append: `append` writes `spans` (stamping offsets) and is only called when the checks
-   * pass and the batches are not a duplicate. Throws INVALID_PRODUCER_EPOCH /
-   * OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_RECORD without appending.
+   * Brings the state in line with the log before a check or a record: a promise when it must be
+   * (re)built (first append after opening, or the log changed without us), else undefined, so
+   * the common case costs no await. Throws NOT_LEADER_OR_FOLLOWER once closed.
    */
-  async appendAsLeader<R extends AppendOutcome> (spans: readonly BatchSpan[], append: () => Promise<R>): Promise<R | AppendOutcome> {
-    await this.ensureLoaded()
+  loadIfStale (): Promise<void> | undefined {
+    if (this.closed) throw new SluiceError('NOT_LEADER_OR_FOLLOWER', 'the replica is closed')
+    if (this.loaded && this.stateEnd === this.log.logEndOffset) return undefined
+    return this.load()
+  }
+
+  /**
+   * The sequence check of a leader append (after loadIfStale): the original offsets when the
+   * batches are a retry of batches already in the log (the caller appends nothing), else
+   * undefined (append them, then recordLeaderAppend). Throws INVALID_PRODUCER_EPOCH /
+   * OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_RECORD.
+   */
+  checkLeaderAppend (spans: readonly BatchSpan[]): AppendOutcome | undefined {
     const check = this.table.checkLeaderAppend(spans)
-    if (check.kind === 'duplicate') return duplicateOutcome(check.batch)
-    const result = await append()
-    let next = result.firstOffset
+    return check.kind === 'duplicate' ? duplicateOutcome(check.batch) : undefined
+  }
+
+  /** Records the batches of a leader append that was written at `firstOffset`..`lastOffset`. */
+  recordLeaderAppend (spans: readonly BatchSpan[], firstOffset: bigint, lastOffset: bigint): void {
+    let next = firstOffset
     for (const s of spans) {
       this.table.recordBatch(s, next)
       next += BigInt(s.lastOffsetDelta) + 1n
     }
-    this.stateEnd = result.lastOffset + 1n
-    return result
+    this.stateEnd = lastOffset + 1n
   }
 
-  /** Follower append of `batches` (offsets already assigned by the leader). */
-  async appendAsFollower<R extends { firstOffset: bigint, lastOffset: bigint }> (batches: Buffer, append: () => Promise<R>): Promise<R> {
-    await this.ensureLoaded()
-    const result = await append()
+  /** Records replicated `batches` (offsets assigned by the leader) after the follower wrote them up to `lastOffset`. */
+  recordReplicated (batches: Buffer, lastOffset: bigint): void {
     this.recordHeaders(batches, -1n)
-    this.stateEnd = result.lastOffset + 1n
-    return result
+    this.stateEnd = lastOffset + 1n
   }
 
   /** Drops expired producers; writes a snapshot when the state moved since the last one. Called by the sweeper. */
@@ -125,9 +136,7 @@ export class ProducerStateManager {
     await this.files
   }
 
-  private async ensureLoaded (): Promise<void> {
-    if (this.closed) throw new SluiceError('NOT_LEADER_OR_FOLLOWER', 'the replica is closed')
-    if (this.loaded && this.stateEnd === this.log.logEndOffset) return
+  private async load (): Promise<void> {
     if (this.loaded) {
       this.logger?.info({ stateEnd: String(this.stateEnd), logEndOffset: String(this.log.logEndOffset) },
         'the log changed under the producer state (truncation); rebuilding it')

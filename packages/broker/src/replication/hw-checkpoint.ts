@@ -1,7 +1,7 @@
 /**
  * `<dataDir>/replication-offset-checkpoint`: every hosted partition's high watermark, in Kafka's
  * checkpoint text format (version line 0, entry count, then "topic partition hw" lines), written
- * to a temp file, fsynced and renamed (log/checkpoint-file.ts), so a reader sees the old or the
+ * to a temp file, fsynced and renamed (log/io/checkpoint-file.ts), so a reader sees the old or the
  * new file, never a mix.
  *
  * Written by one timer for all partitions (default every 5 s, Kafka's
@@ -15,7 +15,7 @@
  */
 import path from 'node:path'
 import type { Logger } from 'pino'
-import { parseOffsetField, readCheckpointFile, writeCheckpointFile } from '../log/checkpoint-file.js'
+import { parseOffsetField, readCheckpointFile, writeCheckpointFile } from '../log/io/checkpoint-file.js'
 import { partitionKey } from '../metadata-cache.js'
 
 export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint'

@@ -24,7 +24,7 @@
 import { SluiceError, toBigInt, toInt64String, type wire } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
 import { followerFetchKey, readForFollower } from '../replication/follower-fetch.js'
-import { errorFields, errorFieldsFrom, NO_ERROR, partitionFetchFailure, type BrokerContext, type ErrorFields, type FetchOffsets } from './context.js'
+import { errorFields, errorFieldsFrom, leaderEpochMismatch, leaderReplica, NO_ERROR, partitionFetchFailure, type BrokerContext, type ErrorFields, type FetchOffsets } from './context.js'
 
 /** A response must fit in one gRPC message (64 MiB); leave room for framing and headers. */
 const RESPONSE_BYTES_MAX = 60 * 1024 * 1024
@@ -98,18 +98,11 @@ async function readPartition (ctx: BrokerContext, req: wire.FetchRequest__Output
   const partition = p.partition
   const fail = (f: ErrorFields, offsets?: FetchOffsets): wire.PartitionFetchResponse => partitionFetchFailure(partition, f, offsets)
   try {
-    if (ctx.cache.partition(topic, partition) === undefined) {
-      return fail(errorFields('UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`))
-    }
-    const replica = ctx.replicas.get(topic, partition)
-    if (replica === undefined || !replica.isLeader) {
-      return fail(errorFields('NOT_LEADER_OR_FOLLOWER', `broker ${ctx.brokerId} is not the leader of ${topic}-${partition}`))
-    }
+    const replica = leaderReplica(ctx, topic, partition)
+    if ('error_code' in replica) return fail(replica)
     if (req.replica_id >= 0) return await readForFollower(ctx, req, replica, p, { maxBytes, minOneBatch, recordPosition: firstRead })
-    if (p.current_leader_epoch !== -1 && p.current_leader_epoch !== replica.leaderEpoch) {
-      const code = p.current_leader_epoch < replica.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH'
-      return fail(errorFields(code, `leader epoch ${p.current_leader_epoch} in the request, ${replica.leaderEpoch} on the broker`))
-    }
+    const epochError = leaderEpochMismatch(replica, p.current_leader_epoch)
+    if (epochError !== undefined) return fail(epochError)
     const offsets = { hw: replica.highWatermark, lso: replica.logStartOffset, leo: replica.logEndOffset }
     const offset = toBigInt(p.fetch_offset)
     if (offset < offsets.lso || offset > offsets.leo) {

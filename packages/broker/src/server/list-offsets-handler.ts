@@ -7,7 +7,7 @@
  * readable batch does. Errors are per partition; only the leader answers.
  */
 import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
-import { errorFields, errorFieldsFrom, NO_ERROR, type BrokerContext, type ErrorFields } from './context.js'
+import { errorFields, errorFieldsFrom, leaderEpochMismatch, leaderReplica, NO_ERROR, type BrokerContext, type ErrorFields } from './context.js'
 
 const LATEST = -1n
 const EARLIEST = -2n
@@ -25,17 +25,10 @@ async function listPartition (ctx: BrokerContext, topic: string, p: wire.ListOff
   const partition = p.partition
   const fail = (f: ErrorFields): wire.ListOffsetsPartitionResponse => ({ partition, ...f, timestamp: '-1', offset: '-1', leader_epoch: -1 })
   try {
-    if (ctx.cache.partition(topic, partition) === undefined) {
-      return fail(errorFields('UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`))
-    }
-    const replica = ctx.replicas.get(topic, partition)
-    if (replica === undefined || !replica.isLeader) {
-      return fail(errorFields('NOT_LEADER_OR_FOLLOWER', `broker ${ctx.brokerId} is not the leader of ${topic}-${partition}`))
-    }
-    if (p.current_leader_epoch !== -1 && p.current_leader_epoch !== replica.leaderEpoch) {
-      const code = p.current_leader_epoch < replica.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH'
-      return fail(errorFields(code, `leader epoch ${p.current_leader_epoch} in the request, ${replica.leaderEpoch} on the broker`))
-    }
+    const replica = leaderReplica(ctx, topic, partition)
+    if ('error_code' in replica) return fail(replica)
+    const epochError = leaderEpochMismatch(replica, p.current_leader_epoch)
+    if (epochError !== undefined) return fail(epochError)
     const ts = toBigInt(p.timestamp)
     const ok = (offset: bigint, timestamp: bigint): wire.ListOffsetsPartitionResponse => ({
       partition, ...NO_ERROR, timestamp: toInt64String(timestamp), offset: toInt64String(offset), leader_epoch: replica.leaderEpoch,

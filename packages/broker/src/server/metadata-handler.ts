@@ -11,7 +11,7 @@
  * partition; the call itself never fails.
  */
 import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
-import { errorFields, errorFieldsFrom, NO_ERROR, type BrokerContext, type ErrorFields } from './context.js'
+import { errorFields, errorFieldsFrom, leaderReplica, NO_ERROR, type BrokerContext, type ErrorFields } from './context.js'
 
 /** Kafka's admin default (request.timeout.ms) when a request carries no timeout. */
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -34,13 +34,8 @@ async function deletePartition (ctx: BrokerContext, topic: string, p: wire.Delet
   const partition = p.partition
   const fail = (f: ErrorFields): wire.DeleteRecordsPartitionResponse => ({ partition, ...f, low_watermark: '-1' })
   try {
-    if (ctx.cache.partition(topic, partition) === undefined) {
-      return fail(errorFields('UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`))
-    }
-    const replica = ctx.replicas.get(topic, partition)
-    if (replica === undefined || !replica.isLeader) {
-      return fail(errorFields('NOT_LEADER_OR_FOLLOWER', `broker ${ctx.brokerId} is not the leader of ${topic}-${partition}`))
-    }
+    const replica = leaderReplica(ctx, topic, partition)
+    if ('error_code' in replica) return fail(replica)
     const requested = toBigInt(p.offset)
     const hw = replica.highWatermark
     if (requested < -1n || requested > hw) {

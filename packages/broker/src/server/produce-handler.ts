@@ -1,22 +1,22 @@
 /**
  * Produce (proto/sluice/v1/broker.proto ProduceRequest -> ProduceResponse), DESIGN.md §2.
  *
- * Per partition, in this order: the topic-partition must be in the metadata cache
- * (UNKNOWN_TOPIC_OR_PARTITION), this broker must lead it (NOT_LEADER_OR_FOLLOWER), every batch
- * must pass validateBatches (CORRUPT_MESSAGE / INVALID_BATCH) and fit max.message.bytes
- * (MESSAGE_TOO_LARGE), client batches may not be control batches (INVALID_RECORD), and acks=-1
- * needs min.insync.replicas in the ISR (NOT_ENOUGH_REPLICAS). Only then is the partition's whole
- * records field appended, stamped with offsets and the leader epoch in place. A partition that
- * fails appends nothing; the other partitions of the request are unaffected. Idempotent-producer
- * checks (epoch, sequence, duplicate retries) run inside the partition's serialised append
- * (producer-state/); a duplicate is answered with the original offsets and appends nothing. Records are never
- * decoded: only batch headers are read (and rewritten for LogAppendTime topics).
+ * Per partition, in this order: the topic-partition must be in the metadata cache and this
+ * broker must lead it (leaderReplica: UNKNOWN_TOPIC_OR_PARTITION / NOT_LEADER_OR_FOLLOWER), every
+ * batch must pass validateBatches (CORRUPT_MESSAGE / INVALID_BATCH), and client batches may not be
+ * control batches (INVALID_RECORD). Then the partition's whole records field goes to
+ * Partition.appendAsLeader, which checks the lease, min.insync.replicas for acks=-1, the batch
+ * sizes (max.message.bytes, in the log) and the idempotent-producer sequence at the append's turn
+ * (partition.ts lists which layer owns which check), and has the log stamp offsets and the leader
+ * epoch in place. A partition that fails appends nothing; the other partitions of the request are
+ * unaffected. A duplicate retry is answered with the original offsets and appends nothing.
+ * Records are never decoded: only batch headers are read (and rewritten for LogAppendTime topics).
  */
 import {
   CONTROL_MASK, OFF_ATTRIBUTES, OFF_CRC, OFF_MAX_TIMESTAMP, TIMESTAMP_TYPE_MASK, SluiceError, crc32c,
   toInt64String, validateBatches, type BatchSpan, type wire,
 } from '@sluice/protocol'
-import { errorFields, errorFieldsFrom, NO_ERROR, type BrokerContext } from './context.js'
+import { errorFields, errorFieldsFrom, leaderReplica, NO_ERROR, type BrokerContext } from './context.js'
 
 const VALID_ACKS = new Set([-1, 0, 1])
 /** acks=-1 waits this long when the request names no timeout. */
@@ -40,37 +40,21 @@ async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__O
   data: wire.PartitionProduceData__Output): Promise<wire.PartitionProduceResponse> {
   const partition = data.partition
   try {
-    if (ctx.cache.partition(topic, partition) === undefined) {
-      return failed(partition, 'UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`)
-    }
-    const replica = ctx.replicas.get(topic, partition)
-    if (replica === undefined || !replica.acceptsWritesFor(req.acks === -1)) {
-      // A leader without its metadata-session lease is fenced (docs/replication.md): retriable.
-      return failed(partition, 'NOT_LEADER_OR_FOLLOWER', replica?.isLeader === true
-        ? `broker ${ctx.brokerId} lost its metadata session; it takes no writes for ${topic}-${partition} until the controller confirms it`
-        : `broker ${ctx.brokerId} is not the leader of ${topic}-${partition}`)
-    }
+    const replica = leaderReplica(ctx, topic, partition)
+    if ('error_code' in replica) return { partition, ...replica, base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
     const config = ctx.cache.topicConfig(topic)
     let spans = validateBatches(data.records)
-    const maxBytes = config['max.message.bytes']
     for (const span of spans) {
-      if (span.sizeBytes > maxBytes) {
-        return failed(partition, 'MESSAGE_TOO_LARGE', `a ${span.sizeBytes}-byte batch exceeds max.message.bytes ${maxBytes} of ${topic}`)
-      }
       if ((span.attributes & CONTROL_MASK) !== 0) {
         return failed(partition, 'INVALID_RECORD', 'producers may not send control batches')
       }
-    }
-    if (req.acks === -1 && replica.isr.length < config['min.insync.replicas']) {
-      return failed(partition, 'NOT_ENOUGH_REPLICAS',
-        `${replica.isr.length} in-sync replicas, min.insync.replicas is ${config['min.insync.replicas']}`)
     }
     let logAppendTimeMs = -1n
     if (config['message.timestamp.type'] === 'LogAppendTime') {
       logAppendTimeMs = BigInt(Date.now())
       spans = stampLogAppendTime(data.records, spans, logAppendTimeMs)
     }
-    const result = await replica.appendAsLeader(data.records, spans, (append) => replica.producers.appendAsLeader(spans, append), req.acks === -1)
+    const result = await replica.appendAsLeader(data.records, spans, req.acks === -1, config['min.insync.replicas'])
     if (result.duplicate !== true) ctx.metrics?.produced(topic, data.records.length, spans)
     if (req.acks === -1) {
       const { isrSize } = await replica.waitForHighWatermark(result.lastOffset + 1n, req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS)

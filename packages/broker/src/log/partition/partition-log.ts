@@ -1,0 +1,281 @@
+/**
+ * One partition replica's log (DESIGN.md §4, docs/internal-apis.md `PartitionLog`): an ordered
+ * list of segments, the last one active. This file holds the append and read paths; the segment
+ * set's lifecycle (truncation, retention, DeleteRecords, compaction swap) is log-lifecycle.ts and
+ * the storage under both (segment list, single-writer queue, rolls, flush and fsync, close) is
+ * log-storage.ts. Invariants:
+ *   - one writer: every write runs as a task of the log's one queue (`exclusively`, see
+ *     log-storage.ts); the appends here run inside such a task, which the replica (Partition)
+ *     opens together with its own checks. Reads run concurrently over a snapshot of the segment
+ *     list and see only completed appends;
+ *   - offsets strictly increase; appends are contiguous (each batch starts at the previous
+ *     batch's lastOffset + 1), but compaction leaves gaps in closed segments; logEndOffset is the
+ *     active segment's next offset; reads below logStartOffset fail with OFFSET_OUT_OF_RANGE;
+ *   - nothing is written for an append that fails validation. A write that fails for lack of
+ *     space (ENOSPC/EDQUOT) is undone completely (files cut back to the last published state) and
+ *     the log stays writable; any other I/O error during a write marks the log failed (later
+ *     writes throw KAFKA_STORAGE_ERROR, close skips the clean marker).
+ * Checks made here, and only here: batch spans tiling the buffer and max.message.bytes on a leader
+ * append (planLeaderAppend); CRC, magic and offset order of a follower append (appendReplicated).
+ * Idle, the object holds the segment list and a few numbers: no open file, timer or buffer.
+ */
+import { SluiceError, stampBatch, validateBatches, type BatchSpan } from '@sluice/protocol'
+import { assertSpansTile, shouldRoll, UnexpectedAppendOffsetError, type PlannedBatch, type SegmentFill } from './append-plan.js'
+import { indexBatch, PendingIndexEntries, type IndexCursor } from '../segment/index-cursor.js'
+import type { EpochEntry } from './leader-epoch-cache.js'
+import type { LogConfig } from '../log-config.js'
+import { findOffsetForTimestamp, readBatches, type ReadOptions, type ReadResult } from './log-reader.js'
+import type { Segment } from '../segment/segment.js'
+import { LogLifecycle } from './log-lifecycle.js'
+import { storageError } from './log-storage.js'
+
+export type { PartitionLogInit } from './log-storage.js'
+export type { RetentionResult } from './log-lifecycle.js'
+
+/** A leader append with its offsets assigned (planLeaderAppend), not yet written (appendPlanned). */
+export interface LeaderAppendPlan {
+  readonly firstOffset: bigint
+  readonly lastOffset: bigint
+  readonly maxTimestamp: bigint
+  readonly leaderEpoch: number
+  readonly batches: readonly PlannedBatch[]
+}
+
+export class PartitionLog extends LogLifecycle {
+  get currentConfig (): Readonly<LogConfig> { return this.config }
+  /** Base offsets of the segments, oldest first. @internal (tests) */
+  get segmentBaseOffsets (): bigint[] { return this.segments.map(s => s.baseOffset) }
+  /** Changes when segments, their contents or the config change (maintenance skips unchanged logs). */
+  get changeCount (): number { return this.changes }
+  /** Snapshot of the segments, oldest first; the last is active. @internal (log-cleaner) */
+  get segmentList (): readonly Segment[] { return this.segments }
+  get sizeBytes (): number {
+    let total = 0
+    for (const s of this.segments) total += s.sizeBytes
+    return total
+  }
+
+  /** Applies a new config (topic config change); appends use it from the next one, retention and compaction from their next run. */
+  updateConfig (config: LogConfig): void {
+    const changed = Object.keys(config).some(k => config[k as keyof LogConfig] !== this.config[k as keyof LogConfig])
+    this.config = { ...config }
+    if (changed) this.changes++
+  }
+
+  /**
+   * Leader append, step 1 (synchronous, nothing written): checks that `spans` tile `batches` and
+   * that each batch fits max.message.bytes (MESSAGE_TOO_LARGE), and assigns offsets from the log
+   * end. Inside exclusively(), followed by appendPlanned in the same task.
+   */
+  planLeaderAppend (batches: Buffer, spans: readonly BatchSpan[], leaderEpoch: number): LeaderAppendPlan {
+    this.assertWritable()
+    assertSpansTile(batches, spans)
+    for (const s of spans) {
+      if (s.sizeBytes > this.config.maxMessageBytes) {
+        throw new SluiceError('MESSAGE_TOO_LARGE', `batch of ${s.sizeBytes} bytes exceeds max.message.bytes ${this.config.maxMessageBytes}`,
+          { sizeBytes: s.sizeBytes, maxMessageBytes: this.config.maxMessageBytes })
+      }
+    }
+    const firstOffset = this.logEndOffset
+    let next = firstOffset
+    let maxTimestamp = -1n
+    const plan: PlannedBatch[] = spans.map(s => {
+      const baseOffset = next
+      next = baseOffset + BigInt(s.lastOffsetDelta) + 1n
+      if (s.maxTimestamp > maxTimestamp) maxTimestamp = s.maxTimestamp
+      return { position: s.position, sizeBytes: s.sizeBytes, baseOffset, lastOffset: next - 1n, maxTimestamp: s.maxTimestamp, partitionLeaderEpoch: leaderEpoch }
+    })
+    return { firstOffset, lastOffset: next - 1n, maxTimestamp, leaderEpoch, batches: plan }
+  }
+
+  /**
+   * Leader append, step 2: stamps the planned offsets and leader epoch into `batches` in place,
+   * writes them, and (flush: 'fsync') waits for the group commit. Inside exclusively(), in the
+   * task that made `plan`.
+   */
+  async appendPlanned (batches: Buffer, plan: LeaderAppendPlan): Promise<void> {
+    // The plan is only valid in the task that made it; a write in between would make it overlap.
+    if (plan.firstOffset !== this.logEndOffset) throw new Error(`stale leader append plan: planned at ${plan.firstOffset}, the log ends at ${this.logEndOffset}`)
+    for (const b of plan.batches) stampBatch(batches, b.position, b.baseOffset, plan.leaderEpoch)
+    await this.write(batches, plan.batches)
+    await this.noteEpochs(plan.batches)
+    if (this.config.flush === 'fsync') await this.syncWrites()
+  }
+
+  /**
+   * Follower append of batches fetched from the leader (offsets and epochs already assigned);
+   * validates them (CORRUPT_MESSAGE / INVALID_BATCH before anything is written). Gaps are legal,
+   * overlaps are not. Inside exclusively().
+   */
+  async appendReplicated (batches: Buffer): Promise<{ firstOffset: bigint, lastOffset: bigint }> {
+    this.assertWritable()
+    const spans = validateBatches(batches)
+    let expected = this.logEndOffset
+    let gapped = false
+    const plan: PlannedBatch[] = spans.map(s => {
+      const baseOffset = batches.readBigInt64BE(s.position)
+      // A gap is legal (the leader's log was compacted there); an overlap never is.
+      if (baseOffset < expected) throw new UnexpectedAppendOffsetError(expected, baseOffset)
+      if (baseOffset > expected) gapped = true
+      expected = baseOffset + BigInt(s.lastOffsetDelta) + 1n
+      return { position: s.position, sizeBytes: s.sizeBytes, baseOffset, lastOffset: expected - 1n, maxTimestamp: s.maxTimestamp, partitionLeaderEpoch: s.partitionLeaderEpoch }
+    })
+    if (gapped) await this.noteOffsetGaps()
+    await this.write(batches, plan)
+    await this.noteEpochs(plan)
+    if (this.config.flush === 'fsync') await this.syncWrites()
+    return { firstOffset: plan[0]!.baseOffset, lastOffset: expected - 1n }
+  }
+
+  /** Writes planned batches, rolling between groups as append-plan.ts decides. */
+  private async write (buf: Buffer, plan: readonly PlannedBatch[]): Promise<void> {
+    const segmentCount = this.segments.length
+    const endBefore = this.logEndOffset
+    this.changes++
+    try {
+      let seg = await this.activate(this.active)
+      let group = await this.startGroup(seg)
+      for (let i = 0; i < plan.length; i++) {
+        const b = plan[i]!
+        if (shouldRoll(group.fill, b, this.config)) {
+          if (i > group.from) await this.commitGroup(seg, buf, plan, group.from, i, group.pending, group.cursor)
+          seg = await this.roll(b.baseOffset)
+          group = await this.startGroup(seg, i)
+        }
+        indexBatch(group.cursor, group.pending, seg.baseOffset, group.fill.sizeBytes, b.sizeBytes, b.lastOffset,
+          b.maxTimestamp, this.config.indexIntervalBytes)
+        if (group.fill.sizeBytes === 0) group.fill.firstBatchMaxTimestamp = b.maxTimestamp
+        group.fill.sizeBytes += b.sizeBytes
+        group.fill.offsetIndexEntries = seg.offsetIndexEntries + group.pending.offsetCount
+        group.fill.timeIndexEntries = seg.timeIndexEntries + group.pending.timeCount
+      }
+      await this.commitGroup(seg, buf, plan, group.from, plan.length, group.pending, group.cursor)
+    } catch (err) {
+      if (isDiskFull(err) && await this.undoAppend(segmentCount, endBefore)) {
+        this.logger.warn({ err, logEndOffset: endBefore.toString() }, 'append failed: disk full; nothing of it was kept')
+        throw new SluiceError('KAFKA_STORAGE_ERROR', `disk full: the append was not written (${(err as Error).message})`,
+          { reason: 'disk-full' }, { cause: err })
+      }
+      this.failed = true
+      this.logger.error({ err }, 'log write failed; the log is offline until restart')
+      throw storageError(err, 'append failed')
+    }
+  }
+
+  /**
+   * Undoes a failed append: segments it rolled to are removed and the previous active segment is
+   * cut back to its published state and to `endOffset`. False if that failed too.
+   */
+  private async undoAppend (segmentCount: number, endOffset: bigint): Promise<boolean> {
+    try {
+      const added = this.segments.slice(segmentCount)
+      if (added.length > 0) {
+        this.segments = this.segments.slice(0, segmentCount)
+        for (const seg of added) await this.deleteSegmentFiles(seg)
+      }
+      const last = this.active
+      await last.discardUnpublished()
+      await this.activate(last)
+      if (last.nextOffset > endOffset) await last.truncateTo(endOffset)
+      return true
+    } catch (err) {
+      this.logger.error({ err }, 'could not undo a failed append')
+      return false
+    }
+  }
+
+  private async startGroup (seg: Segment, from = 0): Promise<{ from: number, fill: SegmentFill, pending: PendingIndexEntries, cursor: IndexCursor }> {
+    const fill: SegmentFill = {
+      baseOffset: seg.baseOffset,
+      sizeBytes: seg.sizeBytes,
+      firstBatchMaxTimestamp: await seg.firstTimestamp(),
+      offsetIndexEntries: seg.offsetIndexEntries,
+      timeIndexEntries: seg.timeIndexEntries,
+    }
+    return { from, fill, pending: new PendingIndexEntries(), cursor: { ...seg.active!.cursor } }
+  }
+
+  private async commitGroup (seg: Segment, buf: Buffer, plan: readonly PlannedBatch[], from: number, to: number,
+    pending: PendingIndexEntries, cursor: IndexCursor): Promise<void> {
+    this.dirty.add(seg)
+    if (seg.sizeBytes === 0) this.dirNeedsSync = true
+    await seg.append(buf, plan, from, to, pending, cursor)
+  }
+
+  /** Adds epoch-cache entries for batches whose epoch is newer than the latest one. */
+  private async noteEpochs (plan: readonly PlannedBatch[]): Promise<void> {
+    let changed = false
+    for (const b of plan) {
+      const latest = this.epochs.latestEpoch
+      if (latest === undefined || b.partitionLeaderEpoch > latest) changed = this.epochs.assign(b.partitionLeaderEpoch, b.baseOffset) || changed
+    }
+    if (changed || this.epochsUnsaved) await this.persistEpochs()
+  }
+
+  /** The epoch cache lives in memory; a failed save (disk full) is retried with the next change or at close. */
+  private async persistEpochs (): Promise<void> {
+    try {
+      await this.epochs.persist()
+      this.epochsUnsaved = false
+    } catch (err) {
+      this.epochsUnsaved = true
+      this.logger.warn({ err }, 'could not save the leader-epoch checkpoint; will retry')
+    }
+  }
+
+  async read (offset: bigint, maxBytes: number, options: ReadOptions = {}): Promise<ReadResult> {
+    this.assertOpen()
+    const segments = this.segments
+    const start = this.logStartOffsetValue
+    const end = segments[segments.length - 1]!.nextOffset
+    if (offset < start || offset > end) {
+      throw new SluiceError('OFFSET_OUT_OF_RANGE', `offset ${offset} is outside the log range [${start}, ${end}]`,
+        { offset: offset.toString(), logStartOffset: start.toString(), logEndOffset: end.toString() })
+    }
+    if (offset === end || (options.maxOffset !== undefined && offset >= options.maxOffset)) {
+      return { records: Buffer.alloc(0), firstOffset: offset }
+    }
+    try {
+      return await readBatches(segments, offset, Math.max(0, maxBytes), options)
+    } catch (err) {
+      throw storageError(err, 'read failed')
+    }
+  }
+
+  async offsetForTimestamp (ts: bigint): Promise<{ offset: bigint, timestamp: bigint } | undefined> {
+    this.assertOpen()
+    try {
+      const found = await findOffsetForTimestamp(this.segments, ts)
+      if (found === undefined) return undefined
+      const start = this.logStartOffset
+      return found.offset < start ? { offset: start, timestamp: found.timestamp } : found
+    } catch (err) {
+      throw storageError(err, 'timestamp lookup failed')
+    }
+  }
+
+  /** (epoch, startOffset) pairs of the leader-epoch cache, oldest first. */
+  leaderEpochs (): EpochEntry[] {
+    return this.epochs.all
+  }
+
+  /**
+   * KIP-101/279: the largest epoch <= `epoch` this log knows and the offset where it ends (the
+   * next epoch's start, or logEndOffset for the latest). `{ epoch: -1, endOffset: -1n }` when the
+   * requested epoch is newer than any known (Kafka's UNDEFINED_EPOCH / UNDEFINED_EPOCH_OFFSET).
+   */
+  endOffsetForEpoch (epoch: number): { epoch: number, endOffset: bigint } {
+    return this.epochs.endOffsetFor(epoch, this.logEndOffset)
+  }
+
+  /** Records that `epoch` starts at `startOffset` (default: logEndOffset), as a new leader does. Inside exclusively(). */
+  async assignLeaderEpoch (epoch: number, startOffset?: bigint): Promise<void> {
+    this.assertWritable()
+    if (this.epochs.assign(epoch, startOffset ?? this.logEndOffset)) await this.epochs.persist()
+  }
+}
+
+function isDiskFull (err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code
+  return code === 'ENOSPC' || code === 'EDQUOT'
+}
