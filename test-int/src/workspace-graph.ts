@@ -230,7 +230,7 @@ export function directionViolations (workspace: Workspace): string[] {
 
 /**
  * Projects whose tsconfig.json `references` differ from the workspace packages in their
- * `dependencies` (DESIGN §1: references mirror the `workspace:*` deps, so `tsc -b` builds every
+ * `dependencies` (docs/design.md §1: references mirror the `workspace:*` deps, so `tsc -b` builds every
  * package after what it imports). Projects without a tsconfig.json, or without references and
  * composite output (test-int, test-e2e), are not checked.
  */

@@ -1,5 +1,5 @@
 /**
- * The broker's log maintenance (kafka-facts.md §8, Kafka `LogManager` scheduler +
+ * The broker's log maintenance (docs/kafka-facts.md §8, Kafka `LogManager` scheduler +
  * `LogCleaner`): ONE timer for all partitions, firing every `intervalMs`
  * (log.retention.check.interval.ms). A tick
  *   1. walks every log in slices of `sliceSize`, yielding to the event loop between slices, and

@@ -1,6 +1,6 @@
 /**
  * One hosted partition replica: its log, its role (leader or follower, from the controller's
- * partition state), leader epoch, ISR and high watermark (DESIGN.md §6, kafka-facts.md §3).
+ * partition state), leader epoch, ISR and high watermark (docs/design.md §6, docs/kafka-facts.md §3).
  *
  * Who checks what on the produce path (each check is made once, by the layer that owns it):
  * - server/context.ts `leaderReplica` (every per-partition handler): the topic-partition is in

@@ -1,6 +1,6 @@
 /**
  * Client-wide options, their defaults and their validation. Options are checked once, when the
- * object is built, and every violation is reported at the same time (STYLE.md §6.5): a wrong type
+ * object is built, and every violation is reported at the same time (docs/design.md §7): a wrong type
  * is a TypeError, a value out of range a RangeError. Neither is ever retried.
  */
 import type { Logger } from './logger.js'

@@ -1,7 +1,7 @@
 /**
  * The one retry helper of the SDK. It reads retriability from the error (the error table's
  * `retriable` flag via SluiceError), never from the call site, so a call can only be retried when
- * the server said it was safe to (STYLE.md §6.4):
+ * the server said it was safe to (docs/design.md §7):
  * - programmer errors (TypeError, RangeError, anything that is not a SluiceError) and
  *   non-retriable SluiceErrors end the loop at once;
  * - attempts are bounded (`retries` + 1) and so is the total time (`deadlineMs`);

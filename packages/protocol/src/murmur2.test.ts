@@ -4,7 +4,7 @@ import { murmur2, partitionForKey, toPositive } from './murmur2.js'
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8')
 
 describe('murmur2 (Kafka Utils.murmur2)', () => {
-  // Kafka's UtilsTest.testMurmur2 vectors (kafka-facts.md §6.1): lengths 2, 6, 24, 26, 48 and 3
+  // Kafka's UtilsTest.testMurmur2 vectors (docs/kafka-facts.md §6.1): lengths 2, 6, 24, 26, 48 and 3
   // exercise the 0-, 2- and 3-byte tails of the word loop.
   const vectors: Array<[string, number]> = [
     ['21', -973932308],

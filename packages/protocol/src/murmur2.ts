@@ -2,7 +2,7 @@
  * Kafka's default key partitioner, bit for bit: Utils.murmur2 (MurmurHash2, seed 0x9747b28c,
  * 4-byte little-endian words, int32 wrap-around) and `toPositive(murmur2(key)) % numPartitions`
  * (BuiltInPartitioner.partitionForKey). Matching Java exactly keeps keys on the same partition
- * whichever client produced them (kafka-facts.md §6.1; librdkafka's default differs).
+ * whichever client produced them (docs/kafka-facts.md §6.1; librdkafka's default differs).
  */
 import { SluiceError } from './errors.js'
 

@@ -1,7 +1,7 @@
 /**
  * Starts and stops a real Apache ZooKeeper (Debian package `zookeeper` 3.8) for tests: one
  * standalone server or a 3-node ensemble on 127.0.0.1, each a JVM child process
- * (shared/reference/environment-recipes.md §A).
+ * (docs/zookeeper.md, "Running ZooKeeper locally").
  *
  * Layout under `dataDir` (a fresh temp dir unless given): `zk<N>/zoo.cfg`, `zk<N>/data/` (with
  * `myid` in an ensemble) and `zk<N>/zk.log` (the JVM's stdout+stderr, quoted when start fails).
@@ -28,7 +28,7 @@ import { track, trackChild } from './tracker.js'
 export const ZOOKEEPER_JAR = process.env.SLUICE_ZOOKEEPER_JAR ?? '/usr/share/java/zookeeper.jar'
 const CLASSPATH = `${ZOOKEEPER_JAR}:/usr/share/java/slf4j-simple.jar`
 export const ZOOKEEPER_INSTALL_HINT = 'install it with: apt-get install -y --no-install-recommends zookeeper ' +
-  '(Debian package 3.8; see shared/reference/environment-recipes.md §A)'
+  '(Debian package 3.8; see docs/zookeeper.md, "Running ZooKeeper locally")'
 
 /** Whether the ZooKeeper jar this harness runs is on the machine. */
 export function zookeeperInstalled (): boolean {

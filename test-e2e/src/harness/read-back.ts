@@ -4,7 +4,7 @@
  *   watermark): every partition from its log start to the end offset it has when the read
  *   begins. The caller heals the cluster and waits for a full ISR first, so that end is final.
  * - `readReplicaFiles`: one broker's on-disk copy of a partition, decoded from its segment files
- *   (`<dataDir>/<topic>-<p>/<20-digit base offset>.log`, DESIGN.md section 4). Comparing the
+ *   (`<dataDir>/<topic>-<p>/<20-digit base offset>.log`, docs/design.md §4). Comparing the
  *   copies proves the replicas converged: a fenced zombie that kept its unacknowledged tail
  *   would hold different records at the same offsets. A trailing batch still being written is
  *   skipped by the decoder.

@@ -1,7 +1,7 @@
 /**
  * Storage tools for the storage-fault specs: a size-limited tmpfs the test mounts and unmounts
  * itself, filling a disk to the last byte, finding which data dir holds a partition, and the
- * batch layout of a segment file (Kafka's RecordBatch v2 framing, DESIGN.md section 3: 8-byte
+ * batch layout of a segment file (Kafka's RecordBatch v2 framing, docs/design.md §3: 8-byte
  * baseOffset, 4-byte batchLength, then batchLength bytes) so a test can corrupt one batch on
  * purpose and know exactly what recovery must drop.
  */

@@ -1,4 +1,4 @@
-// Partition log storage (DESIGN.md §4). The broker's public index re-exports this barrel.
+// Partition log storage (docs/design.md §4). The broker's public index re-exports this barrel.
 // Folders: partition/ (one partition's log: append and read, segment-set lifecycle, storage with
 // the single write queue, flush and fsync), segment/ (one segment and its indexes, scans,
 // recovery, file naming), manager/ (the logs of a data dir or of several: loading, recovery,

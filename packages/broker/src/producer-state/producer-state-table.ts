@@ -1,5 +1,5 @@
 /**
- * Per-partition idempotent-producer state (kafka-facts.md §4.2, Kafka `ProducerStateManager`):
+ * Per-partition idempotent-producer state (docs/kafka-facts.md §4.2, Kafka `ProducerStateManager`):
  * for every producer id seen in this partition's log, its current epoch and the metadata of the
  * last MAX_CACHED_BATCHES batches it appended (first/last sequence, first/last offset, max
  * timestamp). Pure and synchronous: the caller (ProducerStateManager) runs the check and the

@@ -1,5 +1,5 @@
 /**
- * Producer sequence arithmetic (kafka-facts.md §4.1): sequences are non-negative int32 values
+ * Producer sequence arithmetic (docs/kafka-facts.md §4.1): sequences are non-negative int32 values
  * that wrap from Int32.MAX to 0, so every comparison here is modular, never `<` on raw numbers.
  */
 export const INT32_MAX = 0x7fffffff

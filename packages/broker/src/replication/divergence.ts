@@ -1,6 +1,6 @@
 /**
  * Log divergence between a follower and its leader, detected inside the Fetch RPC (KIP-595
- * style, with KIP-101/KIP-279 rules; kafka-facts.md §3.6). Pure functions over a replica's
+ * style, with KIP-101/KIP-279 rules; docs/kafka-facts.md §3.6). Pure functions over a replica's
  * leader-epoch cache.
  *
  * The follower sends `last_fetched_epoch` (the epoch of the last batch it holds) with its fetch

@@ -1,5 +1,5 @@
 /**
- * The leader's side of a follower fetch (FetchRequest with replica_id >= 0, kafka-facts.md §3.2):
+ * The leader's side of a follower fetch (FetchRequest with replica_id >= 0, docs/kafka-facts.md §3.2):
  * one partition of the request, after the fetch handler found the partition and checked that
  * this broker leads it.
  *

@@ -1,5 +1,5 @@
 /**
- * The leader's view of its followers (kafka-facts.md §3.2-3.3): for each other replica, its log
+ * The leader's view of its followers (docs/kafka-facts.md §3.2-3.3): for each other replica, its log
  * end offset (the fetch_offset of its latest fetch: a follower's fetch offset *is* its LEO) and
  * the time it was last caught up.
  *

@@ -1,5 +1,5 @@
 /**
- * One partition's ISR change request to the controller (AlterPartition, KIP-497; kafka-facts.md
+ * One partition's ISR change request to the controller (AlterPartition, KIP-497; docs/kafka-facts.md
  * §3.3). At most one is outstanding per partition.
  *
  * Safety rule: until the outcome is known, the proposed ISR counts towards the *maximal* ISR

@@ -1,5 +1,5 @@
 /**
- * One replica fetcher per source broker (kafka-facts.md §3.2): it follows every partition this
+ * One replica fetcher per source broker (docs/kafka-facts.md §3.2): it follows every partition this
  * broker replicates from that leader, in one long-poll Fetch request at a time
  * (replica_id = own broker id, replica_epoch = broker epoch, current_leader_epoch and
  * last_fetched_epoch per partition) on one long-lived bidirectional Fetch stream.

@@ -2,7 +2,7 @@
  * The delayed-fetch purgatory: long-poll fetches that did not find `min_bytes` wait here until
  * enough bytes are appended to the partitions they read, or until their `max_wait_ms` passes.
  *
- * Invariants (DESIGN.md §4, idle partitions cost nothing):
+ * Invariants (docs/design.md §4, idle partitions cost nothing):
  * - A partition appears in the watcher map only while at least one parked fetch reads it; the
  *   entry is removed with its last watcher, so idle partitions hold no state here.
  * - One timer per parked fetch, none per partition.

@@ -1,5 +1,5 @@
 /**
- * Fetch (proto/sluice/v1/broker.proto FetchRequest -> FetchResponse), DESIGN.md §2.
+ * Fetch (proto/sluice/v1/broker.proto FetchRequest -> FetchResponse), docs/design.md §2.
  *
  * Per partition: UNKNOWN_TOPIC_OR_PARTITION when not in the metadata cache,
  * NOT_LEADER_OR_FOLLOWER unless this broker leads it, FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH

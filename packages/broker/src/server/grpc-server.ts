@@ -7,7 +7,7 @@
  * with a status, so no input reaches the process's uncaught-error path.
  *
  * HTTP/2 receive window: grpc-js offers no server option for it and leaves Node's 64 KiB, which
- * caps produce uploads (shared/reference/grpc-throughput.md). We raise it on each new session
+ * caps produce uploads (docs/grpc-throughput.md). We raise it on each new session
  * of the listening http2 servers: a 64 MiB connection window and an 8 MiB initial stream window.
  */
 import * as grpc from '@grpc/grpc-js'

@@ -1,5 +1,5 @@
 /**
- * Produce (proto/sluice/v1/broker.proto ProduceRequest -> ProduceResponse), DESIGN.md §2.
+ * Produce (proto/sluice/v1/broker.proto ProduceRequest -> ProduceResponse), docs/design.md §2.
  *
  * Per partition, in this order: the topic-partition must be in the metadata cache and this
  * broker must lead it (leaderReplica: UNKNOWN_TOPIC_OR_PARTITION / NOT_LEADER_OR_FOLLOWER), every

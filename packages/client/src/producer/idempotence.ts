@@ -1,5 +1,5 @@
 /**
- * Client side of the idempotent producer (kafka-facts.md §4.1-4.2): producer identity, and per
+ * Client side of the idempotent producer (docs/kafka-facts.md §4.1-4.2): producer identity, and per
  * partition the sequence numbers and the batches whose outcome is not known yet.
  *
  * Invariants:

@@ -1,5 +1,5 @@
 /**
- * Which partition a record goes to (shared/reference/kafka-facts.md §6.2), in this order:
+ * Which partition a record goes to (docs/kafka-facts.md §6.2), in this order:
  * 1. an explicit `partition` on the record;
  * 2. the user's partitioner function;
  * 3. keyed records: toPositive(murmur2(key)) % partitionCount over all partitions, exactly as

@@ -1,5 +1,5 @@
 /**
- * Where the controller keeps its state in the store: Kafka's ZooKeeper layout (kafka-facts.md §7.1),
+ * Where the controller keeps its state in the store: Kafka's ZooKeeper layout (docs/kafka-facts.md §7.1),
  * and the JSON codecs for each znode. Parsers validate shape strictly and throw
  * METADATA_UNAVAILABLE naming the node, so a damaged tree is reported, never half-loaded.
  *

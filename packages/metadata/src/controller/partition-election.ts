@@ -1,6 +1,6 @@
 /**
  * Leader election rules, as pure functions from a partition's replicas and state to its next
- * state (undefined = no change). They follow Kafka's controller (kafka-facts.md §7.3):
+ * state (undefined = no change). They follow Kafka's controller (docs/kafka-facts.md §7.3):
  * - leader epoch +1 whenever the leader changes (also to -1, offline); partition epoch +1 on any
  *   change of leader or ISR; the controller epoch of the writer is stamped in.
  * - a lost broker leaves every ISR, except that the ISR never becomes empty: its last member stays,

@@ -6,7 +6,7 @@ import { assignReplicas, seededRandomInt } from './placement.js'
 describe('assignReplicas (Kafka rack-unaware placement)', () => {
   it('matches Kafka for a fixed start index and shift', () => {
     // Kafka's AdminUtils with brokers 0..4, fixedStartIndex 0 and startPartitionId 0 gives these
-    // (AdminRackAwareTest / the algorithm in kafka-facts.md §7.3).
+    // (AdminRackAwareTest / the algorithm in docs/kafka-facts.md §7.3).
     const got = assignReplicas({ brokers: [0, 1, 2, 3, 4], numPartitions: 10, replicationFactor: 3, fixedStartIndex: 0 })
     expect(got).toEqual([
       [0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 0], [4, 0, 1],

@@ -1,6 +1,6 @@
 /**
  * Replica placement: Kafka's rack-unaware algorithm (AdminUtils.assignReplicasToBrokersRackUnaware,
- * kafka-facts.md §7.3), a pure function of its inputs and a seedable random source.
+ * docs/kafka-facts.md §7.3), a pure function of its inputs and a seedable random source.
  *
  * With brokers sorted by id (n of them), a random start index and a random shift: partition p's
  * first replica (its preferred leader) is brokers[(p + start) % n], so leaders spread round-robin;

@@ -1,6 +1,6 @@
 /**
  * The coordinator's path to the __consumer_offsets topic: the ordinary produce and fetch path
- * of @sluice/client, so offsets are replicated like any data (DESIGN.md section 2).
+ * of @sluice/client, so offsets are replicated like any data (docs/design.md §2).
  *
  * - The client connects lazily, with the live brokers' registered endpoints as bootstrap; a
  *   failed connect is forgotten so the next call tries again with the brokers live then.

@@ -1,5 +1,5 @@
 /**
- * Kafka RecordBatch v2 (magic 2) header, byte for byte (shared reference kafka-facts.md §1.1):
+ * Kafka RecordBatch v2 (magic 2) header, byte for byte (docs/kafka-facts.md §1.1):
  *
  *   0 baseOffset int64 | 8 batchLength int32 | 12 partitionLeaderEpoch int32 | 16 magic int8
  *  17 crc uint32 (CRC-32C of bytes 21..end) | 21 attributes int16 | 23 lastOffsetDelta int32

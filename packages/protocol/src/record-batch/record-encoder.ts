@@ -1,5 +1,5 @@
 /**
- * Encodes one Kafka RecordBatch v2 (layout in batch-header.ts, records per kafka-facts.md §1.3):
+ * Encodes one Kafka RecordBatch v2 (layout in batch-header.ts, records per docs/kafka-facts.md §1.3):
  *
  *   record = length varint | attributes int8 (0) | timestampDelta varlong | offsetDelta varint |
  *            keyLength varint (-1 = null) | key | valueLength varint (-1 = null) | value |

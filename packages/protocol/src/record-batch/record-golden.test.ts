@@ -8,7 +8,7 @@ import { encodeRecordBatch } from './record-encoder.js'
 const T0 = 1700000000000n
 
 /**
- * Golden batch 1, written out byte by byte from kafka-facts.md §1.1-1.3: uncompressed, two
+ * Golden batch 1, written out byte by byte from docs/kafka-facts.md §1.1-1.3: uncompressed, two
  * records, producer fields left at their "not idempotent" defaults.
  */
 const GOLDEN_TWO_RECORDS = hex(

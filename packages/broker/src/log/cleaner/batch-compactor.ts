@@ -1,5 +1,5 @@
 /**
- * Compaction of one stored batch (kafka-facts.md §8.2): the only place the broker parses records.
+ * Compaction of one stored batch (docs/kafka-facts.md §8.2): the only place the broker parses records.
  * A record below `mapEnd` (the end of the range the offset map covers) is dropped when the map
  * holds a later offset for its key, or when it is a tombstone (key, null value) whose batch's
  * delete horizon has passed; records at or after `mapEnd` are never touched (their key's earlier

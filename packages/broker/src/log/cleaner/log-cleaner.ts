@@ -1,5 +1,5 @@
 /**
- * Log compaction (kafka-facts.md §8.2, Kafka `LogCleaner`) for logs whose cleanup.policy
+ * Log compaction (docs/kafka-facts.md §8.2, Kafka `LogCleaner`) for logs whose cleanup.policy
  * includes compact. The log is the clean part [logStart, firstDirty) and the dirty part
  * [firstDirty, cleanable end); the cleanable end is the base of the first segment that is the
  * active one or reaches past the high watermark (or, with min.compaction.lag.ms, the first that

@@ -1,5 +1,5 @@
 /**
- * Which leading segments retention may delete (kafka-facts.md §8.1, Kafka
+ * Which leading segments retention may delete (docs/kafka-facts.md §8.1, Kafka
  * `UnifiedLog.deletableSegments`). Only whole segments go, oldest first, stopping at the first one
  * that does not qualify. A segment qualifies when its end offset (the next segment's base, or the
  * log end for the active one) is at or below the high watermark, it is not an empty active

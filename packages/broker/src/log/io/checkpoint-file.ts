@@ -1,5 +1,5 @@
 /**
- * Kafka's text checkpoint format (kafka-facts.md §2.1, `CheckpointFile.java`):
+ * Kafka's text checkpoint format (docs/kafka-facts.md §2.1, `CheckpointFile.java`):
  *   line 1: version (0)      line 2: entry count      then one entry per line, fields split by ' '
  * Written to `<file>.tmp`, fsynced, renamed over the old file and the directory fsynced, so a
  * reader sees either the old or the new content, never a mix. A file that does not parse is

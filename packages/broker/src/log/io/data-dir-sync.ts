@@ -1,5 +1,5 @@
 /**
- * Group commit for `flush: 'fsync'` across every partition of one data dir (DESIGN.md §4).
+ * Group commit for `flush: 'fsync'` across every partition of one data dir (docs/design.md §4).
  * A caller that finished writing asks for a sync of its log; requests made while no round runs
  * start one at once, requests made during a round all join the single next round, which starts
  * when the running one ends. A round fdatasyncs the dirty files of every log that asked, in

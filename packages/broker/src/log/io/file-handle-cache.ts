@@ -1,5 +1,5 @@
 /**
- * Bounded LRU of open file handles shared by every partition of a LogManager (DESIGN.md §4:
+ * Bounded LRU of open file handles shared by every partition of a LogManager (docs/design.md §4:
  * idle partitions hold no open file). Invariants:
  * - At most `maxOpenFiles` handles are open or being opened at any moment (`openCount`).
  * - A handle is pinned while a `use` callback runs and is never closed under it; eviction picks

@@ -7,7 +7,7 @@
  * append reopens its segment file and closes another one (the bench's 1,000-active-partition run
  * spent ~40 % of the broker's busy time in open/close with the old fixed 512). Kafka keeps every
  * segment open and asks operators for a high limit; Sluice keeps the bound (idle partitions hold
- * no file, DESIGN.md §4) but sizes it from the limit the operator gave the process: half of it,
+ * no file, docs/design.md §4) but sizes it from the limit the operator gave the process: half of it,
  * leaving the other half for sockets and transient files, at most MAX_DEFAULT.
  */
 import { readFileSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * All partition logs of one data dir (DESIGN.md §4): loading and recovery at open, the
+ * All partition logs of one data dir (docs/design.md §4): loading and recovery at open, the
  * clean-shutdown marker, the checkpoints, the shared file-handle LRU, the shared group commit
  * (data-dir-sync.ts) and the delayed deleter of removed segment files.
  *   <dataDir>/.sluice_cleanshutdown            written last by close(); consumed (deleted) by open

@@ -1,5 +1,5 @@
 /**
- * Loads one partition directory into segments (kafka-facts.md §2.6, Kafka `LogLoader`).
+ * Loads one partition directory into segments (docs/kafka-facts.md §2.6, Kafka `LogLoader`).
  *   - Leftover `*.tmp`, `*.deleted` and `*.cleaned` files and index files without a .log are
  *     deleted. A committed cleaner output (`<base>.<end>.log.swap`) is completed first: every
  *     segment with a base offset in [base, end) is removed and the swap file becomes

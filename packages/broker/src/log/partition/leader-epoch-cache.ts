@@ -1,5 +1,5 @@
 /**
- * Leader-epoch cache of one partition replica (KIP-101/279, kafka-facts.md §3.6): the sorted list
+ * Leader-epoch cache of one partition replica (KIP-101/279, docs/kafka-facts.md §3.6): the sorted list
  * of (epoch, startOffset) pairs, strictly increasing in both fields, persisted as
  * `<partition dir>/leader-epoch-checkpoint` in Kafka's checkpoint format ("epoch startOffset"
  * lines). An entry is added when an append carries a higher epoch than the last entry, trimmed

@@ -1,5 +1,5 @@
 /**
- * One partition replica's log (DESIGN.md §4, docs/internal-apis.md `PartitionLog`): an ordered
+ * One partition replica's log (docs/design.md §4, docs/internal-apis.md `PartitionLog`): an ordered
  * list of segments, the last one active. This file holds the append and read paths; the segment
  * set's lifecycle (truncation, retention, DeleteRecords, compaction swap) is log-lifecycle.ts and
  * the storage under both (segment list, single-writer queue, rolls, flush and fsync, close) is

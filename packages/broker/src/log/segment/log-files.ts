@@ -1,5 +1,5 @@
 /**
- * File naming inside a data dir (DESIGN.md §4, kafka-facts.md §2.1):
+ * File naming inside a data dir (docs/design.md §4, docs/kafka-facts.md §2.1):
  *   <dataDir>/<topic>-<partition>/<baseOffset 20 digits>.log | .index | .timeindex
  *   <dataDir>/<topic>-<partition>/leader-epoch-checkpoint
  *   <dataDir>/recovery-point-offset-checkpoint, <dataDir>/.sluice_cleanshutdown

@@ -1,5 +1,5 @@
 /**
- * Sparse offset index (`.index`, kafka-facts.md §2.2): 8-byte big-endian entries
+ * Sparse offset index (`.index`, docs/kafka-facts.md §2.2): 8-byte big-endian entries
  * (relativeOffset int32 = batch lastOffset − segment baseOffset, position int32 = byte position of
  * that batch in the .log). Both fields strictly increase. An entry says "the batch at `position`
  * ends at offset base+relativeOffset", so the batch holding any offset > that one starts at or

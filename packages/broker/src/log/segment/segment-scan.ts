@@ -1,5 +1,5 @@
 /**
- * Recovery scan of one segment (kafka-facts.md §2.6, Kafka `LogSegment.recover`): reads the .log
+ * Recovery scan of one segment (docs/kafka-facts.md §2.6, Kafka `LogSegment.recover`): reads the .log
  * front to back in 1 MiB chunks and accepts batches while each one
  *   - is whole (not cut by the end of the file) and passes checkBatchAt (length, magic, CRC-32C,
  *     header consistency),

@@ -1,5 +1,5 @@
 /**
- * Time index (`.timeindex`, kafka-facts.md §2.3): 12-byte big-endian entries (timestamp int64,
+ * Time index (`.timeindex`, docs/kafka-facts.md §2.3): 12-byte big-endian entries (timestamp int64,
  * relativeOffset int32). Timestamps strictly increase: an entry is written only when the
  * segment's max timestamp so far grew, at the same points as offset-index entries and once more
  * when the segment is closed, so the last entry of a closed segment holds its max timestamp. An

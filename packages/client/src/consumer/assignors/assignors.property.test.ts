@@ -1,5 +1,5 @@
 /**
- * Property tests of the assignors (DESIGN.md section 8): every partition to exactly one
+ * Property tests of the assignors (docs/design.md §8): every partition to exactly one
  * subscriber, balance within one partition, and stickiness across membership changes.
  */
 import fc from 'fast-check'

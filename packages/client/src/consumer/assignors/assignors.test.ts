@@ -15,7 +15,7 @@ const two = (topics: string[]): AssignorMember[] => [{ memberId: 'c1', topics },
 const six = { t0: 3, t1: 3 }
 
 describe('range assignor', () => {
-  it('assigns contiguous ranges per topic, first members get the extra (kafka-facts 5.4 example)', () => {
+  it('assigns contiguous ranges per topic, first members get the extra (docs/kafka-facts.md §5.4 example)', () => {
     expect(show(rangeAssignor.assign({ members: two(['t0', 't1']), partitionsPerTopic: six }))).toEqual({
       c0: 't0/0 t0/1 t1/0 t1/1',
       c1: 't0/2 t1/2',
@@ -39,7 +39,7 @@ describe('range assignor', () => {
 })
 
 describe('roundrobin assignor', () => {
-  it('deals partitions around the sorted members (kafka-facts 5.4 example)', () => {
+  it('deals partitions around the sorted members (docs/kafka-facts.md §5.4 example)', () => {
     expect(show(roundRobinAssignor.assign({ members: two(['t0', 't1']), partitionsPerTopic: six }))).toEqual({
       c0: 't0/0 t0/2 t1/1',
       c1: 't0/1 t1/0 t1/2',

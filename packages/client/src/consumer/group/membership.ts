@@ -1,5 +1,5 @@
 /**
- * Group membership, Kafka's classic protocol from the member's side (kafka-facts 5.2):
+ * Group membership, Kafka's classic protocol from the member's side (docs/kafka-facts.md §5.2):
  *
  *   JoinGroup (MEMBER_ID_REQUIRED -> rejoin with the given id) -> the leader runs the assignor
  *   over every member's subscription -> SyncGroup -> the host applies the assignment -> Stable,
