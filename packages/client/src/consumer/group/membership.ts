@@ -24,9 +24,10 @@ import { SluiceError, decodeAssignment, decodeSubscription, encodeAssignment, en
 import type { Logger } from '../../logger.js'
 import type { RetryOptions } from '../../options.js'
 import { backoffMs, sleep } from '../../retry.js'
-import { assignorByName, cooperativeAdjust, type Assignor, type AssignorMember } from '../assignors/index.js'
+import { assignorByName, cooperativeAdjust, type AssignorMember } from '../assignors/index.js'
 import type { TopicPartition } from '../consumer-types.js'
 import { type CoordinatorClient, responseOf } from './coordinator-client.js'
+import type { ResolvedGroupOptions } from './group-options.js'
 
 export interface MembershipHost {
   subscribedTopics (): string[]
@@ -44,13 +45,9 @@ export interface MembershipHost {
   fail (err: SluiceError): void
 }
 
-export interface MembershipOptions {
-  groupId: string
-  groupInstanceId: string
-  sessionTimeoutMs: number
-  heartbeatIntervalMs: number
-  maxPollIntervalMs: number
-  assignors: Assignor[]
+/** The group options membership acts on, plus the client's request settings. */
+export interface MembershipOptions extends Pick<ResolvedGroupOptions,
+  'groupId' | 'groupInstanceId' | 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'maxPollIntervalMs' | 'assignors'> {
   clientId: string
   requestTimeoutMs: number
   retry: RetryOptions
