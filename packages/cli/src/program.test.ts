@@ -30,6 +30,7 @@ function recorder (result: number | undefined = undefined): { calls: unknown[][]
     groupsDescribe: rec('groupsDescribe'),
     groupsResetOffsets: rec('groupsResetOffsets'),
     groupsDelete: rec('groupsDelete'),
+    server: rec('server'),
   }
   return { calls, handlers }
 }

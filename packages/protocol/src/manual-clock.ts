@@ -67,7 +67,7 @@ export class ManualClock implements Clock {
   }
 
   private add (fn: () => void, ms: number, everyMs: number | undefined): Timer {
-    const timer = new ManualTimer(this, fn, this.elapsedMs + (Math.max(ms , 1)), everyMs, this.seq++)
+    const timer = new ManualTimer(this, fn, this.elapsedMs + (ms >= 1 ? ms : 1), everyMs, this.seq++)
     this.insert(timer)
     return timer
   }

@@ -131,7 +131,7 @@ describe('broker bad input', () => {
     const { client, topic } = await singleBrokerTopic({ 'max.message.bytes': '1000' })
     await produceOne(client, topic, batch(['seed']))
     const good = batch(['ok'])
-    const badCrc = batch(['crc']); badCrc[badCrc.length - 1] ^= 0xff
+    const badCrc = batch(['crc']); badCrc[badCrc.length - 1]! ^= 0xff
     const badMagic = batch(['magic']); badMagic.writeInt8(1, OFF_MAGIC)
     const truncated = batch(['truncated']).subarray(0, 40)
     const tooLarge = batch(['z'.repeat(1200)])

@@ -18,7 +18,7 @@ async function topicOn (configs: Record<string, string>) {
   return { cluster, broker, client, topic, log }
 }
 
-async function produce (client: BrokerTestClient, topic: string, records: Buffer): Promise<wire.ProducePartitionResponse__Output> {
+async function produce (client: BrokerTestClient, topic: string, records: Buffer): Promise<wire.PartitionProduceResponse__Output> {
   const r = onlyPartition(await client.produce({ acks: -1, topics: [{ topic, partitions: [{ partition: 0, records }] }] }))
   expect(r.error_code).toBe(0)
   return r

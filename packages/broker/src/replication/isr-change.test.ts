@@ -51,7 +51,7 @@ describe('PendingIsrChange', () => {
     expect(h.sent).toHaveLength(1)
     h.clock.advance(1)
     expect(h.sent).toHaveLength(2)
-    h.answers.shift()!({ error_code: errorId('FENCED_LEADER_EPOCH'), error_message: 'stale' })
+    h.answers.shift()!({ error_code: errorId('FENCED_LEADER_EPOCH'), error_message: 'stale', state: null })
     await h.tick()
     expect(h.change.active).toBe(true)
     h.change.onState(3, 8) // the controller's update shows the new partition epoch
@@ -66,7 +66,7 @@ describe('PendingIsrChange', () => {
     h.change.onState(3, 8) // in flight: the answer decides
     expect(h.change.active).toBe(true)
     h.current.partitionEpoch = 8
-    h.answers.shift()!({ error_code: errorId('FENCED_LEADER_EPOCH'), error_message: 'stale' })
+    h.answers.shift()!({ error_code: errorId('FENCED_LEADER_EPOCH'), error_message: 'stale', state: null })
     await h.tick()
     expect(h.change.active).toBe(false)
     expect(h.sent).toHaveLength(1)
@@ -75,7 +75,7 @@ describe('PendingIsrChange', () => {
   it('drops a proposal the controller rejected as invalid (nothing was written)', async () => {
     const h = harness()
     h.change.propose({ newIsr: [1, 4], leaderEpoch: 3, partitionEpoch: 7 })
-    h.answers.shift()!({ error_code: errorId('INVALID_REQUEST'), error_message: 'not alive' })
+    h.answers.shift()!({ error_code: errorId('INVALID_REQUEST'), error_message: 'not alive', state: null })
     await h.tick()
     expect(h.change.active).toBe(false)
     expect(h.events).toEqual(['dropped'])

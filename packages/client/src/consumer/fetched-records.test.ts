@@ -88,7 +88,7 @@ describe('fetched records', () => {
   it('stops the partition with CORRUPT_MESSAGE when a buffered batch fails its CRC', () => {
     const s = partition()
     const bad = batch(0, ['a', 'b'])
-    bad[bad.length - 1] ^= 0xff // flip a byte of the last record: the CRC no longer matches
+    bad[bad.length - 1]! ^= 0xff // flip a byte of the last record: the CRC no longer matches
     s.fetched.push(chunk(bad, 0n, 2n))
     s.fetched.push(chunk(batch(2, ['c']), 2n, 3n))
     expect(takeBuffered(s)).toBeUndefined()

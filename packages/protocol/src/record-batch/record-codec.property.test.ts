@@ -71,7 +71,7 @@ function comparable (records: readonly DecodedRecord[]): unknown[] {
 }
 
 function maxOf (values: bigint[]): bigint {
-  return values.reduce((a, b) => (Math.max(b , a)))
+  return values.reduce((a, b) => (b > a ? b : a))
 }
 
 describe('record codec properties', () => {

@@ -118,7 +118,7 @@ describe('walkRecordBatches', () => {
 
   it('checks the CRC before handing over any record', () => {
     const buf = encodeRecordBatch(mixed)
-    buf[buf.length - 1] ^= 0xff
+    buf[buf.length - 1]! ^= 0xff
     let handed = 0
     const sink: RecordSink = { batch: () => true, record: () => { handed++ } }
     expect(codeOf(() => { walkRecordBatches(buf, sink) })).toBe('CORRUPT_MESSAGE')
@@ -203,7 +203,7 @@ describe('frameBatchAt and walkBatch (framing once, records later)', () => {
     magic.writeInt8(1, 16)
     expect(codeOf(() => frameBatchAt(magic, 0))).toBe('CORRUPT_MESSAGE')
     const flipped = Buffer.from(a)
-    flipped[flipped.length - 1] ^= 0xff
+    flipped[flipped.length - 1]! ^= 0xff
     const header = frameBatchAt(flipped, 0)! // framing does not read the CRC
     let handed = 0
     expect(codeOf(() => { walkBatch(flipped, header, { batch: () => true, record: () => { handed++ } }) })).toBe('CORRUPT_MESSAGE')
