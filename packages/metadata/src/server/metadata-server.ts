@@ -66,7 +66,7 @@ export interface MetadataServerOptions {
   /**
    * The clock of the time-driven parts (store session leases, the controller election's lease,
    * the group coordinator's deadlines); default systemClock. A test may run a whole service on a
-   * ManualClock. The controller's broker-session grace timer and record timestamps stay real.
+   * ManualClock (also the controller's startup grace and preferred-leader timers).
    */
   clock?: Clock
 }
@@ -223,6 +223,7 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
       term,
       onFenced: (err) => { fence(err, options.onDeposed) },
       onLeaderChange: admin === undefined ? undefined : (_topic, _partition, from, to) => { admin.metrics.leaderChanged(from, to) },
+      clock: options.clock,
     })
     let groups: GroupCoordinator
     try {
