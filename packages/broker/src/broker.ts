@@ -16,7 +16,7 @@
  * every append.
  */
 import { pino, type Logger } from 'pino'
-import { SluiceError } from '@sluice/protocol'
+import { SluiceError, type Clock } from '@sluice/protocol'
 import { LogDirs, defaultMaxOpenFiles } from './log/index.js'
 import { MetadataCache } from './metadata-cache.js'
 import { MetadataSession } from './metadata-session.js'
@@ -70,6 +70,14 @@ export interface BrokerOptions {
   adminHost?: string
   /** Called once the admin server listens, before log recovery and registration. */
   onAdminListening?: (port: number) => void
+  /**
+   * The clock of the time-driven parts (ISR lag and shrink, the metadata session's lease and
+   * heartbeats, retention and compaction times, delayed file removal, producer-id expiry,
+   * acks=all timeouts, replica-fetch backoffs, the HW checkpoint); default systemClock. A test
+   * may run a whole broker on a ManualClock. Fetch long-poll waits, gRPC deadlines and record
+   * timestamps (LogAppendTime) stay real.
+   */
+  clock?: Clock
 }
 
 export interface BrokerHandle {
@@ -122,7 +130,7 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
   if (dataDirs.length === 0) throw new Error('startBroker: no data dir (dataDir or dataDirs)')
   const maxOpenFiles = options.maxOpenFiles ?? defaultMaxOpenFiles()
   logger.info({ maxOpenFiles }, 'log file-handle cache size')
-  const logManager = await LogDirs.open({ dataDirs, logger, fileDeleteDelayMs: options.fileDeleteDelayMs, maxOpenFiles })
+  const logManager = await LogDirs.open({ dataDirs, logger, fileDeleteDelayMs: options.fileDeleteDelayMs, maxOpenFiles, clock: options.clock })
   const cache = new MetadataCache({
     metadataEndpoints: options.metadataEndpoints,
     onBadConfig: (topic, problem) => logger.warn({ topic, problem }, 'ignoring a topic config entry'),
@@ -139,6 +147,7 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
     minBytes: options.replicaFetchMinBytes ?? 1,
     maxBytesPerPartition: options.replicaFetchMaxBytes ?? 1024 * 1024,
     logger: logger.child({ component: 'replica-fetcher' }),
+    clock: options.clock,
   })
   const replicaLogger = logger.child({ component: 'replicas' })
   const replicas = new ReplicaManager({
@@ -149,6 +158,7 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
     replicaLagMaxMs: options.replicaLagMaxMs ?? 30_000,
     initialHighWatermarks: await readAllHighWatermarks(dataDirs, logger),
     highWatermarkCheckpointIntervalMs: options.highWatermarkCheckpointIntervalMs ?? 5000,
+    clock: options.clock,
     hooks: {
       onHighWatermarkAdvanced: (key, bytes) => purgatory.notify(key, bytes),
       onLogAppended: (key, bytes) => purgatory.notify(followerFetchKey(key), bytes),
@@ -172,6 +182,7 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
     intervalMs: options.logRetentionCheckIntervalMs,
     cleanerDedupeBufferBytes: options.logCleanerDedupeBufferBytes,
     highWatermark: (topic, partition) => replicas.get(topic, partition)?.highWatermark,
+    clock: options.clock,
   })
   const context: BrokerContext = { brokerId: options.brokerId, cache, replicas, purgatory, logger: logger.child({ component: 'server' }), metrics: admin?.metrics }
   admin?.bind({ replicas, cache, session: () => session })
@@ -200,6 +211,7 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
     // reaches the metadata service; what the controller advertises is for clients.
     endpoints: () => options.metadataEndpoints,
     logger: logger.child({ component: 'metadata-session' }),
+    clock: options.clock,
     onUpdate: async (update) => {
       await replicas.applyDelta(cache.planUpdate(update))
       cache.applyUpdate(update)

@@ -62,7 +62,7 @@ export class LogMaintenance {
     this.sliceSize = Math.max(1, options.sliceSize ?? 500)
     const clock = options.clock ?? systemClock
     this.clock = clock
-    this.cleaner = options.logManager.createCleaner({ dedupeBufferBytes: options.cleanerDedupeBufferBytes, now: () => clock.nowMs() })
+    this.cleaner = options.logManager.createCleaner({ dedupeBufferBytes: options.cleanerDedupeBufferBytes, clock })
   }
 
   start (): void {

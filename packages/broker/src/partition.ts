@@ -102,8 +102,8 @@ export class Partition {
   private leaderEpochStartOffset = -1n
   private readonly followers = new FollowerTracker()
   private readonly isrChange: PendingIsrChange
-  private readonly waiters = new HighWatermarkWaiters()
-  private readonly deleteWaiters = new HighWatermarkWaiters('the low watermark (log start offset of every in-sync replica)')
+  private readonly waiters: HighWatermarkWaiters
+  private readonly deleteWaiters: HighWatermarkWaiters
   private readonly lagMaxMs: number
   private readonly now: () => number
 
@@ -120,7 +120,9 @@ export class Partition {
     const clock = options.clock ?? systemClock
     this.now = () => clock.nowMs()
     this.onHwChange = options.onHighWatermarkChange
-    this.producers = new ProducerStateManager(log)
+    this.producers = new ProducerStateManager(log, { clock })
+    this.waiters = new HighWatermarkWaiters('the high watermark', clock)
+    this.deleteWaiters = new HighWatermarkWaiters('the low watermark (log start offset of every in-sync replica)', clock)
     const initial = options.initialHighWatermark ?? 0n
     this.hw = initial > log.logEndOffset ? log.logEndOffset : initial < 0n ? 0n : initial
     this.isrChange = new PendingIsrChange({

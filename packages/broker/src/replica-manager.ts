@@ -74,6 +74,7 @@ export class ReplicaManager {
           dataDir,
           intervalMs: interval,
           logger: options.logger,
+          clock: this.clock,
           entries: () => [...this.partitions.values()]
             .filter((p) => dirs.length === 1 || path.dirname(path.resolve(p.log.dir)) === here)
             .map((p) => ({ topic: p.topic, partition: p.partition, highWatermark: p.highWatermark })),

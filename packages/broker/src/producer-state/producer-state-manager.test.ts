@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { encodeRecordBatch, isSluiceError, validateBatches } from '@sluice/protocol'
+import { encodeRecordBatch, isSluiceError, ManualClock, validateBatches } from '@sluice/protocol'
 import { LogManager } from '../log/manager/log-manager.js'
 import { captureLogger, testConfig } from '../log/__fixtures__/log-test-env.js'
 import { makeTempDir } from '../log/__fixtures__/test-batches.js'
@@ -57,7 +57,7 @@ async function leaderAppend (ps: ProducerStateManager, log: PartitionLog, batch:
 describe('ProducerStateManager', () => {
   it('dedups retries and rejects gaps and fenced epochs against a real log, appending nothing for them', async () => {
     const { log } = await setup()
-    const ps = new ProducerStateManager(log, { now: () => NOW })
+    const ps = new ProducerStateManager(log, { clock: new ManualClock(NOW) })
     onTestFinished(() => ps.close())
     expect(await leaderAppend(ps, log, idem(5n, 0, 0, ['a', 'b']))).toBe('ok@0')
     expect(await leaderAppend(ps, log, idem(5n, 0, 2, ['c']))).toBe('ok@2')
@@ -70,7 +70,7 @@ describe('ProducerStateManager', () => {
 
   it('survives a clean restart through the snapshot and a crash through a header scan', async () => {
     const env = await setup()
-    const ps = new ProducerStateManager(env.log, { now: () => NOW })
+    const ps = new ProducerStateManager(env.log, { clock: new ManualClock(NOW) })
     for (let i = 0; i < 7; i++) expect(await leaderAppend(ps, env.log, idem(8n, 0, i * 2, [`v${i}a`, `v${i}b`]))).toBe(`ok@${i * 2}`)
     await ps.close()
     expect(await fs.readFile(path.join(env.log.dir, SNAPSHOT_FILE), 'utf8')).toContain('"offset":"14"')
@@ -79,7 +79,7 @@ describe('ProducerStateManager', () => {
     // Clean restart: the snapshot is used.
     let reopened = await openDir(env.dataDir)
     env.manager = reopened.manager
-    let ps2 = new ProducerStateManager(reopened.log, { now: () => NOW })
+    let ps2 = new ProducerStateManager(reopened.log, { clock: new ManualClock(NOW) })
     expect(await leaderAppend(ps2, reopened.log, idem(8n, 0, 12, ['v6a', 'v6b']))).toBe('dup@12')
     expect(await leaderAppend(ps2, reopened.log, idem(8n, 0, 2, ['v1a', 'v1b']))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER') // older than the last 5
     expect(await leaderAppend(ps2, reopened.log, idem(8n, 0, 15, ['gap']))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
@@ -91,7 +91,7 @@ describe('ProducerStateManager', () => {
     await fs.rm(path.join(reopened.log.dir, SNAPSHOT_FILE))
     reopened = await openDir(env.dataDir)
     env.manager = reopened.manager
-    ps2 = new ProducerStateManager(reopened.log, { now: () => NOW })
+    ps2 = new ProducerStateManager(reopened.log, { clock: new ManualClock(NOW) })
     onTestFinished(() => ps2.close())
     expect(await leaderAppend(ps2, reopened.log, idem(8n, 0, 14, ['v7']))).toBe('dup@14')
     expect(await leaderAppend(ps2, reopened.log, idem(8n, 0, 10, ['v5a', 'v5b']))).toBe('dup@10')
@@ -101,10 +101,10 @@ describe('ProducerStateManager', () => {
 
   it('a rebuild by scan skips batches older than the expiration time', async () => {
     const env = await setup()
-    const ps = new ProducerStateManager(env.log, { now: () => NOW, expirationMs: 60_000 })
+    const ps = new ProducerStateManager(env.log, { clock: new ManualClock(NOW), expirationMs: 60_000 })
     expect(await leaderAppend(ps, env.log, idem(1n, 0, 0, ['old'], BigInt(NOW - 120_000)))).toBe('ok@0')
     expect(await leaderAppend(ps, env.log, idem(2n, 0, 0, ['new']))).toBe('ok@1')
-    const fresh = new ProducerStateManager(env.log, { now: () => NOW, expirationMs: 60_000 })
+    const fresh = new ProducerStateManager(env.log, { clock: new ManualClock(NOW), expirationMs: 60_000 })
     onTestFinished(() => fresh.close())
     // Loading happens on the first append; producer 1 is gone (any sequence accepted), 2 is known.
     expect(await leaderAppend(fresh, env.log, idem(1n, 0, 9, ['any']))).toBe('ok@2')
@@ -115,7 +115,7 @@ describe('ProducerStateManager', () => {
 
   it('rebuilds after the log was truncated under it, so a retry of a truncated batch is appended again', async () => {
     const { log } = await setup()
-    const ps = new ProducerStateManager(log, { now: () => NOW })
+    const ps = new ProducerStateManager(log, { clock: new ManualClock(NOW) })
     onTestFinished(() => ps.close())
     expect(await leaderAppend(ps, log, idem(4n, 0, 0, ['a']))).toBe('ok@0')
     await ps.snapshot() // a snapshot at offset 1
@@ -131,8 +131,8 @@ describe('ProducerStateManager', () => {
   it('followers record replicated batches so a new leader dedups retries', async () => {
     const leaderEnv = await setup()
     const followerEnv = await setup()
-    const leaderPs = new ProducerStateManager(leaderEnv.log, { now: () => NOW })
-    const followerPs = new ProducerStateManager(followerEnv.log, { now: () => NOW })
+    const leaderPs = new ProducerStateManager(leaderEnv.log, { clock: new ManualClock(NOW) })
+    const followerPs = new ProducerStateManager(followerEnv.log, { clock: new ManualClock(NOW) })
     onTestFinished(async () => { await leaderPs.close(); await followerPs.close() })
     expect(await leaderAppend(leaderPs, leaderEnv.log, idem(6n, 0, 0, ['a', 'b']))).toBe('ok@0')
     expect(await leaderAppend(leaderPs, leaderEnv.log, idem(6n, 0, 2, ['c']))).toBe('ok@2')
@@ -145,16 +145,30 @@ describe('ProducerStateManager', () => {
 
   it('the sweep drops idle producers and snapshots moved state; one process-wide registration per loaded replica', async () => {
     const { log } = await setup()
-    let now = NOW
-    const ps = new ProducerStateManager(log, { now: () => now, expirationMs: 1000 })
+    const clock = new ManualClock(NOW)
+    const ps = new ProducerStateManager(log, { clock, expirationMs: 1000 })
     const before = producerStateSweeper.size
     expect(await leaderAppend(ps, log, idem(3n, 0, 0, ['a']))).toBe('ok@0')
     expect(producerStateSweeper.size).toBe(before + 1)
-    now += 5000
+    clock.advance(5000)
     await ps.sweep()
     expect(ps.state.size).toBe(0)
     expect(await fs.readFile(path.join(log.dir, SNAPSHOT_FILE), 'utf8')).toContain('"producers":[]')
     await ps.close()
     expect(producerStateSweeper.size).toBe(before)
+  })
+
+  it('a producer id expires exactly when producer.id.expiration.ms has passed after its last batch timestamp, not 1 ms before', async () => {
+    const { log } = await setup()
+    const clock = new ManualClock(NOW)
+    const ps = new ProducerStateManager(log, { clock, expirationMs: 1000 })
+    expect(await leaderAppend(ps, log, idem(3n, 0, 0, ['a']))).toBe('ok@0')
+    clock.advance(999)
+    await ps.sweep()
+    expect(ps.state.size).toBe(1)
+    clock.advance(1)
+    await ps.sweep()
+    expect(ps.state.size).toBe(0)
+    await ps.close()
   })
 })

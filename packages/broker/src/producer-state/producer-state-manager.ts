@@ -21,7 +21,7 @@
  *   expiry from batch timestamps too), so that is the bound of a rebuild.
  * Event-loop only.
  */
-import { SluiceError, readBatchHeader, type BatchSpan } from '@sluice/protocol'
+import { SluiceError, readBatchHeader, systemClock, type BatchSpan, type Clock } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import type { PartitionLog } from '../log/index.js'
 import { ProducerStateTable, type CachedBatch } from './producer-state-table.js'
@@ -36,8 +36,8 @@ const REPLAY_READ_BYTES = 1 << 20
 export interface ProducerStateOptions {
   expirationMs?: number
   logger?: Logger
-  /** @internal tests */
-  now?: () => number
+  /** Reads "now" for producer.id.expiration.ms (default systemClock); the partition passes its own. */
+  clock?: Clock
 }
 
 export interface AppendOutcome {
@@ -56,12 +56,12 @@ export class ProducerStateManager {
   private files: Promise<void> = Promise.resolve()
   private closed = false
   readonly expirationMs: number
-  private readonly now: () => number
+  private readonly clock: Clock
   private readonly logger: Logger | undefined
 
   constructor (private readonly log: PartitionLog, options: ProducerStateOptions = {}) {
     this.expirationMs = options.expirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS
-    this.now = options.now ?? Date.now
+    this.clock = options.clock ?? systemClock
     this.logger = options.logger
   }
 
@@ -110,7 +110,7 @@ export class ProducerStateManager {
   /** Drops expired producers; writes a snapshot when the state moved since the last one. Called by the sweeper. */
   async sweep (): Promise<void> {
     if (!this.loaded || this.closed) return
-    const dropped = this.table.expire(BigInt(this.now()), BigInt(this.expirationMs))
+    const dropped = this.table.expire(BigInt(this.clock.nowMs()), BigInt(this.expirationMs))
     if (dropped > 0) this.logger?.debug({ dropped, partition: `${this.log.topic}-${this.log.partition}` }, 'expired idle producer ids')
     if (dropped > 0 || this.stateEnd !== this.snapshotOffset) await this.snapshot()
   }
@@ -162,12 +162,12 @@ export class ProducerStateManager {
     } else {
       if (snap !== undefined) await deleteSnapshot(this.log.dir) // above the log end: written before a truncation
       this.snapshotOffset = -1n
-      const horizon = await this.log.offsetForTimestamp(BigInt(this.now() - this.expirationMs))
+      const horizon = await this.log.offsetForTimestamp(BigInt(this.clock.nowMs() - this.expirationMs))
       from = horizon?.offset ?? end
       source = 'log scan'
     }
     const replayed = await this.replay(from, end)
-    this.table.expire(BigInt(this.now()), BigInt(this.expirationMs))
+    this.table.expire(BigInt(this.clock.nowMs()), BigInt(this.expirationMs))
     this.stateEnd = end
     this.loaded = true
     this.logger?.info({ topic: this.log.topic, partition: this.log.partition, source, from: String(from), end: String(end),

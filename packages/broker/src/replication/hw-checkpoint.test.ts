@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ManualClock } from '@sluice/protocol'
 import { HighWatermarkCheckpointer, REPLICATION_OFFSET_CHECKPOINT_FILE, readHighWatermarks, type HighWatermarkEntry } from './hw-checkpoint.js'
 import { partitionKey } from '../metadata-cache.js'
 
@@ -30,6 +31,37 @@ async function setup (): Promise<{ dir: string, hws: Map<number, bigint>, calls:
 }
 
 describe('HighWatermarkCheckpointer', () => {
+  it('writes on its clock every intervalMs, not 1 ms before, and a last time on stop', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sluice-hwcp-'))
+    dirs.push(dir)
+    const clock = new ManualClock()
+    let hw = 3n
+    let writes = 0
+    const cp = new HighWatermarkCheckpointer({
+      dataDir: dir, intervalMs: 5000, logger, clock,
+      entries: (): HighWatermarkEntry[] => { writes++; return [{ topic: 't', partition: 0, highWatermark: hw }] },
+    })
+    cp.start()
+    clock.advance(4999)
+    await new Promise(resolve => setImmediate(resolve))
+    expect(writes).toBe(0)
+    clock.advance(1)
+    await cp.write() // queued behind the write the interval started, which took the dirty mark
+    expect(writes).toBe(1)
+    expect((await readHighWatermarks(dir, logger)).get(partitionKey('t', 0))).toBe(3n)
+    hw = 7n
+    cp.markDirty()
+    clock.advance(5000)
+    await cp.write()
+    expect(writes).toBe(2)
+    expect((await readHighWatermarks(dir, logger)).get(partitionKey('t', 0))).toBe(7n)
+    hw = 9n
+    cp.markDirty()
+    await cp.stop()
+    expect(clock.pendingTimers).toBe(0)
+    expect((await readHighWatermarks(dir, logger)).get(partitionKey('t', 0))).toBe(9n)
+  })
+
   it('writes the first time, then skips building entries until marked dirty', async () => {
     const { dir, hws, calls, cp } = await setup()
     await cp.write()

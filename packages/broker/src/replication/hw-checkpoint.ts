@@ -15,6 +15,7 @@
  */
 import path from 'node:path'
 import type { Logger } from 'pino'
+import { systemClock, type Clock, type Timer } from '@sluice/protocol'
 import { parseOffsetField, readCheckpointFile, writeCheckpointFile } from '../log/io/checkpoint-file.js'
 import { partitionKey } from '../metadata-cache.js'
 
@@ -46,7 +47,7 @@ export async function writeHighWatermarks (dataDir: string, entries: readonly Hi
 }
 
 export class HighWatermarkCheckpointer {
-  private timer: NodeJS.Timeout | undefined
+  private timer: Timer | undefined
   private lastWritten = ''
   /** Set by markDirty; starts true so the first tick (and stop) writes the loaded state once. */
   private dirty = true
@@ -57,19 +58,20 @@ export class HighWatermarkCheckpointer {
     readonly intervalMs: number
     readonly entries: () => HighWatermarkEntry[]
     readonly logger: Logger
+    /** Times the periodic write (default systemClock). */
+    readonly clock?: Clock
   }) {}
 
   start (): void {
     if (this.timer !== undefined) return
-    this.timer = setInterval(() => {
+    this.timer = (this.options.clock ?? systemClock).setInterval(() => {
       this.write().catch((err: unknown) => this.options.logger.warn({ err }, 'writing the high-watermark checkpoint failed'))
-    }, this.options.intervalMs)
-    this.timer.unref()
+    }, this.options.intervalMs).unref()
   }
 
   /** Stops the timer and writes a final checkpoint. */
   async stop (): Promise<void> {
-    clearInterval(this.timer)
+    this.timer?.cancel()
     this.timer = undefined
     await this.write()
   }

@@ -8,6 +8,7 @@
  * (re)connection, so a restarted leader on a new port is found again.
  */
 import type { Logger } from 'pino'
+import type { Clock } from '@sluice/protocol'
 import type { MetadataCache } from '../metadata-cache.js'
 import type { Partition } from '../partition.js'
 import { ReplicaFetcher } from './replica-fetcher.js'
@@ -21,6 +22,8 @@ export interface ReplicaFetcherManagerOptions {
   readonly minBytes: number
   readonly maxBytesPerPartition: number
   readonly logger: Logger
+  /** Handed to every fetcher (default systemClock). */
+  readonly clock?: Clock
 }
 
 export class ReplicaFetcherManager {
@@ -61,6 +64,7 @@ export class ReplicaFetcherManager {
         minBytes: this.options.minBytes,
         maxBytesPerPartition: this.options.maxBytesPerPartition,
         logger: this.options.logger.child({ source: leaderId }),
+        clock: this.options.clock,
       })
       this.fetchers.set(leaderId, fetcher)
     }

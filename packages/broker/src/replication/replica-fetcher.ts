@@ -14,10 +14,12 @@
  * The stream is (re)opened to the leader's address (replicaConnectOverrides first, else the
  * advertised host:port) and reopened with a jittered backoff after any failure, or when the
  * address changes. Event-loop only; `stop()` ends the loop and the stream.
+ * The backoffs and the partition retry times are on the fetcher's clock; the response timeout
+ * (a dead-stream guard, like a gRPC deadline) stays on Node's timers.
  */
 import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
-import { GRPC_CHANNEL_OPTIONS, errorId, errorNameFromId, loadSluiceProto, toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import { GRPC_CHANNEL_OPTIONS, errorId, errorNameFromId, loadSluiceProto, systemClock, toBigInt, toInt64String, type Clock, type wire } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
 import type { Partition } from '../partition.js'
 import { truncationFor } from './divergence.js'
@@ -33,6 +35,8 @@ export interface ReplicaFetcherOptions {
   readonly minBytes: number
   readonly maxBytesPerPartition: number
   readonly logger: Logger
+  /** Times the reconnect and partition backoffs (default systemClock). */
+  readonly clock?: Clock
 }
 
 interface Followed {
@@ -59,8 +63,10 @@ export class ReplicaFetcher {
   private nextCorrelationId = 1n
   private pending: { id: string, resolve: (r: wire.FetchResponse__Output) => void, reject: (e: Error) => void } | undefined
   private readonly loop: Promise<void>
+  private readonly clock: Clock
 
   constructor (private readonly options: ReplicaFetcherOptions) {
+    this.clock = options.clock ?? systemClock
     this.loop = this.run()
   }
 
@@ -91,8 +97,8 @@ export class ReplicaFetcher {
 
   private sleep (ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.wakeUp = undefined; resolve() }, ms)
-      this.wakeUp = () => { clearTimeout(timer); resolve() }
+      const timer = this.clock.setTimeout(() => { this.wakeUp = undefined; resolve() }, ms)
+      this.wakeUp = () => { timer.cancel(); resolve() }
     })
   }
 
@@ -125,14 +131,14 @@ export class ReplicaFetcher {
 
   /** Until the earliest partition backoff ends (or a wake-up). */
   private idleWaitMs (): number {
-    const now = Date.now()
+    const now = this.clock.nowMs()
     let earliest = Infinity
     for (const f of this.followed.values()) earliest = Math.min(earliest, f.retryAtMs - now)
     return Math.max(10, Math.min(earliest === Infinity ? 1000 : earliest, 1000))
   }
 
   private buildRequest (brokerEpoch: bigint): { message: wire.FetchRequest, sent: Map<string, { f: Followed, offset: bigint }> } | undefined {
-    const now = Date.now()
+    const now = this.clock.nowMs()
     const byTopic = new Map<string, wire.PartitionFetchData[]>()
     const sent = new Map<string, { f: Followed, offset: bigint }>()
     for (const [key, f] of this.followed) {
@@ -232,7 +238,7 @@ export class ReplicaFetcher {
     if (response.error_code !== 0) {
       this.options.logger.warn({ source: this.options.sourceBrokerId, error: errorNameFromId(response.error_code), message: response.error_message },
         'replica fetch refused')
-      for (const { f } of sent.values()) f.retryAtMs = Date.now() + PARTITION_BACKOFF_MS
+      for (const { f } of sent.values()) f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
       return
     }
     const work: Array<Promise<void>> = []
@@ -243,7 +249,7 @@ export class ReplicaFetcher {
         if (entry === undefined || this.followed.get(key) !== entry.f) continue // no longer followed from here
         if (entry.f.replica.logEndOffset !== entry.offset) continue
         work.push(this.applyPartition(entry.f, entry.offset, p).catch((err: unknown) => {
-          entry.f.retryAtMs = Date.now() + PARTITION_BACKOFF_MS
+          entry.f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
           this.options.logger.warn({ err, topic: t.topic, partition: p.partition }, 'could not apply fetched data; will fetch again')
         }))
       }
@@ -266,7 +272,7 @@ export class ReplicaFetcher {
         await r.followLeaderLogStart(toBigInt(p.log_start_offset), f.leaderEpoch)
         return
       }
-      f.retryAtMs = Date.now() + PARTITION_BACKOFF_MS
+      f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
       this.options.logger.debug({ topic: r.topic, partition: r.partition, error: errorNameFromId(p.error_code), message: p.error_message },
         'replica fetch error for a partition')
       return
@@ -278,7 +284,7 @@ export class ReplicaFetcher {
       }, diverging)
       this.options.logger.info({ topic: r.topic, partition: r.partition, diverging: { epoch: diverging.epoch, endOffset: String(diverging.endOffset) },
         truncateTo: String(plan.offset), logEndOffset: String(r.logEndOffset) }, 'follower log diverged from the leader; truncating')
-      if (plan.offset >= r.logEndOffset) f.retryAtMs = Date.now() + PARTITION_BACKOFF_MS // no progress possible: do not spin
+      if (plan.offset >= r.logEndOffset) f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS // no progress possible: do not spin
       await r.truncateTo(plan.offset, f.leaderEpoch)
       return
     }

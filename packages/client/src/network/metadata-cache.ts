@@ -8,10 +8,10 @@
  *   so a storm of NOT_LEADER errors costs one request, not one per partition.
  * - Only topics someone asked for are requested ("tracked"); an empty tracked set asks for all.
  */
-import { SluiceError, type wire } from '@sluice/protocol'
+import { SluiceError, systemClock, type Clock, type wire } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
 import type { ResolvedConnectOptions } from '../options.js'
-import { sleep, withRetry } from '../retry.js'
+import { withRetry } from '../retry.js'
 import type { ConnectionPool } from './connection-pool.js'
 import { callUnary } from './unary.js'
 
@@ -55,7 +55,9 @@ export class MetadataCache {
   private inFlight: Promise<void> | undefined
   private readonly log: Logger
 
-  constructor (private readonly pool: ConnectionPool, private readonly options: ResolvedConnectOptions) {
+  /** `clock` spaces the refreshes (metadataMinRefreshMs); the client passes none (systemClock). */
+  constructor (private readonly pool: ConnectionPool, private readonly options: ResolvedConnectOptions,
+    private readonly clock: Clock = systemClock) {
     this.log = options.logger.child({ component: 'metadata-cache' })
   }
 
@@ -64,11 +66,11 @@ export class MetadataCache {
     if (this.inFlight !== undefined) return await this.inFlight
     this.inFlight = (async () => {
       try {
-        const wait = this.lastRefreshMs + this.options.metadataMinRefreshMs - Date.now()
-        if (wait > 0) await sleep(wait)
+        const wait = this.lastRefreshMs + this.options.metadataMinRefreshMs - this.clock.nowMs()
+        if (wait > 0) await this.clock.sleep(wait)
         await this.fetchOnce()
       } finally {
-        this.lastRefreshMs = Date.now()
+        this.lastRefreshMs = this.clock.nowMs()
         this.inFlight = undefined
       }
     })()
@@ -97,7 +99,7 @@ export class MetadataCache {
       if (t !== undefined) return t
       throw this.topicErrors.get(name) ??
         new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${name} does not exist`, { topic: name })
-    }, { retry: this.options.retry, signal: options.signal, deadlineMs: options.deadlineMs, operation: `metadata for topic ${name}` })
+    }, { retry: this.options.retry, signal: options.signal, deadlineMs: options.deadlineMs, operation: `metadata for topic ${name}`, clock: this.clock })
   }
 
   /** The leader's broker node, or undefined when unknown or offline (then a refresh is useful). */

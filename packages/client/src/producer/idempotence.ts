@@ -22,7 +22,7 @@
  *   fresh id per partition is as good as a bumped epoch and needs no coordination across partitions.
  * Single-threaded: event loop only.
  */
-import { SluiceError } from '@sluice/protocol'
+import { SluiceError, systemClock, type Clock } from '@sluice/protocol'
 import type { ProducerBatch } from './producer-batch.js'
 import type { ProducerIdentity } from './producer-id.js'
 
@@ -41,6 +41,8 @@ export interface IdempotenceOptions {
   wakeup: () => void
   /** Pause after a failed identity request. */
   retryBackoffMs: number
+  /** Reads "now" for that pause; the sender's clock (default systemClock). */
+  clock?: Clock
 }
 
 interface PartitionSequencing {
@@ -65,7 +67,11 @@ export class IdempotenceManager {
   /** The last InitProducerId failure, reported as the cause of a delivery timeout. */
   lastIdentityError: SluiceError | undefined
 
-  constructor (private readonly o: IdempotenceOptions) {}
+  private readonly clock: Clock
+
+  constructor (private readonly o: IdempotenceOptions) {
+    this.clock = o.clock ?? systemClock
+  }
 
   /** Starts fetching the producer id early, so the first send does not wait for it. */
   start (): void { this.fetchShared() }
@@ -163,7 +169,7 @@ export class IdempotenceManager {
       this.fetchShared()
       return this.shared
     }
-    if (p.own === undefined && !p.fetchingOwn && Date.now() >= this.retryAtMs) {
+    if (p.own === undefined && !p.fetchingOwn && this.clock.nowMs() >= this.retryAtMs) {
       p.fetchingOwn = true
       this.o.fetchIdentity().then((id) => { p.own = id }, (err: unknown) => { this.identityFailed(err) })
         .finally(() => { p.fetchingOwn = false; this.o.wakeup() })
@@ -172,7 +178,7 @@ export class IdempotenceManager {
   }
 
   private fetchShared (): void {
-    if (this.shared !== undefined || this.fetchingShared || Date.now() < this.retryAtMs) return
+    if (this.shared !== undefined || this.fetchingShared || this.clock.nowMs() < this.retryAtMs) return
     this.fetchingShared = true
     this.o.fetchIdentity().then((id) => { this.shared = id; this.lastIdentityError = undefined }, (err: unknown) => { this.identityFailed(err) })
       .finally(() => { this.fetchingShared = false; this.o.wakeup() })
@@ -180,7 +186,7 @@ export class IdempotenceManager {
 
   private identityFailed (err: unknown): void {
     this.lastIdentityError = err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String(err), {}, { cause: err })
-    this.retryAtMs = Date.now() + this.o.retryBackoffMs
+    this.retryAtMs = this.clock.nowMs() + this.o.retryBackoffMs
   }
 
   private part (key: string): PartitionSequencing {

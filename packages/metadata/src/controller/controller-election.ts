@@ -27,7 +27,7 @@
  * has ended.
  */
 import type { Logger } from 'pino'
-import { SluiceError } from '@sluice/protocol'
+import { SluiceError, systemClock, type Clock, type Timer } from '@sluice/protocol'
 import { mkdirp, type MetadataStore, type SessionId, type StoreOp } from '../store/metadata-store.js'
 import { PATHS, decodeControllerNode, decodeInstance, decodeInt, encodeController, encodeInstance, encodeInt, instancePath } from './layout.js'
 
@@ -50,8 +50,8 @@ export interface ControllerElectionOptions {
   readonly onElected: (term: ControllerTerm) => Promise<void>
   /** Runs once, when this instance stops being (or being able to become) the controller. */
   readonly onDeposed: (reason: SluiceError) => void
-  /** Monotonic milliseconds; injectable for tests. */
-  readonly now?: () => number
+  /** The lease reads `monotonicMs()`; the keep-alive and re-registration waits are its timers (default systemClock). */
+  readonly clock?: Clock
 }
 
 export type ElectionState = 'standby' | 'active' | 'deposed' | 'stopped'
@@ -66,14 +66,14 @@ export class ControllerElection {
   private confirmedAtMs = -Infinity
   private active: { id: number, endpoint: string, epoch?: number } | undefined
   private instanceEndpoints = new Map<number, string>()
-  private readonly timers: NodeJS.Timeout[] = []
+  private readonly timers: Timer[] = []
   private readonly cancels: Array<() => void> = []
-  private readonly now: () => number
+  private readonly clock: Clock
   private readonly leaseMs: number
   private campaigning: Promise<void> | undefined
 
   constructor (private readonly options: ControllerElectionOptions) {
-    this.now = options.now ?? (() => performance.now())
+    this.clock = options.clock ?? systemClock
     this.leaseMs = Math.min(options.sessionTimeoutMs, ZOOKEEPER_MAX_SESSION_MS) * LEASE_FRACTION
   }
 
@@ -81,7 +81,7 @@ export class ControllerElection {
 
   /** True while this instance is the controller and its ownership of /controller is recent. */
   isActive (): boolean {
-    return this.stateValue === 'active' && this.now() - this.confirmedAtMs < this.leaseMs
+    return this.stateValue === 'active' && this.clock.monotonicMs() - this.confirmedAtMs < this.leaseMs
   }
 
   /** The active controller as last seen in /controller (this instance when active). */
@@ -107,9 +107,7 @@ export class ControllerElection {
     this.session = await store.createSession(sessionTimeoutMs, () => {
       this.depose(new SluiceError('NOT_CONTROLLER', 'the metadata instance\'s store session expired'))
     })
-    const keepAlive = setInterval(() => { this.keepAlive() }, Math.max(50, Math.min(5000, Math.floor(sessionTimeoutMs / 4))))
-    keepAlive.unref()
-    this.timers.push(keepAlive)
+    this.timers.push(this.clock.setInterval(() => { this.keepAlive() }, Math.max(50, Math.min(5000, Math.floor(sessionTimeoutMs / 4)))).unref())
     await this.register()
     await this.watchInstances()
     await this.campaign()
@@ -119,7 +117,7 @@ export class ControllerElection {
   async stop (): Promise<void> {
     if (this.stateValue === 'stopped') return
     this.stateValue = 'stopped'
-    for (const t of this.timers) clearInterval(t)
+    for (const t of this.timers) t.cancel()
     for (const c of this.cancels.splice(0)) c()
     // Closing the session deletes /controller (when held) and our instance node at once, so a
     // standby takes over without waiting for a timeout.
@@ -131,21 +129,20 @@ export class ControllerElection {
     const path = instancePath(controllerId)
     // A previous process with this id may have died without closing its session: its node lives
     // until ZooKeeper expires that session. Two live instances with one id would be a config error.
-    const deadline = this.now() + 2 * sessionTimeoutMs
+    const deadline = this.clock.monotonicMs() + 2 * sessionTimeoutMs
     for (;;) {
       try {
         await store.create(path, encodeInstance(controllerId, endpoint), { mode: 'ephemeral', sessionId: this.session! })
         return
       } catch (e) {
         if (!(e instanceof SluiceError && e.code === 'META_NODE_EXISTS')) throw e
-        if (this.now() > deadline) {
+        if (this.clock.monotonicMs() > deadline) {
           throw new SluiceError('INVALID_ARGUMENT', `another metadata-service instance is registered with controller id ${controllerId} (${path}); give each instance its own --controller-id`)
         }
         log.warn({ controllerId }, 'an instance with this controller id is still registered (a previous process?); waiting for it to go')
         await new Promise<void>((resolve) => {
           store.watchData(path, () => resolve()).then((cancel) => {
-            const t = setTimeout(() => { cancel(); resolve() }, 1000)
-            t.unref()
+            this.clock.setTimeout(() => { cancel(); resolve() }, 1000).unref()
           }, () => resolve())
         })
       }
@@ -193,7 +190,7 @@ export class ControllerElection {
         const r = results[1]!
         const term: ControllerTerm = { epoch, epochVersion: r.type === 'set' ? r.version : 0 }
         this.stateValue = 'active'
-        this.confirmedAtMs = this.now()
+        this.confirmedAtMs = this.clock.monotonicMs()
         this.active = { id: controllerId, endpoint, epoch }
         log.info({ controllerId, controllerEpoch: epoch }, 'won the controller election')
         try {
@@ -245,7 +242,7 @@ export class ControllerElection {
     if (this.session === undefined || this.stateValue === 'stopped' || this.stateValue === 'deposed') return
     store.touchSession(this.session).catch((e: unknown) => { log.warn({ err: e }, 'renewing the metadata instance session failed') })
     if (this.stateValue !== 'active') return
-    const sentAt = this.now()
+    const sentAt = this.clock.monotonicMs()
     store.exists(PATHS.controller).then((stat) => {
       if (this.stateValue !== 'active') return
       if (stat?.ephemeralOwner === this.session) { this.confirmedAtMs = Math.max(this.confirmedAtMs, sentAt); return }
@@ -261,7 +258,7 @@ export class ControllerElection {
     if (this.stateValue === 'stopped' || this.stateValue === 'deposed') return
     const was = this.stateValue
     this.stateValue = 'deposed'
-    for (const t of this.timers) clearInterval(t)
+    for (const t of this.timers) t.cancel()
     for (const c of this.cancels.splice(0)) c()
     this.options.logger.error({ err: reason, was }, 'this metadata instance is fenced: it no longer acts as (or campaigns for) controller')
     this.options.onDeposed(reason)

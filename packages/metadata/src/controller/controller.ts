@@ -15,7 +15,7 @@
  *   before they are treated as lost; a restart of the metadata service then moves no leaders.
  */
 import type { Logger } from 'pino'
-import { SluiceError, type wire } from '@sluice/protocol'
+import { SluiceError, systemClock, type Clock, type Timer, type wire } from '@sluice/protocol'
 import { SerialQueue } from '@sluice/server-kit'
 import { mkdirp, type MetadataStore, type SessionId, type StoreOp } from '../store/metadata-store.js'
 import { ClusterView, type TopicState } from './cluster-view.js'
@@ -51,6 +51,8 @@ export interface ControllerOptions {
    * (preferred-leader-balancer.ts); default 2000, negative disables it.
    */
   readonly preferredLeaderElectionDelayMs?: number
+  /** The startup grace timer, the preferred-leader delay and broker record timestamps (default systemClock). */
+  readonly clock?: Clock
 }
 
 /** The downstream half of one BrokerSession stream. */
@@ -84,14 +86,16 @@ export class Controller {
   private readonly sessions = new Map<number, LiveSession>()
   /** Brokers in controlled shutdown: alive, but never elected leader or let back into an ISR. */
   private readonly shuttingDown = new Set<number>()
-  private readonly timers: NodeJS.Timeout[] = []
+  private readonly timers: Timer[] = []
+  private readonly clock: Clock
   private stopping = false
   readonly producerIds: ProducerIdAllocator
   readonly preferredLeaders: PreferredLeaderBalancer
 
   private constructor (readonly options: ControllerOptions) {
     this.log = options.logger
-    this.preferredLeaders = new PreferredLeaderBalancer(this, options.preferredLeaderElectionDelayMs ?? 2000)
+    this.clock = options.clock ?? systemClock
+    this.preferredLeaders = new PreferredLeaderBalancer(this, options.preferredLeaderElectionDelayMs ?? 2000, this.clock)
     this.producerIds = new ProducerIdAllocator(options.store, options.controllerId, () => this.fenceOp())
   }
 
@@ -119,11 +123,9 @@ export class Controller {
     }
     await this.view.load(store, this.log)
     await this.producerIds.loadWatermark()
-    const grace = setTimeout(() => {
+    this.timers.push(this.clock.setTimeout(() => {
       this.serial(async () => { await this.loseMissingBrokers() }).catch((e: unknown) => this.log.error({ err: e }, 'startup broker check failed'))
-    }, this.options.brokerSessionTimeoutMs)
-    grace.unref()
-    this.timers.push(grace)
+    }, this.options.brokerSessionTimeoutMs).unref())
     this.log.info({ clusterId: this.clusterId, controllerEpoch: this.controllerEpoch, topics: this.view.topics.size }, 'controller started')
   }
 
@@ -242,7 +244,7 @@ export class Controller {
       const store = this.options.store
       const storeSession = await store.createSession(timeoutMs, () => { this.sessionExpired(id, storeSession) })
       const epoch = this.brokerEpochCounter.value + 1n
-      const record: BrokerRecord = { id, host: reg.host, port: reg.port, rack: reg.rack, adminPort: reg.admin_port, brokerEpoch: epoch, timestampMs: Date.now() }
+      const record: BrokerRecord = { id, host: reg.host, port: reg.port, rack: reg.rack, adminPort: reg.admin_port, brokerEpoch: epoch, timestampMs: this.clock.nowMs() }
       const counterOp: StoreOp = this.brokerEpochCounter.version === -1
         ? { type: 'create', path: PATHS.brokerEpoch, data: encodeInt(epoch) }
         : { type: 'set', path: PATHS.brokerEpoch, data: encodeInt(epoch), version: this.brokerEpochCounter.version }
@@ -337,7 +339,7 @@ export class Controller {
     // Let running changes finish, then refuse new ones; sessions end without elections (the
     // brokers stay alive and register with the next controller).
     await this.queue.run(async () => { this.stopping = true })
-    for (const t of this.timers) clearTimeout(t)
+    for (const t of this.timers) t.cancel()
     this.preferredLeaders.stop()
     for (const s of this.sessions.values()) s.sink.close()
     this.sessions.clear()

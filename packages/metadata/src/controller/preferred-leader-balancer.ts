@@ -6,33 +6,33 @@
  * every partition where it is live, in sync and not leading, in one commit (one delta to the
  * brokers). One timer at most, and only while a pass is due.
  */
+import { systemClock, type Clock, type Timer } from '@sluice/protocol'
 import type { Controller } from './controller.js'
 import type { PartitionStateRecord } from './layout.js'
 import { electPreferred } from './partition-election.js'
 
 export class PreferredLeaderBalancer {
-  private timer: NodeJS.Timeout | undefined
+  private timer: Timer | undefined
   private stopped = false
 
   /** `delayMs` < 0 disables the automatic election (ElectLeaders still works). */
-  constructor (private readonly ctl: Controller, private readonly delayMs: number) {}
+  constructor (private readonly ctl: Controller, private readonly delayMs: number, private readonly clock: Clock = systemClock) {}
 
   /** The ISR of a partition grew by `joined`; schedules a pass if its preferred replica is among them. */
   onIsrExpanded (replicas: readonly number[], leader: number, joined: readonly number[]): void {
     const preferred = replicas[0]
     if (this.delayMs < 0 || this.stopped || preferred === undefined || preferred === leader || !joined.includes(preferred)) return
     if (this.timer !== undefined) return // the pending pass covers this partition too
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.timer = undefined
       this.ctl.serial(async () => { await this.pass() })
         .catch((e: unknown) => { if (!this.stopped) this.ctl.log.warn({ err: e }, 'automatic preferred-leader election failed') })
-    }, this.delayMs)
-    this.timer.unref()
+    }, this.delayMs).unref()
   }
 
   stop (): void {
     this.stopped = true
-    clearTimeout(this.timer)
+    this.timer?.cancel()
     this.timer = undefined
   }
 

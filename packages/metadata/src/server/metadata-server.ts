@@ -19,7 +19,7 @@
 import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
 import { pino } from 'pino'
-import { GRPC_SERVER_OPTIONS, SluiceError, errorId, loadSluiceProto, toGrpcError, type wire } from '@sluice/protocol'
+import { GRPC_SERVER_OPTIONS, SluiceError, errorId, loadSluiceProto, toGrpcError, type Clock, type wire } from '@sluice/protocol'
 import { instrumentService } from '@sluice/server-kit'
 import { EmbeddedStore } from '../store/embedded-store.js'
 import { ZooKeeperStore } from '../store/zookeeper-store.js'
@@ -63,6 +63,12 @@ export interface MetadataServerOptions {
   adminHost?: string
   /** Called once the admin server listens, before the store opens. */
   onAdminListening?: (port: number) => void
+  /**
+   * The clock of the time-driven parts (store session leases, the controller election's lease,
+   * the group coordinator's deadlines); default systemClock. A test may run a whole service on a
+   * ManualClock (also the controller's startup grace and preferred-leader timers).
+   */
+  clock?: Clock
 }
 
 /** What readiness checks and operators ask of an instance. */
@@ -138,9 +144,11 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
       sessionTimeoutMs: zk.sessionTimeoutMs ?? DEFAULT_ZK_SESSION_TIMEOUT_MS,
       onSessionExpired: () => { onLost() },
       logger: storeLog,
+      clock: options.clock,
     })
     : await EmbeddedStore.open({
       dataDir: opts.dataDir, logger: storeLog,
+      clock: options.clock,
       ...(options.snapshotEveryEntries !== undefined ? { snapshotEveryEntries: options.snapshotEveryEntries } : {}),
     })
   let endpoint = ''
@@ -215,12 +223,14 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
       term,
       onFenced: (err) => { fence(err, options.onDeposed) },
       onLeaderChange: admin === undefined ? undefined : (_topic, _partition, from, to) => { admin.metrics.leaderChanged(from, to) },
+      clock: options.clock,
     })
     let groups: GroupCoordinator
     try {
       const access = controllerClusterAccess(controller)
       groups = new GroupCoordinator({
         cluster: access, partitionsOf: access.partitionsOf, logger: log.child({ component: 'group-coordinator' }),
+        clock: options.clock,
         ...(options.groupCoordinator !== undefined ? { options: options.groupCoordinator } : {}),
       })
     } catch (e) {
@@ -241,6 +251,7 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
     logger: log.child({ component: 'election' }),
     onElected: becomeController,
     onDeposed: (err) => { fence(err, options.onDeposed) },
+    clock: options.clock,
   })
   admin?.bind({
     store,
@@ -329,7 +340,7 @@ function gated (service: grpc.ServiceDefinition, gate: () => GateState): grpc.Un
   return out
 }
 
-function checkOptions (o: InternalMetadataServerOptions): Required<Omit<InternalMetadataServerOptions, 'logger' | 'controllerId' | 'random' | 'snapshotEveryEntries' | 'groupCoordinator' | 'store' | 'onStoreLost' | 'onDeposed' | 'dataDir' | 'electionSessionTimeoutMs' | 'advertisedHost' | 'adminPort' | 'adminHost' | 'onAdminListening'>> & { dataDir: string } {
+function checkOptions (o: InternalMetadataServerOptions): Required<Omit<InternalMetadataServerOptions, 'logger' | 'controllerId' | 'random' | 'snapshotEveryEntries' | 'groupCoordinator' | 'store' | 'onStoreLost' | 'onDeposed' | 'dataDir' | 'electionSessionTimeoutMs' | 'advertisedHost' | 'adminPort' | 'adminHost' | 'onAdminListening' | 'clock'>> & { dataDir: string } {
   const problems: string[] = []
   const int = (name: string, v: number | undefined, dflt: number, min: number, max: number): number => {
     const x = v ?? dflt

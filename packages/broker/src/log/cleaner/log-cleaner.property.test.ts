@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { ManualClock } from '@sluice/protocol'
 import { LogManager } from '../manager/log-manager.js'
 import { appendLeader, captureLogger, readAll, testConfig, type ReadRecord } from '../__fixtures__/log-test-env.js'
 import { keyedBatch, makeTempDir } from '../__fixtures__/test-batches.js'
@@ -35,30 +36,30 @@ describe('LogCleaner model property', () => {
       fc.constantFrom<'none' | 'gzip'>('none', 'gzip'),
       async (writes, cleanAt, dedupeBufferBytes, compression) => {
         const dataDir = path.join(root, `run-${run++}`)
-        const clock = { now: 1_000_000 }
+        const clock = new ManualClock(1_000_000)
         const manager = await LogManager.open({ dataDir, logger: captureLogger().logger, fileDeleteDelayMs: 0 })
         try {
           const deleteRetentionMs = 500
           const log = await manager.getOrCreateLog('p', 0, testConfig({ cleanupPolicy: 'compact', segmentBytes: 250, indexIntervalBytes: 40, deleteRetentionMs }))
-          const cleaner = manager.createCleaner({ now: () => clock.now, dedupeBufferBytes, maxPasses: 200 })
+          const cleaner = manager.createCleaner({ clock, dedupeBufferBytes, maxPasses: 200 })
           const model = new Map<string, string>()
           const cleanPoints = new Set(cleanAt)
           for (let i = 0; i < writes.length; i++) {
             const w = writes[i]!
-            await appendLeader(log, [keyedBatch(w, BigInt(clock.now), { compression })])
+            await appendLeader(log, [keyedBatch(w, BigInt(clock.nowMs()), { compression })])
             applyTo(model, w.map(([key, value]) => ({ key, value })))
             if (cleanPoints.has(i)) {
               await cleaner.clean(log, log.logEndOffset, { force: true })
               expect(applyTo(new Map(), (await readAll(log)).records)).toEqual(model)
             }
-            clock.now += 10
+            clock.advance(10)
           }
           const original = new Map<bigint, ReadRecord>()
           let o = 0n
           for (const w of writes) for (const [key, value] of w) original.set(o++, { offset: o - 1n, key, value })
           // First cleaning stamps horizons on kept tombstones; once past them, they go.
           await cleaner.clean(log, log.logEndOffset, { force: true })
-          clock.now += deleteRetentionMs + 1
+          clock.advance(deleteRetentionMs + 1)
           await cleaner.clean(log, log.logEndOffset, { force: true })
           const { records } = await readAll(log)
           expect(applyTo(new Map(), records)).toEqual(model)

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { decodeRecordBatches, DELETE_HORIZON_MASK } from '@sluice/protocol'
+import { decodeRecordBatches, DELETE_HORIZON_MASK, ManualClock } from '@sluice/protocol'
 import type { LogConfig } from '../log-config.js'
 import type { CleanerCrashPoint } from './log-cleaner.js'
 import { LogManager } from '../manager/log-manager.js'
@@ -18,14 +18,14 @@ async function setup (config: Partial<LogConfig> = {}, fileDeleteDelayMs = 0) {
     await fs.rm(dataDir, { recursive: true, force: true })
   })
   const cfg = testConfig({ cleanupPolicy: 'compact', segmentBytes: 400, indexIntervalBytes: 64, deleteRetentionMs: 1000, ...config })
-  const clock = { now: 1_000_000 }
+  const clock = new ManualClock(1_000_000)
   const env = {
     dataDir,
     lines: captured.lines,
     clock,
     log: await manager.getOrCreateLog('c', 0, cfg),
     cleaner: (options: { dedupeBufferBytes?: number, crashAfter?: CleanerCrashPoint, maxPasses?: number } = {}) =>
-      manager.createCleaner({ now: () => clock.now, ...options }),
+      manager.createCleaner({ clock, ...options }),
     async reopen (crash: boolean) {
       if (crash) await manager.abandonForTesting()
       else await manager.close()
@@ -115,12 +115,12 @@ describe('LogCleaner', () => {
     expect(all.records.filter(r => r.key === 'k1')).toEqual([{ offset: 12n, key: 'k1', value: null }])
     const tombstoneBatch = all.headers.find(h => h.baseOffset === 12n)!
     expect(tombstoneBatch.attributes & DELETE_HORIZON_MASK).toBe(DELETE_HORIZON_MASK)
-    expect(tombstoneBatch.baseTimestamp).toBe(BigInt(env.clock.now + 1000))
-    env.clock.now += 999
+    expect(tombstoneBatch.baseTimestamp).toBe(BigInt(env.clock.nowMs() + 1000))
+    env.clock.advance(999)
     expect((await cleaner.needsCleaning(env.log, env.log.logEndOffset)).due).toBe(false)
     await cleaner.clean(env.log, env.log.logEndOffset, { force: true })
     expect((await readAll(env.log)).records.some(r => r.key === 'k1')).toBe(true)
-    env.clock.now += 1
+    env.clock.advance(1)
     expect((await cleaner.needsCleaning(env.log, env.log.logEndOffset)).due).toBe(true)
     await cleaner.clean(env.log, env.log.logEndOffset)
     all = await readAll(env.log)
@@ -144,7 +144,7 @@ describe('LogCleaner', () => {
 
   it('leaves segments holding records newer than min.compaction.lag.ms alone', async () => {
     const env = await setup({ minCompactionLagMs: 10_000 })
-    const now = BigInt(env.clock.now)
+    const now = BigInt(env.clock.nowMs())
     await writeKeys(env.log, 30, 3, now - 20_000n) // old enough
     await writeKeys(env.log, 30, 3, now - 1_000n) // too recent
     const cleaner = env.cleaner()
@@ -157,7 +157,7 @@ describe('LogCleaner', () => {
     expect(limited.end).toBeGreaterThanOrEqual(20n)
     expect(limited.end).toBeLessThanOrEqual(30n)
     // Once time passes, the rest is cleanable too.
-    env.clock.now += 10_000
+    env.clock.advance(10_000)
     expect((await cleaner.needsCleaning(env.log, env.log.logEndOffset)).range.end).toBeGreaterThan(limited.end)
   })
 

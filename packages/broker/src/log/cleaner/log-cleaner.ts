@@ -27,7 +27,7 @@
  */
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { decodeRecordBatches, CONTROL_MASK, readBatchHeader } from '@sluice/protocol'
+import { decodeRecordBatches, CONTROL_MASK, readBatchHeader, systemClock, type Clock } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import { compactBatch, type CompactionContext } from './batch-compactor.js'
 import { fsyncDir } from '../io/checkpoint-file.js'
@@ -56,7 +56,8 @@ export interface LogCleanerOptions {
   cache: FileHandleCache
   /** Offset-map budget in bytes (24 per key; default 16 MiB). */
   dedupeBufferBytes?: number
-  now?: () => number
+  /** Reads "now" for min.compaction.lag.ms and tombstone horizons (default systemClock). */
+  clock?: Clock
   /** Passes per clean() call at most (each covers what fits in the map). Default 4. */
   maxPasses?: number
   /** Test hook: throw right after this step of a swap, as a crash would stop there. @internal */
@@ -118,13 +119,13 @@ async function compactionLagLimit (segs: readonly Segment[], count: number, newe
 
 export class LogCleaner {
   private readonly map: OffsetMap
-  private readonly now: () => number
+  private readonly clock: Clock
   /** Earliest delete horizon of a tombstone each log still holds (ms). */
   private readonly horizons = new WeakMap<PartitionLog, number>()
 
   constructor (private readonly options: LogCleanerOptions) {
     this.map = new OffsetMap(options.dedupeBufferBytes ?? DEFAULT_DEDUPE_BUFFER_BYTES)
-    this.now = options.now ?? Date.now
+    this.clock = options.clock ?? systemClock
   }
 
   /**
@@ -137,10 +138,10 @@ export class LogCleaner {
     const config = log.currentConfig
     let range = cleanableRange(log, highWatermark)
     if (config.minCompactionLagMs > 0 && range.segmentCount > 0) {
-      range = cleanableRange(log, highWatermark, await compactionLagLimit(log.segmentList, range.segmentCount, this.now() - config.minCompactionLagMs))
+      range = cleanableRange(log, highWatermark, await compactionLagLimit(log.segmentList, range.segmentCount, this.clock.nowMs() - config.minCompactionLagMs))
     }
     const dirty = range.firstDirty < range.end && range.dirtyRatio >= config.minCleanableDirtyRatio
-    const horizonDue = (this.horizons.get(log) ?? Infinity) <= this.now()
+    const horizonDue = (this.horizons.get(log) ?? Infinity) <= this.clock.nowMs()
     return { due: compactionEnabled(config) && range.segmentCount > 0 && (dirty || horizonDue), range }
   }
 
@@ -177,7 +178,7 @@ export class LogCleaner {
     const ctx: CompactionContext = {
       map: this.map,
       mapEnd,
-      now: this.now(),
+      now: this.clock.nowMs(),
       deleteRetentionMs: log.currentConfig.deleteRetentionMs,
       isLastBatchOfProducer: (pid, base) => lastBatchOf.overflow ? (lastBatchOf.map.get(pid) ?? base) === base : lastBatchOf.map.get(pid) === base,
     }

@@ -7,16 +7,17 @@
  * left behind by a crash are removed by the partition loader at the next start.
  */
 import fs from 'node:fs/promises'
+import { systemClock, type Clock, type Timer } from '@sluice/protocol'
 import type { Logger } from 'pino'
 
 interface Pending { dueAt: number, files: string[] }
 
 export class DelayedDeleter {
   private pending: Pending[] = []
-  private timer: NodeJS.Timeout | undefined
+  private timer: Timer | undefined
   private running: Promise<void> = Promise.resolve()
 
-  constructor (private readonly delayMs: number, private readonly logger: Logger, private readonly now: () => number = Date.now) {}
+  constructor (private readonly delayMs: number, private readonly logger: Logger, private readonly clock: Clock = systemClock) {}
 
   /** Files waiting for removal. @internal (tests) */
   get pendingFiles (): number { return this.pending.reduce((n, p) => n + p.files.length, 0) }
@@ -29,13 +30,13 @@ export class DelayedDeleter {
       await this.running
       return
     }
-    this.pending.push({ dueAt: this.now() + this.delayMs, files })
+    this.pending.push({ dueAt: this.clock.nowMs() + this.delayMs, files })
     this.arm()
   }
 
   /** Removes every pending file now and stops the timer. */
   async flush (): Promise<void> {
-    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer?.cancel()
     this.timer = undefined
     const all = this.pending.flatMap(p => p.files)
     this.pending = []
@@ -45,7 +46,7 @@ export class DelayedDeleter {
 
   /** Drops pending removals without doing them (a simulated crash leaves the files). @internal (tests) */
   async abandon (): Promise<void> {
-    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer?.cancel()
     this.timer = undefined
     this.pending = []
     await this.running
@@ -54,15 +55,14 @@ export class DelayedDeleter {
   private arm (): void {
     if (this.timer !== undefined || this.pending.length === 0) return
     const due = Math.min(...this.pending.map(p => p.dueAt))
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.timer = undefined
-      const now = this.now()
+      const now = this.clock.nowMs()
       const ready = this.pending.filter(p => p.dueAt <= now)
       this.pending = this.pending.filter(p => p.dueAt > now)
       this.running = this.running.then(() => this.remove(ready.flatMap(p => p.files)))
       this.arm()
-    }, Math.max(0, due - this.now()))
-    this.timer.unref()
+    }, Math.max(0, due - this.clock.nowMs())).unref()
   }
 
   private async remove (files: string[]): Promise<void> {

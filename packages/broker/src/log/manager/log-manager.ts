@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Logger } from 'pino'
+import type { Clock } from '@sluice/protocol'
 import { fsyncDir, parseOffsetField, readCheckpointFile, writeCheckpointFile } from '../io/checkpoint-file.js'
 import { DataDirSync } from '../io/data-dir-sync.js'
 import { DelayedDeleter } from '../io/delayed-deleter.js'
@@ -53,6 +54,8 @@ export interface LogManagerOptions {
   defaultConfig?: Partial<LogConfig>
   /** Delay before renamed-away segment files are removed (Kafka file.delete.delay.ms, default 60000). */
   fileDeleteDelayMs?: number
+  /** Times the delayed file removal (default systemClock). */
+  clock?: Clock
 }
 
 type OffsetMap = Map<string, bigint>
@@ -82,7 +85,7 @@ export class LogManager {
     this.ownsCache = options.cache === undefined
     this.defaultConfig = { ...DEFAULT_LOG_CONFIG, ...options.defaultConfig }
     this.recoveryStats = stats
-    this.deleter = new DelayedDeleter(options.fileDeleteDelayMs ?? 60_000, this.logger)
+    this.deleter = new DelayedDeleter(options.fileDeleteDelayMs ?? 60_000, this.logger, options.clock)
   }
 
   static async open (options: LogManagerOptions): Promise<LogManager> {
