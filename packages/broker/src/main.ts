@@ -18,7 +18,7 @@ async function main (): Promise<void> {
   }
   const loaded = loadBrokerConfig(process.argv.slice(2), process.env)
   if (!loaded.ok) {
-    process.stderr.write('sluice-broker: invalid configuration:\n' + loaded.problems.map((p) => `  - ${p}\n`).join(''))
+    process.stderr.write(`sluice-broker: invalid configuration:\n${loaded.problems.map((p) => `  - ${p}\n`).join('')}`)
     process.exit(1)
   }
   const config = loaded.config

@@ -41,7 +41,7 @@ export function decodeSnapshot (text: string): ProducerSnapshot | undefined {
     const nl = text.indexOf('\n')
     const head = text.slice(0, nl)
     const body = text.slice(nl + 1).replace(/\n$/, '')
-    if (nl < 0 || !head.startsWith(MAGIC + ' ')) return undefined
+    if (nl < 0 || !head.startsWith(`${MAGIC} `)) return undefined
     if (Number.parseInt(head.slice(MAGIC.length + 1), 16) !== crc32c(Buffer.from(body))) return undefined
     const parsed = JSON.parse(body) as { offset: string, producers: Row[] }
     const producers: ProducerEntry[] = parsed.producers.map(([pid, epoch, last, batches]) => ({
@@ -70,8 +70,8 @@ export async function readSnapshot (dir: string): Promise<ProducerSnapshot | und
 
 export async function writeSnapshot (dir: string, s: ProducerSnapshot): Promise<void> {
   const file = path.join(dir, SNAPSHOT_FILE)
-  await fs.writeFile(file + '.tmp', encodeSnapshot(s))
-  await fs.rename(file + '.tmp', file)
+  await fs.writeFile(`${file}.tmp`, encodeSnapshot(s))
+  await fs.rename(`${file}.tmp`, file)
 }
 
 export async function deleteSnapshot (dir: string): Promise<void> {

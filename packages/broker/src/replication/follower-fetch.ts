@@ -17,7 +17,7 @@
  */
 import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
 import type { Partition } from '../partition.js'
-import { errorFields, NO_ERROR, partitionFetchFailure, type BrokerContext, type ErrorFields, type FetchOffsets } from '../server/context.js'
+import { errorFields, NO_ERROR, partitionFetchFailure, type BrokerContext, type FetchOffsets } from '../server/context.js'
 import { findDivergence } from './divergence.js'
 
 /** The purgatory key follower fetches of a partition park on (they wait for appends, not the HW). */

@@ -43,7 +43,7 @@ export async function readCheckpointFile (file: string, fieldsPerEntry: number):
 }
 
 export async function writeCheckpointFile (file: string, entries: ReadonlyArray<readonly string[]>): Promise<void> {
-  const body = [String(CHECKPOINT_VERSION), String(entries.length), ...entries.map(e => e.join(' '))].join('\n') + '\n'
+  const body = `${[String(CHECKPOINT_VERSION), String(entries.length), ...entries.map(e => e.join(' '))].join('\n')}\n`
   const temp = file + TEMP_SUFFIX
   const fh = await fs.open(temp, 'w')
   try {

@@ -71,7 +71,7 @@ describe('checkpoint files and the leader-epoch cache', () => {
     const file = path.join(dir, RECOVERY_POINT_CHECKPOINT_FILE)
     await writeCheckpointFile(file, [['t', '0', '5']])
     // What a crash between writing the temp file and renaming it leaves behind.
-    await fs.writeFile(file + '.tmp', '0\n3\ngarbage')
+    await fs.writeFile(`${file}.tmp`, '0\n3\ngarbage')
     expect(await readCheckpointFile(file, 3)).toEqual({ kind: 'ok', entries: [['t', '0', '5']] })
     await writeCheckpointFile(file, [['t', '0', '9']])
     expect(await readCheckpointFile(file, 3)).toEqual({ kind: 'ok', entries: [['t', '0', '9']] })

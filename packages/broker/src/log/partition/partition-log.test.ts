@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { checkBatchAt, isSluiceError, readBatchHeader, SluiceError, validateBatches } from '@sluice/protocol'
+import { checkBatchAt, isSluiceError, readBatchHeader, type SluiceError, validateBatches } from '@sluice/protocol'
 import { LogManager } from '../manager/log-manager.js'
 import type { LogConfig } from '../log-config.js'
 import { appendLeader, captureLogger, splitBatches, testConfig } from '../__fixtures__/log-test-env.js'
