@@ -7,7 +7,10 @@ import { connect } from 'node:net'
 
 const path = process.argv[2] ?? '/readyz'
 const admin = process.env.SLUICE_ADMIN_PORT
-const fail = (why) => { process.stderr.write(`unhealthy: ${why}\n`); process.exit(1) }
+const fail = (why) => {
+  process.stderr.write(`unhealthy: ${why}\n`)
+  process.exit(1)
+}
 setTimeout(() => fail('no answer within 4 s'), 4000).unref()
 
 if (admin !== undefined && admin !== '' && admin !== '0') {
@@ -22,6 +25,9 @@ if (admin !== undefined && admin !== '' && admin !== '0') {
   const port = Number(process.env.SLUICE_PORT ?? '')
   if (!Number.isInteger(port) || port <= 0) fail('neither SLUICE_ADMIN_PORT nor SLUICE_PORT is set')
   const socket = connect({ host: '127.0.0.1', port })
-  socket.on('connect', () => { socket.destroy(); process.exit(0) })
+  socket.on('connect', () => {
+    socket.destroy()
+    process.exit(0)
+  })
   socket.on('error', (e) => fail(`connect 127.0.0.1:${port}: ${e.message}`))
 }

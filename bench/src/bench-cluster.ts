@@ -30,14 +30,18 @@ export interface BenchCluster {
   /** broker-<id> -> admin HTTP port (/metrics), for request rates (request-rates.ts). */
   readonly adminPorts: Map<string, number>
   /** Creates a topic and waits until it is served; returns ms until leaders were elected and until every log existed. */
-  createTopic (t: { name: string, partitions: number, replicationFactor: number, configs?: Record<string, string> }):
-  Promise<{ leadersMs: number, logsMs: number }>
+  createTopic(t: {
+    name: string
+    partitions: number
+    replicationFactor: number
+    configs?: Record<string, string>
+  }): Promise<{ leadersMs: number; logsMs: number }>
   /**
    * Whether followers hold what leaders hold: bytes of .log segments summed over the leader
    * replicas, and over the follower replicas divided by (RF - 1).
    */
-  replicationCheck (topic: string): Promise<{ leaderBytes: number, followerBytesPerReplica: number }>
-  stop (): Promise<void>
+  replicationCheck(topic: string): Promise<{ leaderBytes: number; followerBytesPerReplica: number }>
+  stop(): Promise<void>
 }
 
 interface Servers {
@@ -45,29 +49,64 @@ interface Servers {
   bootstrap: string[]
   pids: Map<string, number>
   adminPorts: Map<string, number>
-  stop (): Promise<void>
+  stop(): Promise<void>
 }
 
 const QUIET = ['--log-level', 'warn']
 
-async function spawnServers (brokers: number): Promise<Servers> {
-  const spawned = await spawnCluster({ brokers, brokerArgs: QUIET, metadataArgs: QUIET, readyTimeoutMs: 60_000, adminPorts: true })
+async function spawnServers(brokers: number): Promise<Servers> {
+  const spawned = await spawnCluster({
+    brokers,
+    brokerArgs: QUIET,
+    metadataArgs: QUIET,
+    readyTimeoutMs: 60_000,
+    adminPorts: true,
+  })
   const pids = new Map<string, number>([['metadata', spawned.metadata.pid]])
   const adminPorts = new Map<string, number>()
   spawned.brokers.forEach((b, i) => {
     pids.set(`broker-${i + 1}`, b.pid)
     if (b.adminPort !== undefined) adminPorts.set(`broker-${i + 1}`, b.adminPort)
   })
-  return { dataDir: spawned.dataDir, bootstrap: spawned.bootstrap, pids, adminPorts, stop: async () => await spawned.stop({ timeoutMs: 30_000 }) }
+  return {
+    dataDir: spawned.dataDir,
+    bootstrap: spawned.bootstrap,
+    pids,
+    adminPorts,
+    stop: async () => await spawned.stop({ timeoutMs: 30_000 }),
+  }
 }
 
 /** A broker under `node --cpu-prof`; resolves once it printed LISTENING <port>. */
-async function spawnProfiledBroker (id: number, dataDir: string, metadataEndpoint: string, profileDir: string):
-Promise<{ pid: number, endpoint: string, adminPort: number | undefined, stop: () => Promise<void> }> {
+async function spawnProfiledBroker(
+  id: number,
+  dataDir: string,
+  metadataEndpoint: string,
+  profileDir: string,
+): Promise<{ pid: number; endpoint: string; adminPort: number | undefined; stop: () => Promise<void> }> {
   await mkdir(dataDir, { recursive: true })
-  const child = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, serverMainPath('broker'),
-    '--broker-id', String(id), '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir,
-    '--metadata-endpoints', metadataEndpoint, '--admin-port', '0', ...QUIET], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    [
+      `--cpu-prof`,
+      `--cpu-prof-dir=${profileDir}`,
+      serverMainPath('broker'),
+      '--broker-id',
+      String(id),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--metadata-endpoints',
+      metadataEndpoint,
+      '--admin-port',
+      '0',
+      ...QUIET,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   registerChild(child)
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   child.stderr!.resume()
@@ -95,10 +134,10 @@ Promise<{ pid: number, endpoint: string, adminPort: number | undefined, stop: ()
   }
 }
 
-async function spawnProfiledServers (brokers: number, profileDir: string): Promise<Servers> {
+async function spawnProfiledServers(brokers: number, profileDir: string): Promise<Servers> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-bench-'))
   const metadata = await spawnMetadata({ dataDir: path.join(dataDir, 'metadata'), extraArgs: QUIET })
-  const started: Array<{ pid: number, endpoint: string, adminPort: number | undefined, stop: () => Promise<void> }> = []
+  const started: Array<{ pid: number; endpoint: string; adminPort: number | undefined; stop: () => Promise<void> }> = []
   const stop = async (): Promise<void> => {
     await Promise.all(started.map(async (b) => await b.stop()))
     await metadata.stop({ timeoutMs: 30_000 })
@@ -109,7 +148,11 @@ async function spawnProfiledServers (brokers: number, profileDir: string): Promi
       started.push(await spawnProfiledBroker(id, path.join(dataDir, `broker-${id}`), metadata.endpoint, profileDir))
     }
     const bootstrap = started.map((b) => b.endpoint)
-    await waitForBrokers(bootstrap, started.map((_, i) => i + 1), { timeoutMs: 60_000 })
+    await waitForBrokers(
+      bootstrap,
+      started.map((_, i) => i + 1),
+      { timeoutMs: 60_000 },
+    )
     const pids = new Map<string, number>([['metadata', metadata.pid]])
     const adminPorts = new Map<string, number>()
     started.forEach((b, i) => {
@@ -123,17 +166,20 @@ async function spawnProfiledServers (brokers: number, profileDir: string): Promi
   }
 }
 
-export async function startBenchCluster (options: { brokers: number, profileDir?: string }): Promise<BenchCluster> {
-  const servers = options.profileDir === undefined
-    ? await spawnServers(options.brokers)
-    : await spawnProfiledServers(options.brokers, options.profileDir)
+export async function startBenchCluster(options: { brokers: number; profileDir?: string }): Promise<BenchCluster> {
+  const servers =
+    options.profileDir === undefined
+      ? await spawnServers(options.brokers)
+      : await spawnProfiledServers(options.brokers, options.profileDir)
   const admin = await connect({ bootstrap: servers.bootstrap, clientId: 'bench-admin', requestTimeoutMs: 120_000 })
   const { pids, adminPorts } = servers
 
   const partitionDirs = async (brokerId: number, topic: string): Promise<string[]> => {
     const dir = path.join(servers.dataDir, `broker-${brokerId}`)
     const names = await readdir(dir).catch(() => [] as string[])
-    return names.filter((n) => n.startsWith(`${topic}-`) && /^\d+$/.test(n.slice(topic.length + 1))).map((n) => path.join(dir, n))
+    return names
+      .filter((n) => n.startsWith(`${topic}-`) && /^\d+$/.test(n.slice(topic.length + 1)))
+      .map((n) => path.join(dir, n))
   }
 
   return {
@@ -142,27 +188,37 @@ export async function startBenchCluster (options: { brokers: number, profileDir?
     admin,
     pids,
     adminPorts,
-    async createTopic (t) {
+    async createTopic(t) {
       const started = performance.now()
-      await admin.admin().createTopics([{ name: t.name, numPartitions: t.partitions, replicationFactor: t.replicationFactor, configs: t.configs }],
-        { timeoutMs: 120_000 })
-      const leaders = await waitFor(async () => {
-        const [d] = await admin.admin().describeTopics([t.name])
-        if (d === undefined || d.partitions.length !== t.partitions) return false
-        if (!d.partitions.every((p) => p.leader >= 0 && p.isr.length === t.replicationFactor)) return false
-        return d.partitions.map((p) => p.replicas)
-      }, { timeoutMs: 300_000, description: `topic ${t.name} to have leaders` })
+      await admin
+        .admin()
+        .createTopics(
+          [{ name: t.name, numPartitions: t.partitions, replicationFactor: t.replicationFactor, configs: t.configs }],
+          { timeoutMs: 120_000 },
+        )
+      const leaders = await waitFor(
+        async () => {
+          const [d] = await admin.admin().describeTopics([t.name])
+          if (d === undefined || d.partitions.length !== t.partitions) return false
+          if (!d.partitions.every((p) => p.leader >= 0 && p.isr.length === t.replicationFactor)) return false
+          return d.partitions.map((p) => p.replicas)
+        },
+        { timeoutMs: 300_000, description: `topic ${t.name} to have leaders` },
+      )
       const leadersMs = performance.now() - started
       // Every replica's directory exists: the brokers have applied the partition states.
       const expected = new Map<number, number>()
       for (const replicas of leaders) for (const b of replicas) expected.set(b, (expected.get(b) ?? 0) + 1)
-      await waitFor(async () => {
-        for (const [b, n] of expected) if ((await partitionDirs(b, t.name)).length < n) return false
-        return true
-      }, { timeoutMs: 600_000, description: `brokers to create the logs of ${t.name}` })
+      await waitFor(
+        async () => {
+          for (const [b, n] of expected) if ((await partitionDirs(b, t.name)).length < n) return false
+          return true
+        },
+        { timeoutMs: 600_000, description: `brokers to create the logs of ${t.name}` },
+      )
       return { leadersMs, logsMs: performance.now() - started }
     },
-    async replicationCheck (topic) {
+    async replicationCheck(topic) {
       const [d] = await admin.admin().describeTopics([topic])
       let leaderBytes = 0
       let followerBytes = 0
@@ -177,14 +233,14 @@ export async function startBenchCluster (options: { brokers: number, profileDir?
       }
       return { leaderBytes, followerBytesPerReplica: rf > 1 ? followerBytes / (rf - 1) : 0 }
     },
-    async stop () {
+    async stop() {
       await admin.close().catch(() => {})
       await servers.stop()
     },
   }
 }
 
-async function logBytes (dir: string): Promise<number> {
+async function logBytes(dir: string): Promise<number> {
   let sum = 0
   for (const f of await readdir(dir).catch(() => [] as string[])) {
     if (f.endsWith('.log')) sum += (await stat(path.join(dir, f)).catch(() => ({ size: 0 }))).size

@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process'
 
 const children = new Set<ChildProcess>()
 
-export function registerChild (child: ChildProcess): void {
+export function registerChild(child: ChildProcess): void {
   children.add(child)
   child.once('exit', () => children.delete(child))
 }

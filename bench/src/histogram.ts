@@ -18,13 +18,13 @@ export interface LatencySummary {
 
 export type Histogram = ReturnType<typeof hdr.build>
 
-export function newHistogram (): Histogram {
+export function newHistogram(): Histogram {
   return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: 3 })
 }
 
 const ms = (us: number): number => Math.round(us) / 1000
 
-export function summarize (h: Histogram): LatencySummary {
+export function summarize(h: Histogram): LatencySummary {
   return {
     count: h.totalCount,
     p50Ms: ms(h.getValueAtPercentile(50)),
@@ -37,7 +37,7 @@ export function summarize (h: Histogram): LatencySummary {
 }
 
 /** Records `count` events of `valueUs` microseconds (clamped into the trackable range). */
-export function recordUs (h: Histogram, valueUs: number, count = 1): void {
+export function recordUs(h: Histogram, valueUs: number, count = 1): void {
   const v = Math.max(1, Math.min(600_000_000, Math.round(valueUs)))
   if (count === 1) h.recordValue(v)
   else h.recordValueWithCount(v, count)

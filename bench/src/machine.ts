@@ -13,20 +13,27 @@ export interface MachineInfo {
   loadAvg: number[]
 }
 
-export function machineInfo (): MachineInfo {
+export function machineInfo(): MachineInfo {
   let cpuModel = os.cpus()[0]?.model ?? 'unknown'
   try {
     const m = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))
     if (m !== null) cpuModel = m[1]!.trim()
-  } catch { /* not Linux */ }
+  } catch {
+    /* not Linux */
+  }
   let commit = 'unknown'
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
-  } catch { /* not a checkout */ }
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim()
+  } catch {
+    /* not a checkout */
+  }
   return {
     cpus: os.cpus().length,
     cpuModel,
-    memGiB: Math.round(os.totalmem() / 2 ** 30 * 10) / 10,
+    memGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     kernel: os.release(),
     commit,
@@ -34,7 +41,9 @@ export function machineInfo (): MachineInfo {
   }
 }
 
-export function describeMachine (m: MachineInfo): string {
-  return `${m.cpus} x ${m.cpuModel}, ${m.memGiB} GiB RAM, Node ${m.node}, Linux ${m.kernel}, commit ${m.commit}, ` +
+export function describeMachine(m: MachineInfo): string {
+  return (
+    `${m.cpus} x ${m.cpuModel}, ${m.memGiB} GiB RAM, Node ${m.node}, Linux ${m.kernel}, commit ${m.commit}, ` +
     `load average ${m.loadAvg.join(' ')}`
+  )
 }

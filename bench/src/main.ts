@@ -24,9 +24,14 @@ import { runPartitionScale } from './scenarios/partition-scale.js'
 import { runReplicated } from './scenarios/replicated.js'
 import { runSingleBroker } from './scenarios/single-broker.js'
 
-interface Args { full: boolean, only: Set<string> | undefined, profile: boolean, label: string | undefined }
+interface Args {
+  full: boolean
+  only: Set<string> | undefined
+  profile: boolean
+  label: string | undefined
+}
 
-function parseArgs (argv: readonly string[]): Args {
+function parseArgs(argv: readonly string[]): Args {
   const args: Args = { full: false, only: undefined, profile: false, label: undefined }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
@@ -40,7 +45,13 @@ function parseArgs (argv: readonly string[]): Args {
     if (a === '--') continue
     else if (a === '--full') args.full = true
     else if (a === '--profile') args.profile = true
-    else if (a.startsWith('--only')) args.only = new Set(value().split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    else if (a.startsWith('--only'))
+      args.only = new Set(
+        value()
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      )
     else if (a.startsWith('--label')) args.label = value()
     else throw new Error(`unknown argument ${a}; use --full, --only 1,3, --profile, --label name`)
   }
@@ -48,8 +59,11 @@ function parseArgs (argv: readonly string[]): Args {
   return args
 }
 
-async function summarizeProfiles (dir: string, roles: Map<number, string>,
-  windowsUs: ReadonlyArray<{ from: number, to: number }>): Promise<Array<ProfileSummary & { role: string }>> {
+async function summarizeProfiles(
+  dir: string,
+  roles: Map<number, string>,
+  windowsUs: ReadonlyArray<{ from: number; to: number }>,
+): Promise<Array<ProfileSummary & { role: string }>> {
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.cpuprofile')).sort()
   const out: Array<ProfileSummary & { role: string }> = []
   for (const f of files) {
@@ -62,9 +76,12 @@ async function summarizeProfiles (dir: string, roles: Map<number, string>,
   return out
 }
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2))
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[:.]/g, '-')
+    .replace(/-\d{3}Z$/, 'Z')
   const profileDir = args.profile ? path.join(RESULTS_DIR, `profiles-${stamp}`) : undefined
   const before = machineInfo()
   const started = performance.now()
@@ -87,19 +104,26 @@ async function main (): Promise<void> {
     return undefined
   })
   if (wakeups !== undefined) console.log(describeWakeups(wakeups))
-  console.log('cluster: separate processes (metadata + brokers, testkit spawnCluster over dist/); ' +
-    'load: each producer and consumer in its own child process (bench/dist/workers)')
-  console.log(`producer tuning: ${JSON.stringify(ctx.tuning)}, compression none, 100-byte values unless stated, pre-generated; ` +
-    `client processes: node ${CLIENT_NODE_FLAGS.join(' ') || '(no flags)'}`)
+  console.log(
+    'cluster: separate processes (metadata + brokers, testkit spawnCluster over dist/); ' +
+      'load: each producer and consumer in its own child process (bench/dist/workers)',
+  )
+  console.log(
+    `producer tuning: ${JSON.stringify(ctx.tuning)}, compression none, 100-byte values unless stated, pre-generated; ` +
+      `client processes: node ${CLIENT_NODE_FLAGS.join(' ') || '(no flags)'}`,
+  )
   if (before.loadAvg[0]! > 0.5) {
-    console.log(`warning: load average ${before.loadAvg[0]} before starting: other work shares the ${before.cpus} cores and lowers the figures`)
+    console.log(
+      `warning: load average ${before.loadAvg[0]} before starting: other work shares the ${before.cpus} cores and lowers the figures`,
+    )
   }
   await runSingleBroker(ctx)
   await runReplicated(ctx)
   await runPartitionScale(ctx)
   const after = machineInfo()
   console.log(`\n${formatTable(rows)}`)
-  const profiles = profileDir === undefined ? undefined : await summarizeProfiles(profileDir, ctx.pidRoles, ctx.windowsUs)
+  const profiles =
+    profileDir === undefined ? undefined : await summarizeProfiles(profileDir, ctx.pidRoles, ctx.windowsUs)
   const file = await writeResults(args.label === undefined ? stamp : `${stamp}-${args.label}`, {
     startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
     elapsedS: Math.round((performance.now() - started) / 100) / 10,
@@ -113,7 +137,9 @@ async function main (): Promise<void> {
     profiles,
     profileDir,
   })
-  console.log(`\nload average after: ${after.loadAvg.join(' ')}; elapsed ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  console.log(
+    `\nload average after: ${after.loadAvg.join(' ')}; elapsed ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  )
   console.log(`results: ${file}`)
 }
 
@@ -124,11 +150,14 @@ const interrupt = (): void => {
 process.once('SIGINT', interrupt)
 process.once('SIGTERM', interrupt)
 
-main().then(async () => {
-  await stopAll()
-  process.exit(0)
-}, async (err: unknown) => {
-  console.error(`bench failed: ${(err as Error)?.stack ?? String(err)}`)
-  await stopAll().catch(() => {})
-  process.exit(1)
-})
+main().then(
+  async () => {
+    await stopAll()
+    process.exit(0)
+  },
+  async (err: unknown) => {
+    console.error(`bench failed: ${(err as Error)?.stack ?? String(err)}`)
+    await stopAll().catch(() => {})
+    process.exit(1)
+  },
+)

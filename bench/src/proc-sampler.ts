@@ -17,11 +17,15 @@ export interface ProcUsage {
   windowMs: number
 }
 
-interface Sample { atMs: number, ticks: number, rssKb: number }
+interface Sample {
+  atMs: number
+  ticks: number
+  rssKb: number
+}
 
 let ticksPerSecond: number | undefined
 
-function clockTicks (): number {
+function clockTicks(): number {
   if (ticksPerSecond !== undefined) return ticksPerSecond
   try {
     ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
@@ -32,7 +36,7 @@ function clockTicks (): number {
 }
 
 /** One reading of a process, or undefined when it is gone. */
-export function readProc (pid: number): { ticks: number, rssKb: number } | undefined {
+export function readProc(pid: number): { ticks: number; rssKb: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -51,13 +55,16 @@ export class ProcSampler {
   private readonly samples = new Map<string, Sample[]>()
   private readonly timer: NodeJS.Timeout
 
-  constructor (private readonly pids: ReadonlyMap<string, number>, intervalMs = 250) {
+  constructor(
+    private readonly pids: ReadonlyMap<string, number>,
+    intervalMs = 250,
+  ) {
     clockTicks()
     this.sample()
     this.timer = setInterval(() => this.sample(), intervalMs)
   }
 
-  private sample (): void {
+  private sample(): void {
     const atMs = performance.now()
     for (const [name, pid] of this.pids) {
       const r = readProc(pid)
@@ -72,7 +79,7 @@ export class ProcSampler {
   }
 
   /** Takes a last sample and returns the usage per process name. */
-  stop (): Record<string, ProcUsage> {
+  stop(): Record<string, ProcUsage> {
     clearInterval(this.timer)
     this.sample()
     const out: Record<string, ProcUsage> = {}
@@ -81,7 +88,7 @@ export class ProcSampler {
       const last = list[list.length - 1]
       if (first === undefined || last === undefined) continue
       const windowMs = last.atMs - first.atMs
-      const cpuPercent = windowMs > 0 ? ((last.ticks - first.ticks) / clockTicks()) / (windowMs / 1000) * 100 : 0
+      const cpuPercent = windowMs > 0 ? ((last.ticks - first.ticks) / clockTicks() / (windowMs / 1000)) * 100 : 0
       out[name] = {
         cpuPercent: round1(cpuPercent),
         rssMaxMb: round1(Math.max(...list.map((s) => s.rssKb)) / 1024),
@@ -93,6 +100,6 @@ export class ProcSampler {
   }
 }
 
-export function round1 (n: number): number {
+export function round1(n: number): number {
   return Math.round(n * 10) / 10
 }

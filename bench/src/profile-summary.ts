@@ -15,12 +15,18 @@ import { pathToFileURL } from 'node:url'
 
 interface ProfileNode {
   id: number
-  callFrame: { functionName: string, url: string, lineNumber: number }
+  callFrame: { functionName: string; url: string; lineNumber: number }
   hitCount?: number
   children?: number[]
 }
 
-interface CpuProfile { nodes: ProfileNode[], startTime: number, endTime: number, samples?: number[], timeDeltas?: number[] }
+interface CpuProfile {
+  nodes: ProfileNode[]
+  startTime: number
+  endTime: number
+  samples?: number[]
+  timeDeltas?: number[]
+}
 
 export interface ProfileSummary {
   file: string
@@ -28,9 +34,9 @@ export interface ProfileSummary {
   durationMs: number
   idlePercent: number
   /** Area -> % of busy (non-idle) time. */
-  areas: Array<{ area: string, percent: number }>
+  areas: Array<{ area: string; percent: number }>
   /** Top functions by self time, % of busy time. */
-  top: Array<{ fn: string, where: string, area: string, percent: number }>
+  top: Array<{ fn: string; where: string; area: string; percent: number }>
 }
 
 const AREAS: ReadonlyArray<[RegExp, string]> = [
@@ -53,7 +59,7 @@ const AREAS: ReadonlyArray<[RegExp, string]> = [
   [/bench\/dist/, 'bench load generator'],
 ]
 
-function areaOf (url: string): string {
+function areaOf(url: string): string {
   for (const [re, name] of AREAS) if (re.test(url)) return name
   return url.startsWith('node:') ? 'node other' : url === '' ? 'native/unattributed' : 'other JS'
 }
@@ -63,7 +69,11 @@ function areaOf (url: string): string {
  * profile timestamps and process.hrtime share it), so start-up and idle gaps between scenarios
  * do not dilute the figures. Without windows, every sample counts.
  */
-export function summarizeProfile (file: string, windowsUs: ReadonlyArray<{ from: number, to: number }> = [], topN = 25): ProfileSummary {
+export function summarizeProfile(
+  file: string,
+  windowsUs: ReadonlyArray<{ from: number; to: number }> = [],
+  topN = 25,
+): ProfileSummary {
   const prof = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile
   const parent = new Map<number, ProfileNode>()
   const byId = new Map<number, ProfileNode>()
@@ -82,7 +92,11 @@ export function summarizeProfile (file: string, windowsUs: ReadonlyArray<{ from:
       if (inWindow(t)) hits.set(prof.samples[i]!, (hits.get(prof.samples[i]!) ?? 0) + 1)
     }
     if (windowsUs.length > 0) {
-      durationMs = windowsUs.reduce((sum, w) => sum + Math.max(0, Math.min(w.to, prof.endTime) - Math.max(w.from, prof.startTime)), 0) / 1000
+      durationMs =
+        windowsUs.reduce(
+          (sum, w) => sum + Math.max(0, Math.min(w.to, prof.endTime) - Math.max(w.from, prof.startTime)),
+          0,
+        ) / 1000
     }
   } else {
     for (const n of prof.nodes) hits.set(n.id, n.hitCount ?? 0)
@@ -90,12 +104,15 @@ export function summarizeProfile (file: string, windowsUs: ReadonlyArray<{ from:
   const totalHits = [...hits.values()].reduce((a, b) => a + b, 0)
   let idleHits = 0
   const areaHits = new Map<string, number>()
-  const fnHits = new Map<string, { fn: string, where: string, area: string, hits: number }>()
+  const fnHits = new Map<string, { fn: string; where: string; area: string; hits: number }>()
   for (const [id, h] of hits) {
     const n = byId.get(id)
     if (n === undefined || h === 0) continue
     const { functionName, url, lineNumber } = n.callFrame
-    if (functionName === '(idle)') { idleHits += h; continue }
+    if (functionName === '(idle)') {
+      idleHits += h
+      continue
+    }
     let area: string
     if (functionName === '(garbage collector)') area = 'GC'
     else if (functionName === '(program)') area = 'V8/native (program)'
@@ -114,19 +131,24 @@ export function summarizeProfile (file: string, windowsUs: ReadonlyArray<{ from:
     fnHits.set(key, f)
   }
   const busy = Math.max(1, totalHits - idleHits)
-  const pct = (h: number): number => Math.round(h / busy * 1000) / 10
+  const pct = (h: number): number => Math.round((h / busy) * 1000) / 10
   return {
     file,
     durationMs: Math.round(durationMs),
-    idlePercent: Math.round(idleHits / Math.max(1, totalHits) * 1000) / 10,
+    idlePercent: Math.round((idleHits / Math.max(1, totalHits)) * 1000) / 10,
     areas: [...areaHits].map(([area, h]) => ({ area, percent: pct(h) })).sort((a, b) => b.percent - a.percent),
-    top: [...fnHits.values()].sort((a, b) => b.hits - a.hits).slice(0, topN)
+    top: [...fnHits.values()]
+      .sort((a, b) => b.hits - a.hits)
+      .slice(0, topN)
       .map((f) => ({ fn: f.fn, where: f.where, area: f.area, percent: pct(f.hits) })),
   }
 }
 
-export function formatProfileSummary (s: ProfileSummary, label: string): string {
-  const lines = [`${label}: ${s.file}`, `  ${(s.durationMs / 1000).toFixed(1)} s counted (measured windows), ${s.idlePercent} % idle; busy time by area:`]
+export function formatProfileSummary(s: ProfileSummary, label: string): string {
+  const lines = [
+    `${label}: ${s.file}`,
+    `  ${(s.durationMs / 1000).toFixed(1)} s counted (measured windows), ${s.idlePercent} % idle; busy time by area:`,
+  ]
   for (const a of s.areas) if (a.percent >= 0.5) lines.push(`    ${a.percent.toFixed(1).padStart(5)} %  ${a.area}`)
   lines.push('  top self time (% of busy):')
   for (const f of s.top) lines.push(`    ${f.percent.toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}  [${f.area}]`)

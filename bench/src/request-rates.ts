@@ -12,26 +12,34 @@ export type RequestCounts = Map<string, Map<string, number>>
 
 const LINE = /^sluice_rpc_requests_total\{service="[^"]*",method="(\w+)",code="[^"]*"\} (\d+(?:\.\d+)?)$/gm
 
-export function parseRequestCounts (metricsText: string): Map<string, number> {
+export function parseRequestCounts(metricsText: string): Map<string, number> {
   const out = new Map<string, number>()
   for (const m of metricsText.matchAll(LINE)) out.set(m[1]!, (out.get(m[1]!) ?? 0) + Number(m[2]))
   return out
 }
 
 /** Reads every broker's counters; a broker that cannot be read is left out (never throws). */
-export async function scrapeRequestCounts (adminPorts: ReadonlyMap<string, number>): Promise<RequestCounts> {
+export async function scrapeRequestCounts(adminPorts: ReadonlyMap<string, number>): Promise<RequestCounts> {
   const out: RequestCounts = new Map()
-  await Promise.all([...adminPorts].map(async ([name, port]) => {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) })
-      out.set(name, parseRequestCounts(await res.text()))
-    } catch { /* reported as missing */ }
-  }))
+  await Promise.all(
+    [...adminPorts].map(async ([name, port]) => {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) })
+        out.set(name, parseRequestCounts(await res.text()))
+      } catch {
+        /* reported as missing */
+      }
+    }),
+  )
   return out
 }
 
 /** broker -> method -> requests/s between two scrapes, methods with none left out. */
-export function requestRates (before: RequestCounts, after: RequestCounts, windowMs: number): Record<string, Record<string, number>> {
+export function requestRates(
+  before: RequestCounts,
+  after: RequestCounts,
+  windowMs: number,
+): Record<string, Record<string, number>> {
   const out: Record<string, Record<string, number>> = {}
   for (const [name, counts] of [...after].sort(([a], [b]) => a.localeCompare(b))) {
     const was = before.get(name)
@@ -47,7 +55,16 @@ export function requestRates (before: RequestCounts, after: RequestCounts, windo
 }
 
 /** "broker-1 Produce 101 Fetch 133; broker-2 ..." (only the data-path methods, most frequent first). */
-export function describeRequestRates (rates: Record<string, Record<string, number>>): string {
-  return Object.entries(rates).map(([name, r]) =>
-    `${name} ${Object.entries(r).sort(([, a], [, b]) => b - a).map(([m, n]) => `${m} ${n.toLocaleString('en-US')}`).join(' ') || 'none'}`).join('; ')
+export function describeRequestRates(rates: Record<string, Record<string, number>>): string {
+  return Object.entries(rates)
+    .map(
+      ([name, r]) =>
+        `${name} ${
+          Object.entries(r)
+            .sort(([, a], [, b]) => b - a)
+            .map(([m, n]) => `${m} ${n.toLocaleString('en-US')}`)
+            .join(' ') || 'none'
+        }`,
+    )
+    .join('; ')
 }

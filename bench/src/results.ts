@@ -25,29 +25,55 @@ export interface ScenarioRow {
   notes: string[]
 }
 
-const fmtInt = (n: number | undefined): string => n === undefined ? '-' : n.toLocaleString('en-US')
-const fmtMs = (n: number | undefined): string => n === undefined ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1)
+const fmtInt = (n: number | undefined): string => (n === undefined ? '-' : n.toLocaleString('en-US'))
+const fmtMs = (n: number | undefined): string => (n === undefined ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1))
 
-function cpuOf (usage: Record<string, ProcUsage>, prefix: string): string {
-  const v = Object.entries(usage).filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b))
+function cpuOf(usage: Record<string, ProcUsage>, prefix: string): string {
+  const v = Object.entries(usage)
+    .filter(([k]) => k.startsWith(prefix))
+    .sort(([a], [b]) => a.localeCompare(b))
   return v.length === 0 ? '-' : v.map(([, u]) => Math.round(u.cpuPercent)).join('/')
 }
 
-function rssOf (usage: Record<string, ProcUsage>, prefix: string): string {
-  const v = Object.entries(usage).filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b))
+function rssOf(usage: Record<string, ProcUsage>, prefix: string): string {
+  const v = Object.entries(usage)
+    .filter(([k]) => k.startsWith(prefix))
+    .sort(([a], [b]) => a.localeCompare(b))
   return v.length === 0 ? '-' : v.map(([, u]) => Math.round(u.rssMaxMb)).join('/')
 }
 
-export function formatTable (rows: readonly ScenarioRow[]): string {
-  const header = ['#', 'scenario', 'setup', 'records/s', 'MB/s', 'p50 ms', 'p99 ms', 'p99.9 ms',
-    'broker CPU %', 'broker RSS MB', 'producer CPU %', 'consumer CPU %']
+export function formatTable(rows: readonly ScenarioRow[]): string {
+  const header = [
+    '#',
+    'scenario',
+    'setup',
+    'records/s',
+    'MB/s',
+    'p50 ms',
+    'p99 ms',
+    'p99.9 ms',
+    'broker CPU %',
+    'broker RSS MB',
+    'producer CPU %',
+    'consumer CPU %',
+  ]
   const lines = rows.map((r) => [
-    r.id, r.title, r.setup, fmtInt(r.recordsPerSec), r.mbPerSec === undefined ? '-' : r.mbPerSec.toFixed(1),
-    fmtMs(r.latency?.p50Ms), fmtMs(r.latency?.p99Ms), fmtMs(r.latency?.p999Ms),
-    cpuOf(r.usage, 'broker'), rssOf(r.usage, 'broker'), cpuOf(r.usage, 'producer'), cpuOf(r.usage, 'consumer'),
+    r.id,
+    r.title,
+    r.setup,
+    fmtInt(r.recordsPerSec),
+    r.mbPerSec === undefined ? '-' : r.mbPerSec.toFixed(1),
+    fmtMs(r.latency?.p50Ms),
+    fmtMs(r.latency?.p99Ms),
+    fmtMs(r.latency?.p999Ms),
+    cpuOf(r.usage, 'broker'),
+    rssOf(r.usage, 'broker'),
+    cpuOf(r.usage, 'producer'),
+    cpuOf(r.usage, 'consumer'),
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
-  const fmt = (cells: string[]): string => cells.map((c, i) => i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)).join('  ')
+  const fmt = (cells: string[]): string =>
+    cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')
   const out = [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)]
   const notes = rows.flatMap((r) => r.notes.map((n) => `  [${r.id}] ${n}`))
   if (notes.length > 0) out.push('', 'notes:', ...notes)
@@ -55,20 +81,27 @@ export function formatTable (rows: readonly ScenarioRow[]): string {
 }
 
 /** Markdown version of the table, for BENCHMARKS.md. */
-export function formatMarkdown (rows: readonly ScenarioRow[]): string {
-  const out = ['| # | scenario | setup | records/s | MB/s | p50 / p99 / p99.9 ms | broker CPU % | broker RSS MB | producer CPU % | consumer CPU % |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|']
+export function formatMarkdown(rows: readonly ScenarioRow[]): string {
+  const out = [
+    '| # | scenario | setup | records/s | MB/s | p50 / p99 / p99.9 ms | broker CPU % | broker RSS MB | producer CPU % | consumer CPU % |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ]
   for (const r of rows) {
-    const lat = r.latency === undefined ? '-' : `${fmtMs(r.latency.p50Ms)} / ${fmtMs(r.latency.p99Ms)} / ${fmtMs(r.latency.p999Ms)}`
-    out.push(`| ${r.id} | ${r.title} | ${r.setup} | ${fmtInt(r.recordsPerSec)} | ${r.mbPerSec?.toFixed(1) ?? '-'} | ${lat} | ` +
-      `${cpuOf(r.usage, 'broker')} | ${rssOf(r.usage, 'broker')} | ${cpuOf(r.usage, 'producer')} | ${cpuOf(r.usage, 'consumer')} |`)
+    const lat =
+      r.latency === undefined
+        ? '-'
+        : `${fmtMs(r.latency.p50Ms)} / ${fmtMs(r.latency.p99Ms)} / ${fmtMs(r.latency.p999Ms)}`
+    out.push(
+      `| ${r.id} | ${r.title} | ${r.setup} | ${fmtInt(r.recordsPerSec)} | ${r.mbPerSec?.toFixed(1) ?? '-'} | ${lat} | ` +
+        `${cpuOf(r.usage, 'broker')} | ${rssOf(r.usage, 'broker')} | ${cpuOf(r.usage, 'producer')} | ${cpuOf(r.usage, 'consumer')} |`,
+    )
   }
   return out.join('\n')
 }
 
 export const RESULTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'results')
 
-export async function writeResults (name: string, body: unknown): Promise<string> {
+export async function writeResults(name: string, body: unknown): Promise<string> {
   await mkdir(RESULTS_DIR, { recursive: true })
   const file = path.join(RESULTS_DIR, `${name}.json`)
   await writeFile(file, `${JSON.stringify(body, null, 2)}\n`)

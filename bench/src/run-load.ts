@@ -8,8 +8,12 @@ import type { BenchCluster } from './bench-cluster.js'
 import { ProcSampler, type ProcUsage } from './proc-sampler.js'
 import { requestRates, scrapeRequestCounts, type RequestCounts } from './request-rates.js'
 import {
-  startWorker, type ConsumerWorkerConfig, type ConsumerWorkerResult, type ProducerWorkerConfig,
-  type ProducerWorkerResult, type RunningWorker,
+  startWorker,
+  type ConsumerWorkerConfig,
+  type ConsumerWorkerResult,
+  type ProducerWorkerConfig,
+  type ProducerWorkerResult,
+  type RunningWorker,
 } from './worker-protocol.js'
 
 export interface LoadSpec {
@@ -28,31 +32,32 @@ export interface LoadOutcome {
   /** Worker pids (profiles are named by pid). */
   pids: Record<string, number>
   /** The measured window on the monotonic clock in µs (the clock V8 profiles use). */
-  windowUs: { from: number, to: number }
+  windowUs: { from: number; to: number }
   /** broker-<id> -> RPC method -> requests/s over the window (request-rates.ts). */
   requestsPerSec: Record<string, Record<string, number>>
 }
 
 const nowUs = (): number => Number(process.hrtime.bigint() / 1000n)
 
-async function withDeadline<T> (p: Promise<T>, ms: number, what: string): Promise<T> {
+async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   try {
-    return await Promise.race([p, new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
-    })])
+    return await Promise.race([
+      p,
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
+      }),
+    ])
   } finally {
     clearTimeout(timer)
   }
 }
 
-export async function runLoad (cluster: BenchCluster, spec: LoadSpec): Promise<LoadOutcome> {
-  const p: RunningWorker<ProducerWorkerResult> | undefined = spec.producer === undefined
-    ? undefined
-    : startWorker('producer', spec.producer, spec.producerFlags)
-  const c: RunningWorker<ConsumerWorkerResult> | undefined = spec.consumer === undefined
-    ? undefined
-    : startWorker('consumer', spec.consumer, spec.consumerFlags)
+export async function runLoad(cluster: BenchCluster, spec: LoadSpec): Promise<LoadOutcome> {
+  const p: RunningWorker<ProducerWorkerResult> | undefined =
+    spec.producer === undefined ? undefined : startWorker('producer', spec.producer, spec.producerFlags)
+  const c: RunningWorker<ConsumerWorkerResult> | undefined =
+    spec.consumer === undefined ? undefined : startWorker('consumer', spec.consumer, spec.consumerFlags)
   let sampler: ProcSampler | undefined
   let usage: Record<string, ProcUsage> | undefined
   const windowUs = { from: 0, to: 0 }
@@ -66,22 +71,28 @@ export async function runLoad (cluster: BenchCluster, spec: LoadSpec): Promise<L
     if (p !== undefined) pids.set('producer', p.pid)
     if (c !== undefined) pids.set('consumer', c.pid)
     const warmupMs = spec.producer?.warmupMs ?? 0
-    timers.push(setTimeout(() => {
-      sampler = new ProcSampler(pids)
-      windowUs.from = nowUs()
-      countsFrom = scrapeRequestCounts(cluster.adminPorts)
-    }, warmupMs))
+    timers.push(
+      setTimeout(() => {
+        sampler = new ProcSampler(pids)
+        windowUs.from = nowUs()
+        countsFrom = scrapeRequestCounts(cluster.adminPorts)
+      }, warmupMs),
+    )
     if (spec.producer !== undefined) {
-      timers.push(setTimeout(() => {
-        usage = sampler?.stop()
-        windowUs.to = nowUs()
-        countsTo = scrapeRequestCounts(cluster.adminPorts)
-      }, warmupMs + spec.producer.durationMs))
+      timers.push(
+        setTimeout(() => {
+          usage = sampler?.stop()
+          windowUs.to = nowUs()
+          countsTo = scrapeRequestCounts(cluster.adminPorts)
+        }, warmupMs + spec.producer.durationMs),
+      )
     }
     c?.go()
     p?.go()
-    const budgetMs = (spec.producer === undefined ? 0 : spec.producer.warmupMs + spec.producer.durationMs) +
-      (spec.consumer?.timeoutMs ?? 0) + 120_000
+    const budgetMs =
+      (spec.producer === undefined ? 0 : spec.producer.warmupMs + spec.producer.durationMs) +
+      (spec.consumer?.timeoutMs ?? 0) +
+      120_000
     const producer = p === undefined ? undefined : await withDeadline(p.result, budgetMs, 'the producer')
     if (c !== undefined && spec.consumer?.expectRecords === undefined) c.stop()
     const consumer = c === undefined ? undefined : await withDeadline(c.result, budgetMs, 'the consumer')
@@ -91,9 +102,10 @@ export async function runLoad (cluster: BenchCluster, spec: LoadSpec): Promise<L
       windowUs.to = nowUs()
       countsTo = scrapeRequestCounts(cluster.adminPorts)
     }
-    const requestsPerSec = countsFrom === undefined || countsTo === undefined
-      ? {}
-      : requestRates(await countsFrom, await countsTo, (windowUs.to - windowUs.from) / 1000)
+    const requestsPerSec =
+      countsFrom === undefined || countsTo === undefined
+        ? {}
+        : requestRates(await countsFrom, await countsTo, (windowUs.to - windowUs.from) / 1000)
     // A worker exits by itself after its RESULT; let it, so --cpu-prof can write its profile.
     await Promise.all([p?.exited(30_000), c?.exited(30_000)])
     const workerPids: Record<string, number> = {}

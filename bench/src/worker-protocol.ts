@@ -92,11 +92,11 @@ export interface RunningWorker<R> {
   readonly child: ChildProcess
   ready: Promise<void>
   result: Promise<R>
-  go (): void
-  stop (): void
+  go(): void
+  stop(): void
   /** Resolves once the process has exited (a --cpu-prof profile is written by then). */
-  exited (timeoutMs: number): Promise<void>
-  kill (): void
+  exited(timeoutMs: number): Promise<void>
+  kill(): void
 }
 
 const workersDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'workers')
@@ -109,36 +109,64 @@ const workersDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'work
  * fewer short-lived records promoted. Measured in BENCHMARKS.md (session 3).
  * SLUICE_BENCH_CLIENT_NODE_FLAGS (space separated, '' for none) overrides it.
  */
-export const CLIENT_NODE_FLAGS: readonly string[] = (process.env.SLUICE_BENCH_CLIENT_NODE_FLAGS ?? '--max-semi-space-size=64')
-  .split(' ').filter((f) => f !== '')
+export const CLIENT_NODE_FLAGS: readonly string[] = (
+  process.env.SLUICE_BENCH_CLIENT_NODE_FLAGS ?? '--max-semi-space-size=64'
+)
+  .split(' ')
+  .filter((f) => f !== '')
 
-export function startWorker<R> (kind: 'producer' | 'consumer', config: object, nodeFlags: readonly string[] = []): RunningWorker<R> {
+export function startWorker<R>(
+  kind: 'producer' | 'consumer',
+  config: object,
+  nodeFlags: readonly string[] = [],
+): RunningWorker<R> {
   const script = path.join(workersDir, `${kind}-worker.js`)
-  const child = spawn(process.execPath, [...CLIENT_NODE_FLAGS, ...nodeFlags, script, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...CLIENT_NODE_FLAGS, ...nodeFlags, script, JSON.stringify(config)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   registerChild(child)
   const tail: string[] = []
   let onReady!: () => void
   let onResult!: (r: R) => void
   let onFail!: (e: Error) => void
-  const ready = new Promise<void>((resolve, reject) => { onReady = resolve; onFail = reject })
+  const ready = new Promise<void>((resolve, reject) => {
+    onReady = resolve
+    onFail = reject
+  })
   const result = new Promise<R>((resolve, reject) => {
     onResult = resolve
     const prev = onFail
-    onFail = (e) => { prev(e); reject(e) }
+    onFail = (e) => {
+      prev(e)
+      reject(e)
+    }
   })
   ready.catch(() => {})
   result.catch(() => {})
   let gotResult = false
-  const keep = (line: string): void => { tail.push(line); if (tail.length > 40) tail.shift() }
+  const keep = (line: string): void => {
+    tail.push(line)
+    if (tail.length > 40) tail.shift()
+  }
   createInterface({ input: child.stdout! }).on('line', (line) => {
     if (line === 'READY') onReady()
-    else if (line.startsWith('RESULT ')) { gotResult = true; onResult(JSON.parse(line.slice(7)) as R) } else keep(line)
+    else if (line.startsWith('RESULT ')) {
+      gotResult = true
+      onResult(JSON.parse(line.slice(7)) as R)
+    } else keep(line)
   })
   createInterface({ input: child.stderr! }).on('line', keep)
   child.on('exit', (code, signal) => {
-    if (!gotResult) onFail(new Error(`${kind} worker exited (code ${String(code)}, signal ${String(signal)}) without a result:\n${tail.join('\n')}`))
+    if (!gotResult)
+      onFail(
+        new Error(
+          `${kind} worker exited (code ${String(code)}, signal ${String(signal)}) without a result:\n${tail.join('\n')}`,
+        ),
+      )
   })
-  const send = (line: string): void => { if (child.exitCode === null) child.stdin!.write(`${line}\n`) }
+  const send = (line: string): void => {
+    if (child.exitCode === null) child.stdin!.write(`${line}\n`)
+  }
   return {
     pid: child.pid!,
     child,
@@ -150,29 +178,44 @@ export function startWorker<R> (kind: 'producer' | 'consumer', config: object, n
       if (child.exitCode !== null || child.signalCode !== null) return
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs)
-        child.once('exit', () => { clearTimeout(timer); resolve() })
+        child.once('exit', () => {
+          clearTimeout(timer)
+          resolve()
+        })
       })
     },
-    kill: () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') },
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    },
   }
 }
 
 /** Worker side: the config from argv, and a promise per stdin command. */
-export function workerStdin (): { config: unknown, go: Promise<void>, stop: Promise<void> } {
+export function workerStdin(): { config: unknown; go: Promise<void>; stop: Promise<void> } {
   const config = JSON.parse(process.argv[2] ?? '{}') as unknown
   let go!: () => void
   let stop!: () => void
-  const goP = new Promise<void>((resolve) => { go = resolve })
-  const stopP = new Promise<void>((resolve) => { stop = resolve })
+  const goP = new Promise<void>((resolve) => {
+    go = resolve
+  })
+  const stopP = new Promise<void>((resolve) => {
+    stop = resolve
+  })
   const rl = createInterface({ input: process.stdin })
-  rl.on('line', (line) => { if (line === 'GO') go(); else if (line === 'STOP') stop() })
+  rl.on('line', (line) => {
+    if (line === 'GO') go()
+    else if (line === 'STOP') stop()
+  })
   // The bench died: nobody is left to read our result.
-  rl.on('close', () => { stop(); setTimeout(() => process.exit(2), 5000).unref() })
+  rl.on('close', () => {
+    stop()
+    setTimeout(() => process.exit(2), 5000).unref()
+  })
   return { config, go: goP, stop: stopP }
 }
 
-export function cpuPercentSince (startUsage: NodeJS.CpuUsage, startMs: number): number {
+export function cpuPercentSince(startUsage: NodeJS.CpuUsage, startMs: number): number {
   const u = process.cpuUsage(startUsage)
   const elapsed = performance.now() - startMs
-  return elapsed > 0 ? Math.round((u.user + u.system) / 1000 / elapsed * 1000) / 10 : 0
+  return elapsed > 0 ? Math.round(((u.user + u.system) / 1000 / elapsed) * 1000) / 10 : 0
 }

@@ -7,12 +7,17 @@ import { connect } from 'node:net'
 const port = Number(process.env.ZK_CLIENT_PORT ?? '2181')
 const what = process.argv[2] ?? 'ready'
 const command = what === 'alive' ? 'ruok' : 'srvr'
-const fail = (why) => { process.stderr.write(`zookeeper not ${what}: ${why}\n`); process.exit(1) }
+const fail = (why) => {
+  process.stderr.write(`zookeeper not ${what}: ${why}\n`)
+  process.exit(1)
+}
 setTimeout(() => fail('no answer within 3 s'), 3000).unref()
 
 let answer = ''
 const socket = connect({ host: '127.0.0.1', port }, () => socket.write(command))
-socket.on('data', (d) => { answer += d.toString('utf8') })
+socket.on('data', (d) => {
+  answer += d.toString('utf8')
+})
 socket.on('error', (e) => fail(e.message))
 socket.on('close', () => {
   if (what === 'alive' ? answer === 'imok' : /^Mode: (leader|follower|standalone)$/m.test(answer)) process.exit(0)

@@ -27,12 +27,24 @@ describe('sluice CLI against sluice dev', () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-e2e-dev-'))
     const [metadataPort, ...brokerPorts] = await consecutiveFreePorts(4)
     bootstrap = `127.0.0.1:${brokerPorts[0]!}`
-    dev = startDev(['--brokers', '3', '--data-dir', dataDir, '--port', String(brokerPorts[0]), '--metadata-port', String(metadataPort)])
+    dev = startDev([
+      '--brokers',
+      '3',
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(brokerPorts[0]),
+      '--metadata-port',
+      String(metadataPort),
+    ])
     const d = dev
-    await waitFor(() => {
-      if (d.child.exitCode !== null) throw new Error(`sluice dev exited early:\n${d.output()}`)
-      return d.output().includes('Sluice dev cluster ready')
-    }, { timeoutMs: 120_000, description: 'the sluice dev ready banner' }).catch((err: Error) => {
+    await waitFor(
+      () => {
+        if (d.child.exitCode !== null) throw new Error(`sluice dev exited early:\n${d.output()}`)
+        return d.output().includes('Sluice dev cluster ready')
+      },
+      { timeoutMs: 120_000, description: 'the sluice dev ready banner' },
+    ).catch((err: Error) => {
       throw new Error(`${err.message}\n--- sluice dev output ---\n${d.output()}`)
     })
     const pids = /pids\s+(.*)/.exec(d.output())?.[1] ?? ''
@@ -46,7 +58,8 @@ describe('sluice CLI against sluice dev', () => {
     if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true })
   })
 
-  const sluice = async (args: string[], input?: string) => await runSluice(['--bootstrap', bootstrap, ...args], { input })
+  const sluice = async (args: string[], input?: string) =>
+    await runSluice(['--bootstrap', bootstrap, ...args], { input })
 
   it('prints readable, prefixed logs from every child', () => {
     const out = dev!.output()
@@ -56,7 +69,15 @@ describe('sluice CLI against sluice dev', () => {
   })
 
   it('creates a topic, produces 1,000 keyed lines and consumes each exactly once, in order per partition', async () => {
-    const created = await sluice(['topics', 'create', 'orders', '--partitions', String(PARTITIONS), '--replication-factor', '3'])
+    const created = await sluice([
+      'topics',
+      'create',
+      'orders',
+      '--partitions',
+      String(PARTITIONS),
+      '--replication-factor',
+      '3',
+    ])
     expect(created.stderr).toBe('')
     expect(created.code).toBe(0)
     expect(created.stdout).toContain('orders')
@@ -66,13 +87,20 @@ describe('sluice CLI against sluice dev', () => {
     expect(produced.code, produced.stderr).toBe(0)
     expect(produced.stderr).toContain(`produced ${RECORDS} record(s)`)
 
-    const consumed = await sluice(['consume', 'orders', '--from-beginning', '--max-messages', String(RECORDS), '--json'])
+    const consumed = await sluice([
+      'consume',
+      'orders',
+      '--from-beginning',
+      '--max-messages',
+      String(RECORDS),
+      '--json',
+    ])
     expect(consumed.code, consumed.stderr).toBe(0)
     const lines = consumed.stdout.split('\n').filter((l) => l !== '')
     expect(lines).toHaveLength(RECORDS)
-    const records = lines.map((l) => JSON.parse(l) as { partition: number, offset: string, key: string, value: string })
+    const records = lines.map((l) => JSON.parse(l) as { partition: number; offset: string; key: string; value: string })
     const seen = new Set<string>()
-    const lastIndexOf = new Map<number, { index: number, offset: bigint }>()
+    const lastIndexOf = new Map<number, { index: number; offset: bigint }>()
     for (const r of records) {
       const i = Number(r.key.slice(1))
       expect(r.key).toBe(`k${i}`)
@@ -101,7 +129,10 @@ describe('sluice CLI against sluice dev', () => {
   it('describes and lists topics', async () => {
     const described = await sluice(['topics', 'describe', 'orders', '--json'])
     expect(described.code, described.stderr).toBe(0)
-    const topic = JSON.parse(described.stdout) as { name: string, partitions: Array<{ partition: number, leader: number, replicas: number[], isr: number[] }> }
+    const topic = JSON.parse(described.stdout) as {
+      name: string
+      partitions: Array<{ partition: number; leader: number; replicas: number[]; isr: number[] }>
+    }
     expect(topic.name).toBe('orders')
     expect(topic.partitions.map((p) => p.partition).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5])
     for (const p of topic.partitions) {
@@ -142,8 +173,10 @@ describe('sluice CLI against sluice dev', () => {
     const d = dev!
     const broker3 = childPids[3]!
     process.kill(broker3, 'SIGKILL')
-    await waitFor(() => d.output().includes(`broker-3 (pid ${broker3}) exited unexpectedly: code null, signal SIGKILL`),
-      { timeoutMs: 30_000, description: 'the unexpected-exit message' })
+    await waitFor(
+      () => d.output().includes(`broker-3 (pid ${broker3}) exited unexpectedly: code null, signal SIGKILL`),
+      { timeoutMs: 30_000, description: 'the unexpected-exit message' },
+    )
     expect(d.child.exitCode).toBeNull()
     expect(childPids.slice(0, 3).every(isAlive)).toBe(true)
   })

@@ -8,12 +8,18 @@
 import { connect } from '@sluice/client'
 
 const env = process.env
-const print = (event) => { process.stdout.write(`${JSON.stringify(event)}\n`) }
+const print = (event) => {
+  process.stdout.write(`${JSON.stringify(event)}\n`)
+}
 const tps = (list) => list.map((tp) => `${tp.topic}:${tp.partition}`)
 
 // What the member was last told it owns (a lost generation does not change what a zombie believes).
 let believed = []
-const client = await connect({ bootstrap: env.BOOTSTRAP.split(','), clientId: env.CLIENT_ID ?? 'e2e-member', retry: { retries: 20, initialBackoffMs: 100, maxBackoffMs: 1000 } })
+const client = await connect({
+  bootstrap: env.BOOTSTRAP.split(','),
+  clientId: env.CLIENT_ID ?? 'e2e-member',
+  retry: { retries: 20, initialBackoffMs: 100, maxBackoffMs: 1000 },
+})
 const consumer = client.consumer({
   groupId: env.GROUP,
   sessionTimeoutMs: Number(env.SESSION_MS ?? 6000),
@@ -31,7 +37,9 @@ const consumer = client.consumer({
       believed = believed.filter((b) => !list.some((tp) => tp.topic === b.topic && tp.partition === b.partition))
       print({ event: 'revoked', partitions: tps(list) })
     },
-    onPartitionsLost: (list) => { print({ event: 'lost', partitions: tps(list) }) },
+    onPartitionsLost: (list) => {
+      print({ event: 'lost', partitions: tps(list) })
+    },
   },
 })
 consumer.subscribe({ topics: [env.TOPIC] })
@@ -39,16 +47,26 @@ consumer.subscribe({ topics: [env.TOPIC] })
 if (env.ZOMBIE_COMMIT === '1') {
   process.on('SIGCONT', () => {
     const owned = believed
-    consumer.commit(owned.map((tp) => ({ ...tp, offset: 0n })))
-      .then(() => { print({ event: 'commit', ok: true, partitions: tps(owned) }) },
-        (err) => { print({ event: 'commit', ok: false, code: err.code, message: err.message, partitions: tps(owned) }) })
+    consumer.commit(owned.map((tp) => ({ ...tp, offset: 0n }))).then(
+      () => {
+        print({ event: 'commit', ok: true, partitions: tps(owned) })
+      },
+      (err) => {
+        print({ event: 'commit', ok: false, code: err.code, message: err.message, partitions: tps(owned) })
+      },
+    )
   })
 }
 
 let stuck = false
 const run = consumer.run({
   eachMessage: async ({ message }) => {
-    print({ event: 'message', partition: message.partition, offset: message.offset.toString(), value: message.value?.toString() ?? null })
+    print({
+      event: 'message',
+      partition: message.partition,
+      offset: message.offset.toString(),
+      value: message.value?.toString() ?? null,
+    })
     if (env.MODE === 'stuck' && !stuck) {
       stuck = true
       print({ event: 'stuck' })
@@ -64,5 +82,10 @@ const shutdown = async () => {
   print({ event: 'closed' })
   process.exit(0)
 }
-process.on('SIGTERM', () => { void shutdown() })
-run.done.catch((err) => { print({ event: 'failed', code: err.code, message: err.message }); process.exit(2) })
+process.on('SIGTERM', () => {
+  void shutdown()
+})
+run.done.catch((err) => {
+  print({ event: 'failed', code: err.code, message: err.message })
+  process.exit(2)
+})

@@ -22,16 +22,24 @@ const MEMBER_SCRIPT = fileURLToPath(new URL('./groups-member.mjs', import.meta.u
 const CLIENT_DIST = fileURLToPath(new URL('../../packages/client/dist/index.js', import.meta.url))
 const SESSION_MS = 6000
 
-interface MemberEvent { event: string, partitions?: string[], partition?: number, offset?: string, value?: string | null, ok?: boolean, code?: string }
+interface MemberEvent {
+  event: string
+  partitions?: string[]
+  partition?: number
+  offset?: string
+  value?: string | null
+  ok?: boolean
+  code?: string
+}
 
 interface MemberProcess {
   readonly name: string
   readonly child: ChildProcess
   readonly events: MemberEvent[]
   /** The partitions its listener callbacks say it owns now. */
-  owned (): Set<string>
-  values (): string[]
-  output (): string
+  owned(): Set<string>
+  values(): string[]
+  output(): string
 }
 
 let cluster: SpawnedCluster
@@ -39,18 +47,31 @@ let client: SluiceClient
 let restartedMetadata: SpawnedProcess | undefined
 const everyone: MemberProcess[] = []
 
-function startMember (name: string, env: Record<string, string>): MemberProcess {
+function startMember(name: string, env: Record<string, string>): MemberProcess {
   const child = spawn(process.execPath, [MEMBER_SCRIPT], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, BOOTSTRAP: cluster.bootstrap.join(','), SESSION_MS: String(SESSION_MS), HEARTBEAT_MS: '500', CLIENT_ID: name, ...env },
+    env: {
+      ...process.env,
+      BOOTSTRAP: cluster.bootstrap.join(','),
+      SESSION_MS: String(SESSION_MS),
+      HEARTBEAT_MS: '500',
+      CLIENT_ID: name,
+      ...env,
+    },
   })
   const events: MemberEvent[] = []
   const lines: string[] = []
   createInterface({ input: child.stdout! }).on('line', (line) => {
     lines.push(line)
-    try { events.push(JSON.parse(line) as MemberEvent) } catch { /* not an event */ }
+    try {
+      events.push(JSON.parse(line) as MemberEvent)
+    } catch {
+      /* not an event */
+    }
   })
-  createInterface({ input: child.stderr! }).on('line', (line) => { lines.push(`stderr: ${line}`) })
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    lines.push(`stderr: ${line}`)
+  })
   const m: MemberProcess = {
     name,
     child,
@@ -70,25 +91,27 @@ function startMember (name: string, env: Record<string, string>): MemberProcess 
   return m
 }
 
-function kill (m: MemberProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
+function kill(m: MemberProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill(signal)
 }
 
-async function newTopic (partitions: number): Promise<string> {
+async function newTopic(partitions: number): Promise<string> {
   const name = `groups-e2e-${randomUUID()}`
   await client.admin().createTopics([{ name, numPartitions: partitions, replicationFactor: 2 }])
-  await waitFor(async () => (await client.admin().describeTopics([name]))[0]!.partitions.every((p) => p.leader >= 0), { description: `leaders of ${name}` })
+  await waitFor(async () => (await client.admin().describeTopics([name]))[0]!.partitions.every((p) => p.leader >= 0), {
+    description: `leaders of ${name}`,
+  })
   return name
 }
 
-async function produce (topic: string, values: string[]): Promise<void> {
+async function produce(topic: string, values: string[]): Promise<void> {
   const producer = client.producer({ lingerMs: 2 })
   await producer.send({ topic, records: values.map((value) => ({ key: value, value })) })
   await producer.close()
 }
 
 /** The group as the coordinator describes it: member client ids and every assigned partition. */
-async function groupView (group: string): Promise<{ state: string, clients: string[], partitions: string[] }> {
+async function groupView(group: string): Promise<{ state: string; clients: string[]; partitions: string[] }> {
   const [d] = await client.admin().describeGroups([group])
   return {
     state: d!.state,
@@ -100,27 +123,46 @@ async function groupView (group: string): Promise<{ state: string, clients: stri
 const all = (topic: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${topic}:${i}`).sort()
 const range = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${i}`)
 
-async function stableWith (group: string, clients: string[], partitions: string[], timeoutMs: number): Promise<void> {
-  await waitFor(async () => {
-    const v = await groupView(group)
-    return v.state === 'Stable' && JSON.stringify(v.clients) === JSON.stringify([...clients].sort()) && JSON.stringify(v.partitions) === JSON.stringify(partitions)
-  }, { timeoutMs, description: `group ${group} stable with ${clients.join(', ')} owning ${partitions.length} partitions` }).catch(async (err: Error) => {
-    throw new Error(`${err.message}\nlast view: ${JSON.stringify(await groupView(group).catch((e: Error) => e.message))}\n` +
-      everyone.map((m) => `--- ${m.name}\n${m.output()}`).join('\n'))
+async function stableWith(group: string, clients: string[], partitions: string[], timeoutMs: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const v = await groupView(group)
+      return (
+        v.state === 'Stable' &&
+        JSON.stringify(v.clients) === JSON.stringify([...clients].sort()) &&
+        JSON.stringify(v.partitions) === JSON.stringify(partitions)
+      )
+    },
+    {
+      timeoutMs,
+      description: `group ${group} stable with ${clients.join(', ')} owning ${partitions.length} partitions`,
+    },
+  ).catch(async (err: Error) => {
+    throw new Error(
+      `${err.message}\nlast view: ${JSON.stringify(await groupView(group).catch((e: Error) => e.message))}\n` +
+        everyone.map((m) => `--- ${m.name}\n${m.output()}`).join('\n'),
+    )
   })
 }
 
-async function processedBy (members: MemberProcess[], values: string[], timeoutMs = 30_000): Promise<void> {
-  await waitFor(() => {
-    const seen = new Set(members.flatMap((m) => m.values()))
-    return values.every((v) => seen.has(v))
-  }, { timeoutMs, description: `${values.length} records processed` })
+async function processedBy(members: MemberProcess[], values: string[], timeoutMs = 30_000): Promise<void> {
+  await waitFor(
+    () => {
+      const seen = new Set(members.flatMap((m) => m.values()))
+      return values.every((v) => seen.has(v))
+    },
+    { timeoutMs, description: `${values.length} records processed` },
+  )
 }
 
 beforeAll(async () => {
-  if (!existsSync(CLIENT_DIST)) throw new Error(`${CLIENT_DIST} is missing: run \`npx tsc -b\` at the repository root first`)
+  if (!existsSync(CLIENT_DIST))
+    throw new Error(`${CLIENT_DIST} is missing: run \`npx tsc -b\` at the repository root first`)
   cluster = await spawnCluster({ brokers: 2 })
-  client = await connect({ bootstrap: cluster.bootstrap, retry: { retries: 20, initialBackoffMs: 100, maxBackoffMs: 1000 } })
+  client = await connect({
+    bootstrap: cluster.bootstrap,
+    retry: { retries: 20, initialBackoffMs: 100, maxBackoffMs: 1000 },
+  })
 })
 
 afterAll(async () => {
@@ -135,7 +177,9 @@ describe('consumer groups across processes', () => {
     const topic = await newTopic(6)
     const group = `kill-${randomUUID()}`
     const members = ['m1', 'm2', 'm3'].map((name) => startMember(name, { GROUP: group, TOPIC: topic }))
-    onTestFinished(() => { for (const m of members) kill(m) })
+    onTestFinished(() => {
+      for (const m of members) kill(m)
+    })
     await stableWith(group, ['m1', 'm2', 'm3'], all(topic, 6), 60_000)
     const before = range('a', 300)
     await produce(topic, before)
@@ -148,7 +192,11 @@ describe('consumer groups across processes', () => {
     const after = range('b', 300)
     await produce(topic, after)
     await processedBy(rest, after)
-    for (const tp of victim.owned()) expect(rest.some((m) => m.owned().has(tp)), `${tp} moved`).toBe(true)
+    for (const tp of victim.owned())
+      expect(
+        rest.some((m) => m.owned().has(tp)),
+        `${tp} moved`,
+      ).toBe(true)
   })
 
   it('a member stuck in its callback leaves after maxPollIntervalMs; another processes its records', async () => {
@@ -156,7 +204,10 @@ describe('consumer groups across processes', () => {
     const group = `stuck-${randomUUID()}`
     const stuck = startMember('stuck', { GROUP: group, TOPIC: topic, MODE: 'stuck', MAX_POLL_MS: '3000' })
     const healthy = startMember('healthy', { GROUP: group, TOPIC: topic })
-    onTestFinished(() => { kill(stuck); kill(healthy) })
+    onTestFinished(() => {
+      kill(stuck)
+      kill(healthy)
+    })
     await stableWith(group, ['healthy', 'stuck'], all(topic, 2), 60_000)
     const values = range('s', 50)
     await produce(topic, values)
@@ -172,19 +223,24 @@ describe('consumer groups across processes', () => {
     const group = `zombie-${randomUUID()}`
     const zombie = startMember('zombie', { GROUP: group, TOPIC: topic, ZOMBIE_COMMIT: '1' })
     const other = startMember('other', { GROUP: group, TOPIC: topic })
-    onTestFinished(() => { kill(zombie); kill(other) })
+    onTestFinished(() => {
+      kill(zombie)
+      kill(other)
+    })
     await stableWith(group, ['other', 'zombie'], all(topic, 2), 60_000)
     const values = range('z', 100)
     await produce(topic, values)
     await processedBy([zombie, other], values)
-    await waitFor(async () => (await client.admin().fetchOffsets(group)).reduce((n, o) => n + Number(o.offset), 0) === 100,
-      { description: 'all 100 offsets committed' })
+    await waitFor(
+      async () => (await client.admin().fetchOffsets(group)).reduce((n, o) => n + Number(o.offset), 0) === 100,
+      { description: 'all 100 offsets committed' },
+    )
     expect(zombie.owned().size).toBe(1)
     kill(zombie, 'SIGSTOP')
     await stableWith(group, ['other'], all(topic, 2), SESSION_MS * 3)
     const committed = await client.admin().fetchOffsets(group)
     kill(zombie, 'SIGCONT') // it commits offset 0 for the partition it still believes it owns
-    await waitFor(() => zombie.events.find((e) => e.event === 'commit'), { description: 'the zombie\'s commit attempt' })
+    await waitFor(() => zombie.events.find((e) => e.event === 'commit'), { description: "the zombie's commit attempt" })
     const attempt = zombie.events.find((e) => e.event === 'commit')!
     expect(attempt.ok, JSON.stringify(attempt)).toBe(false)
     expect(['UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION', 'REBALANCE_IN_PROGRESS']).toContain(attempt.code)
@@ -195,13 +251,17 @@ describe('consumer groups across processes', () => {
     const topic = await newTopic(4)
     const group = `restart-${randomUUID()}`
     const members = ['r1', 'r2'].map((name) => startMember(name, { GROUP: group, TOPIC: topic }))
-    onTestFinished(() => { for (const m of members) kill(m) })
+    onTestFinished(() => {
+      for (const m of members) kill(m)
+    })
     await stableWith(group, ['r1', 'r2'], all(topic, 4), 60_000)
     const first = range('first', 200)
     await produce(topic, first)
     await processedBy(members, first)
-    await waitFor(async () => (await client.admin().fetchOffsets(group)).reduce((n, o) => n + Number(o.offset), 0) === 200,
-      { description: 'all 200 offsets committed' })
+    await waitFor(
+      async () => (await client.admin().fetchOffsets(group)).reduce((n, o) => n + Number(o.offset), 0) === 200,
+      { description: 'all 200 offsets committed' },
+    )
     const port = cluster.metadata.port
     cluster.metadata.kill('SIGKILL')
     await cluster.metadata.exited
@@ -212,23 +272,30 @@ describe('consumer groups across processes', () => {
     // Nothing committed before the restart was processed again.
     const processed = members.flatMap((m) => m.values()).filter((v) => v.startsWith('first-'))
     expect(processed.length).toBe(first.length)
-    await waitFor(async () => (await client.admin().fetchOffsets(group)).reduce((n, o) => n + Number(o.offset), 0) === 400,
-      { description: 'all 400 offsets committed after the restart', timeoutMs: 30_000 })
+    await waitFor(
+      async () => (await client.admin().fetchOffsets(group)).reduce((n, o) => n + Number(o.offset), 0) === 400,
+      { description: 'all 400 offsets committed after the restart', timeoutMs: 30_000 },
+    )
   })
 
   it('sluice groups list / describe / reset-offsets / delete', async () => {
     assertBuilt()
-    const sluice = async (args: string[]) => await runSluice(['--bootstrap', cluster.bootstrap.join(','), 'groups', ...args])
+    const sluice = async (args: string[]) =>
+      await runSluice(['--bootstrap', cluster.bootstrap.join(','), 'groups', ...args])
     const topic = await newTopic(2)
     const group = `cli-${randomUUID()}`
     const m = startMember('cli-member', { GROUP: group, TOPIC: topic })
-    onTestFinished(() => { kill(m) })
+    onTestFinished(() => {
+      kill(m)
+    })
     await stableWith(group, ['cli-member'], all(topic, 2), 60_000)
     const values = range('c', 100)
     await produce(topic, values)
     await processedBy([m], values)
-    await waitFor(async () => (await client.admin().fetchOffsets(group)).reduce((n, o) => n + Number(o.offset), 0) === 100,
-      { description: 'all 100 offsets committed' })
+    await waitFor(
+      async () => (await client.admin().fetchOffsets(group)).reduce((n, o) => n + Number(o.offset), 0) === 100,
+      { description: 'all 100 offsets committed' },
+    )
 
     const listed = await sluice(['list', '--json'])
     expect(listed.code, listed.stderr).toBe(0)
@@ -251,7 +318,10 @@ describe('consumer groups across processes', () => {
     expect((await client.admin().fetchOffsets(group)).reduce((n, o) => n + Number(o.offset), 0)).toBe(100)
     const done = await sluice(['reset-offsets', group, '--topic', topic, '--to-earliest', '--execute'])
     expect(done.code, done.stderr).toBe(0)
-    const after = JSON.parse((await sluice(['describe', group, '--json'])).stdout) as { state: string, totalLag: string }
+    const after = JSON.parse((await sluice(['describe', group, '--json'])).stdout) as {
+      state: string
+      totalLag: string
+    }
     expect(after).toMatchObject({ state: 'Empty', totalLag: '100' })
     const deleted = await sluice(['delete', group])
     expect(deleted.code, deleted.stderr).toBe(0)

@@ -12,18 +12,23 @@ import { useFaultCluster, type FaultCluster } from '../src/harness/fault-cluster
 import { isolateBroker, killLeader, rollingRestart, zombieLeader, type StepResult } from '../src/harness/faults.js'
 import { finishWorkload, startWorkload, type Verdict } from '../src/harness/workload.js'
 
-async function cluster (): Promise<FaultCluster> {
+async function cluster(): Promise<FaultCluster> {
   const c = await useFaultCluster(onTestFinished)
   onTestFailed(() => {
-    for (const ref of [...c.brokerIds, 'metadata' as const]) console.log(`--- ${String(ref)} (last lines) ---\n${c.outputTail(ref, 15)}`)
+    for (const ref of [...c.brokerIds, 'metadata' as const])
+      console.log(`--- ${String(ref)} (last lines) ---\n${c.outputTail(ref, 15)}`)
   })
   return c
 }
 
-function expectSafe (verdict: Verdict, steps: StepResult[]): void {
+function expectSafe(verdict: Verdict, steps: StepResult[]): void {
   expect(steps.flatMap((s) => s.problems)).toEqual([])
   expect(verdict.report, verdict.text).toMatchObject({
-    acknowledgedMissing: 0, offsetMismatch: 0, duplicates: 0, reordered: 0, phantom: 0,
+    acknowledgedMissing: 0,
+    offsetMismatch: 0,
+    duplicates: 0,
+    reordered: 0,
+    phantom: 0,
   })
   expect(verdict.divergence, verdict.text).toEqual([])
   // The load ran across the fault: writes were acknowledged before, during and after it.

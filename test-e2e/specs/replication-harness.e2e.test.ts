@@ -12,17 +12,24 @@ import { analyze, formatReport, LoadRecorder, type ReadRecord } from '../src/har
 import { mulberry32, parseSoakArgs } from '../src/harness/random.js'
 import { startTcpProxy, type TcpProxy } from '../src/harness/tcp-proxy.js'
 
-interface EchoServer { port: number, received: () => string, connections: () => number }
+interface EchoServer {
+  port: number
+  received: () => string
+  connections: () => number
+}
 
 /** Echoes every byte back and remembers what it got (all connections together). */
-async function echoServer (): Promise<EchoServer> {
+async function echoServer(): Promise<EchoServer> {
   const chunks: Buffer[] = []
   let connections = 0
   const sockets = new Set<net.Socket>()
   const server = net.createServer((s) => {
     connections++
     sockets.add(s)
-    s.on('data', (c: Buffer) => { chunks.push(c); s.write(c) })
+    s.on('data', (c: Buffer) => {
+      chunks.push(c)
+      s.write(c)
+    })
     s.on('error', () => {})
     s.on('close', () => sockets.delete(s))
   })
@@ -38,9 +45,13 @@ async function echoServer (): Promise<EchoServer> {
   }
 }
 
-interface TestClient { socket: net.Socket, echoed: () => string, closed: Promise<string> }
+interface TestClient {
+  socket: net.Socket
+  echoed: () => string
+  closed: Promise<string>
+}
 
-function connectClient (port: number): TestClient {
+function connectClient(port: number): TestClient {
   const socket = net.connect(port, '127.0.0.1')
   const chunks: Buffer[] = []
   socket.on('data', (c: Buffer) => chunks.push(c))
@@ -48,13 +59,17 @@ function connectClient (port: number): TestClient {
     socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message))
     socket.on('close', () => resolve('closed'))
   })
-  onTestFinished(() => { socket.destroy() })
+  onTestFinished(() => {
+    socket.destroy()
+  })
   return { socket, echoed: () => Buffer.concat(chunks).toString('utf8'), closed }
 }
 
-async function proxyTo (port: number): Promise<TcpProxy> {
+async function proxyTo(port: number): Promise<TcpProxy> {
   const proxy = await startTcpProxy({ target: `127.0.0.1:${port}`, name: 'test' })
-  onTestFinished(async () => { await proxy.close() })
+  onTestFinished(async () => {
+    await proxy.close()
+  })
   return proxy
 }
 
@@ -104,7 +119,10 @@ describe('tcp proxy', () => {
     open.socket.write('a2')
     const late = connectClient(proxy.port)
     late.socket.write('b1')
-    await waitFor(() => proxy.stats().accepted === 2, { timeoutMs: 5_000, description: 'the proxy to accept the new connection' })
+    await waitFor(() => proxy.stats().accepted === 2, {
+      timeoutMs: 5_000,
+      description: 'the proxy to accept the new connection',
+    })
     // Absence can only be observed over a window: nothing may get through during it.
     await delay(300)
     expect(echo.received()).toBe('a1')
@@ -113,7 +131,10 @@ describe('tcp proxy', () => {
     expect(late.socket.destroyed).toBe(false)
 
     proxy.heal()
-    await waitFor(() => open.echoed() === 'a1a2' && late.echoed() === 'b1', { timeoutMs: 5_000, description: 'the held bytes' })
+    await waitFor(() => open.echoed() === 'a1a2' && late.echoed() === 'b1', {
+      timeoutMs: 5_000,
+      description: 'the held bytes',
+    })
     expect(echo.connections()).toBe(2)
     expect(proxy.stats().reset).toBe(0)
   })
@@ -136,7 +157,9 @@ describe('tcp proxy', () => {
     const second = await echoServer()
     let target = `127.0.0.1:${first.port}`
     const proxy = await startTcpProxy({ target: () => target })
-    onTestFinished(async () => { await proxy.close() })
+    onTestFinished(async () => {
+      await proxy.close()
+    })
     const a = connectClient(proxy.port)
     a.socket.write('one')
     await waitFor(() => a.echoed() === 'one', { timeoutMs: 5_000, description: 'the first echo' })
@@ -152,8 +175,12 @@ describe('tcp proxy', () => {
   })
 })
 
-const rec = (partition: number, offset: bigint, key: string, seq: number): ReadRecord =>
-  ({ partition, offset, key, value: `${key}:${seq}` })
+const rec = (partition: number, offset: bigint, key: string, seq: number): ReadRecord => ({
+  partition,
+  offset,
+  key,
+  value: `${key}:${seq}`,
+})
 
 describe('checker', () => {
   it('passes a clean history and counts readable records that were never acknowledged', () => {
@@ -165,10 +192,19 @@ describe('checker', () => {
     const read = [rec(0, 0n, 'k1', 0), rec(0, 1n, 'k1', 1), rec(1, 0n, 'k2', 0), rec(1, 1n, 'k2', 1)]
     const report = analyze(load, read)
     expect(report).toMatchObject({
-      acknowledged: 3, failed: 1, read: 4, acknowledgedMissing: 0, offsetMismatch: 0, duplicates: 0, reordered: 0, unacknowledgedReadable: 1,
+      acknowledged: 3,
+      failed: 1,
+      read: 4,
+      acknowledgedMissing: 0,
+      offsetMismatch: 0,
+      duplicates: 0,
+      reordered: 0,
+      unacknowledgedReadable: 1,
     })
     expect(report.ok).toBe(true)
-    expect(formatReport('clean', report)).toMatch(/^CHECK clean: OK acked=3 failed=1 read=4 missing=0 offsetMismatch=0 duplicates=0 reordered=0 unackedReadable=1/)
+    expect(formatReport('clean', report)).toMatch(
+      /^CHECK clean: OK acked=3 failed=1 read=4 missing=0 offsetMismatch=0 duplicates=0 reordered=0 unackedReadable=1/,
+    )
   })
 
   it('finds lost, duplicated, reordered and misplaced records', () => {
@@ -177,9 +213,12 @@ describe('checker', () => {
     load.acked({ partition: 1, offset: 0n, key: 'j', seq: 0 })
     load.acked({ partition: 1, offset: 1n, key: 'j', seq: 1 })
     const read = [
-      rec(0, 0n, 'k', 0), rec(0, 1n, 'k', 2), rec(0, 2n, 'k', 1), // 1 and 2 swapped: reordered, both misplaced
+      rec(0, 0n, 'k', 0),
+      rec(0, 1n, 'k', 2),
+      rec(0, 2n, 'k', 1), // 1 and 2 swapped: reordered, both misplaced
       rec(0, 3n, 'k', 2), // 2 again: a duplicate (counted once, not also as reordered); 3 is lost
-      rec(1, 0n, 'j', 0), rec(1, 1n, 'j', 1),
+      rec(1, 0n, 'j', 0),
+      rec(1, 1n, 'j', 1),
     ]
     const report = analyze(load, read)
     expect(report.acknowledgedMissing).toBe(1)

@@ -16,14 +16,19 @@ describe('replication faults, randomized', () => {
     const c = await useFaultCluster(onTestFinished)
     onTestFailed(() => {
       console.log(`random fault run FAILED with seed ${seed} (replay: SLUICE_E2E_SEED=${seed})`)
-      for (const ref of [...c.brokerIds, 'metadata' as const]) console.log(`--- ${String(ref)} (last lines) ---\n${c.outputTail(ref, 15)}`)
+      for (const ref of [...c.brokerIds, 'metadata' as const])
+        console.log(`--- ${String(ref)} (last lines) ---\n${c.outputTail(ref, 15)}`)
     })
     const result = await runRandomFaults(c, { seed, topic: 'faults-random', maxSteps: 3, budgetMs: 30_000 })
     const { verdict } = result
     expect(result.steps.length).toBeGreaterThan(0)
     expect(result.steps.flatMap((s) => s.problems)).toEqual([])
     expect(verdict.report, verdict.text).toMatchObject({
-      acknowledgedMissing: 0, offsetMismatch: 0, duplicates: 0, reordered: 0, phantom: 0,
+      acknowledgedMissing: 0,
+      offsetMismatch: 0,
+      duplicates: 0,
+      reordered: 0,
+      phantom: 0,
     })
     expect(verdict.divergence, verdict.text).toEqual([])
     expect(verdict.report.acknowledged).toBeGreaterThanOrEqual(400)

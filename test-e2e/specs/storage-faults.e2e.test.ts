@@ -19,34 +19,60 @@ import type { SluiceError } from '@sluice/protocol'
 import { waitFor } from '@sluice/testkit'
 import { useFaultCluster, type FaultCluster, type FaultClusterOptions } from '../src/harness/fault-cluster.js'
 import { readTopic } from '../src/harness/read-back.js'
-import { fillDisk, flipByte, jsonLines, mountTmpfs, partitionsIn, segmentFiles, type SegmentFile } from '../src/harness/storage.js'
+import {
+  fillDisk,
+  flipByte,
+  jsonLines,
+  mountTmpfs,
+  partitionsIn,
+  segmentFiles,
+  type SegmentFile,
+} from '../src/harness/storage.js'
 import { finishWorkload, startWorkload, type Verdict } from '../src/harness/workload.js'
 
-interface Observed { cluster: FaultCluster, output: (name: string) => Array<Record<string, unknown>> }
+interface Observed {
+  cluster: FaultCluster
+  output: (name: string) => Array<Record<string, unknown>>
+}
 
-async function cluster (options: FaultClusterOptions = {}): Promise<Observed> {
+async function cluster(options: FaultClusterOptions = {}): Promise<Observed> {
   const lines = new Map<string, string[]>()
   const c = await useFaultCluster(onTestFinished, {
     ...options,
     onOutputLine: (name, line) => {
       let list = lines.get(name)
-      if (list === undefined) { list = []; lines.set(name, list) }
+      if (list === undefined) {
+        list = []
+        lines.set(name, list)
+      }
       list.push(line)
     },
   })
   onTestFailed(() => {
-    for (const ref of [...c.brokerIds, 'metadata' as const]) console.log(`--- ${String(ref)} (last lines) ---\n${c.outputTail(ref, 15)}`)
+    for (const ref of [...c.brokerIds, 'metadata' as const])
+      console.log(`--- ${String(ref)} (last lines) ---\n${c.outputTail(ref, 15)}`)
     for (const id of c.brokerIds) {
-      const warnings = jsonLines(lines.get(`broker-${id}`) ?? []).filter((l) => (l.level as number) >= 40 || l.msg === 'logs loaded')
-      console.log(`--- broker-${id} warnings and loads ---\n${warnings.slice(-30).map((l) => JSON.stringify(l)).join('\n')}`)
+      const warnings = jsonLines(lines.get(`broker-${id}`) ?? []).filter(
+        (l) => (l.level as number) >= 40 || l.msg === 'logs loaded',
+      )
+      console.log(
+        `--- broker-${id} warnings and loads ---\n${warnings
+          .slice(-30)
+          .map((l) => JSON.stringify(l))
+          .join('\n')}`,
+      )
     }
   })
   return { cluster: c, output: (name) => jsonLines(lines.get(name) ?? []) }
 }
 
-function expectSafe (verdict: Verdict, minAcked = 400): void {
+function expectSafe(verdict: Verdict, minAcked = 400): void {
   expect(verdict.report, verdict.text).toMatchObject({
-    acknowledgedMissing: 0, offsetMismatch: 0, duplicates: 0, reordered: 0, phantom: 0,
+    acknowledgedMissing: 0,
+    offsetMismatch: 0,
+    duplicates: 0,
+    reordered: 0,
+    phantom: 0,
   })
   expect(verdict.divergence, verdict.text).toEqual([])
   expect(verdict.report.acknowledged).toBeGreaterThanOrEqual(minAcked)
@@ -55,9 +81,12 @@ function expectSafe (verdict: Verdict, minAcked = 400): void {
 const DROPPED_TAIL = 'dropped invalid tail of segment during recovery'
 
 /** The newest segment with at least `batches` whole batches. */
-function segmentWith (segments: readonly SegmentFile[], batches: number): SegmentFile {
+function segmentWith(segments: readonly SegmentFile[], batches: number): SegmentFile {
   const s = [...segments].reverse().find((x) => x.batches.length >= batches)
-  if (s === undefined) throw new Error(`no segment with ${batches} batches among ${segments.map((x) => `${x.path} (${x.batches.length})`).join(', ')}`)
+  if (s === undefined)
+    throw new Error(
+      `no segment with ${batches} batches among ${segments.map((x) => `${x.path} (${x.batches.length})`).join(', ')}`,
+    )
   return s
 }
 
@@ -70,10 +99,15 @@ describe('storage faults (real processes, checked by the replication checker)', 
       return
     }
     const otherRoot = await mkdtemp(path.join(os.tmpdir(), 'sluice-e2e-disk-'))
-    onTestFinished(async () => { await rm(otherRoot, { recursive: true, force: true }) })
+    onTestFinished(async () => {
+      await rm(otherRoot, { recursive: true, force: true })
+    })
     const small = path.join(mounted.dir, 'data')
     const large = path.join(otherRoot, 'data')
-    const { cluster: c, output } = await cluster({ brokers: 1, extraBrokerArgs: () => ['--data-dirs', `${small},${large}`] })
+    const { cluster: c, output } = await cluster({
+      brokers: 1,
+      extraBrokerArgs: () => ['--data-dirs', `${small},${large}`],
+    })
     const w = await startWorkload(c, {
       topic: 'disk-full',
       partitions: 4,
@@ -84,27 +118,44 @@ describe('storage faults (real processes, checked by the replication checker)', 
     })
     let onSmall: number[] = []
     let onLarge: number[] = []
-    await waitFor(async () => {
-      onSmall = await partitionsIn(small, w.topic)
-      onLarge = await partitionsIn(large, w.topic)
-      return onSmall.length + onLarge.length === 4
-    }, { timeoutMs: 20_000, description: 'the broker to create every partition log' })
+    await waitFor(
+      async () => {
+        onSmall = await partitionsIn(small, w.topic)
+        onLarge = await partitionsIn(large, w.topic)
+        return onSmall.length + onLarge.length === 4
+      },
+      { timeoutMs: 20_000, description: 'the broker to create every partition log' },
+    )
     c.log(`partitions on the tmpfs: ${onSmall.join(',')}; on the other dir: ${onLarge.join(',')}`)
     expect([onSmall.length, onLarge.length]).toEqual([2, 2]) // placement: the dir with the fewest partitions
-    const ackedOn = (ps: readonly number[]): number => [...w.recorder.ackedById.values()].filter((a) => ps.includes(a.partition)).length
+    const ackedOn = (ps: readonly number[]): number =>
+      [...w.recorder.ackedById.values()].filter((a) => ps.includes(a.partition)).length
     await w.load.waitForMoreAcks(400)
 
     const filler = path.join(mounted.dir, 'filler')
     c.log(`tmpfs filled with ${await fillDisk(filler)} bytes`)
-    const probe = c.client.producer({ acks: 'all', idempotent: false, lingerMs: 0, deliveryTimeoutMs: 1500, requestTimeoutMs: 1000 })
-    onTestFinished(async () => { await probe.close().catch(() => {}) })
+    const probe = c.client.producer({
+      acks: 'all',
+      idempotent: false,
+      lingerMs: 0,
+      deliveryTimeoutMs: 1500,
+      requestTimeoutMs: 1000,
+    })
+    onTestFinished(async () => {
+      await probe.close().catch(() => {})
+    })
     // A page the log had already started may take a few more bytes; then every append fails.
     let failure: SluiceError | undefined
-    await waitFor(async () => {
-      failure = await probe.send({ topic: w.topic, records: [{ value: 'probe', partition: onSmall[0]! }] })
-        .then(() => undefined, (err: SluiceError) => err)
-      return failure !== undefined
-    }, { timeoutMs: 30_000, description: 'a produce to the full disk to fail' })
+    await waitFor(
+      async () => {
+        failure = await probe.send({ topic: w.topic, records: [{ value: 'probe', partition: onSmall[0]! }] }).then(
+          () => undefined,
+          (err: SluiceError) => err,
+        )
+        return failure !== undefined
+      },
+      { timeoutMs: 30_000, description: 'a produce to the full disk to fail' },
+    )
     c.log(`produce to the full disk: ${failure!.code}: ${failure!.message}`)
     expect(failure!.code).toBe('DELIVERY_TIMEOUT')
     expect((failure!.cause as SluiceError).code).toBe('KAFKA_STORAGE_ERROR')
@@ -113,14 +164,20 @@ describe('storage faults (real processes, checked by the replication checker)', 
     // The other dir keeps taking writes, and everything stays readable.
     await probe.send({ topic: w.topic, records: [{ value: 'probe', partition: onLarge[0]! }] })
     const largeBefore = ackedOn(onLarge)
-    await waitFor(() => ackedOn(onLarge) >= largeBefore + 100, { timeoutMs: 30_000, description: 'acks on the other dir while the tmpfs is full' })
+    await waitFor(() => ackedOn(onLarge) >= largeBefore + 100, {
+      timeoutMs: 30_000,
+      description: 'acks on the other dir while the tmpfs is full',
+    })
     const smallWhileFull = ackedOn(onSmall)
     const readWhileFull = await readTopic(c.client, w.topic, { timeoutMs: 30_000 })
     expect(readWhileFull.filter((r) => onSmall.includes(r.partition)).length).toBeGreaterThanOrEqual(smallWhileFull)
 
     await rm(filler)
     c.log('space returned')
-    await waitFor(() => ackedOn(onSmall) >= smallWhileFull + 100, { timeoutMs: 30_000, description: 'writes to the tmpfs partitions to resume' })
+    await waitFor(() => ackedOn(onSmall) >= smallWhileFull + 100, {
+      timeoutMs: 30_000,
+      description: 'writes to the tmpfs partitions to resume',
+    })
     await probe.send({ topic: w.topic, records: [{ value: 'probe', partition: onSmall[0]! }] })
 
     // Nothing half-written stays: with the load stopped, a kill -9 makes the restart scan every
@@ -164,7 +221,9 @@ describe('storage faults (real processes, checked by the replication checker)', 
     const missingIndex = segments2[0]!.path.replace(/\.log$/, '.index')
     await rm(missingIndex)
     await appendFile(segments2[1]!.path.replace(/\.log$/, '.timeindex'), Buffer.alloc(5, 0xee))
-    c.log(`corrupted broker-${victim}: ${corrupt.path}@${badBatch.position}, torn ${torn.path}@${tornBatch.position + 20}, removed ${missingIndex}`)
+    c.log(
+      `corrupted broker-${victim}: ${corrupt.path}@${badBatch.position}, torn ${torn.path}@${tornBatch.position + 20}, removed ${missingIndex}`,
+    )
 
     await c.start(victim)
     await w.load.waitForMoreAcks(300)
@@ -175,14 +234,23 @@ describe('storage faults (real processes, checked by the replication checker)', 
     const log = output(`broker-${victim}`)
     const dropped = log.filter((l) => l.msg === DROPPED_TAIL)
     expect(dropped.find((l) => l.segment === corrupt.path)).toMatchObject({
-      topic: w.topic, partition: 0, position: badBatch.position, bytesDropped: corrupt.sizeBytes - badBatch.position,
+      topic: w.topic,
+      partition: 0,
+      position: badBatch.position,
+      bytesDropped: corrupt.sizeBytes - badBatch.position,
       reason: expect.stringMatching(/^bad-crc/),
     })
     expect(dropped.find((l) => l.segment === torn.path)).toMatchObject({
-      topic: w.topic, partition: 1, position: tornBatch.position, bytesDropped: 20, reason: expect.stringMatching(/torn tail/),
+      topic: w.topic,
+      partition: 1,
+      position: tornBatch.position,
+      bytesDropped: 20,
+      reason: expect.stringMatching(/torn tail/),
     })
     expect(dropped.filter((l) => l.partition === 2)).toEqual([])
-    const deleted = log.filter((l) => l.msg === 'deleting segment after the recovered end of the log').map((l) => l.segment)
+    const deleted = log
+      .filter((l) => l.msg === 'deleting segment after the recovered end of the log')
+      .map((l) => l.segment)
     expect(deleted).toEqual(expect.arrayContaining([...laterSegments, ...tornLater]))
     expect((await stat(missingIndex)).isFile()).toBe(true)
   })
@@ -190,7 +258,10 @@ describe('storage faults (real processes, checked by the replication checker)', 
   it('kill -9 during heavy acks=all writes in fsync mode (one replica): every acknowledged record is there after restart', async () => {
     const { cluster: c, output } = await cluster({ brokers: 1 })
     const w = await startWorkload(c, {
-      topic: 'fsync-kill', partitions: 4, replicationFactor: 1, configs: { flush: 'fsync', 'segment.bytes': String(64 * 1024) },
+      topic: 'fsync-kill',
+      partitions: 4,
+      replicationFactor: 1,
+      configs: { flush: 'fsync', 'segment.bytes': String(64 * 1024) },
       load: { ratePerSec: 2000, maxOutstanding: 256 },
     })
     await w.load.waitForMoreAcks(1500)

@@ -31,16 +31,49 @@ interface Row {
 
 const ROUND_BUDGET_MS = 150_000
 
-function table (rows: readonly Row[]): string {
-  const head = ['round', 'seed', 'steps', 'secs', 'acked', 'failed', 'missing', 'offMismatch', 'dups', 'reordered', 'unackedRead', 'diverged', 'result']
-  const body = rows.map((r) => [r.round, r.seed, r.steps, r.seconds, r.acked, r.failed, r.missing, r.mismatch, r.duplicates,
-    r.reordered, r.unackedReadable, r.diverged, r.result].map(String))
+function table(rows: readonly Row[]): string {
+  const head = [
+    'round',
+    'seed',
+    'steps',
+    'secs',
+    'acked',
+    'failed',
+    'missing',
+    'offMismatch',
+    'dups',
+    'reordered',
+    'unackedRead',
+    'diverged',
+    'result',
+  ]
+  const body = rows.map((r) =>
+    [
+      r.round,
+      r.seed,
+      r.steps,
+      r.seconds,
+      r.acked,
+      r.failed,
+      r.missing,
+      r.mismatch,
+      r.duplicates,
+      r.reordered,
+      r.unackedReadable,
+      r.diverged,
+      r.result,
+    ].map(String),
+  )
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()
   return [line(head), ...body.map(line)].join('\n')
 }
 
-async function main (): Promise<number> {
+async function main(): Promise<number> {
   let args: SoakArgs
   try {
     args = parseSoakArgs(process.argv.slice(2))
@@ -61,8 +94,19 @@ async function main (): Promise<number> {
     const seed = (args.seed + round - 1) >>> 0
     const started = Date.now()
     const row: Row = {
-      round, seed, steps: 0, seconds: 0, acked: 0, failed: 0, missing: 0, mismatch: 0, duplicates: 0, reordered: 0,
-      unackedReadable: 0, diverged: 0, result: 'ERROR',
+      round,
+      seed,
+      steps: 0,
+      seconds: 0,
+      acked: 0,
+      failed: 0,
+      missing: 0,
+      mismatch: 0,
+      duplicates: 0,
+      reordered: 0,
+      unackedReadable: 0,
+      diverged: 0,
+      result: 'ERROR',
     }
     try {
       current = await startFaultCluster({ onEvent: (line) => console.log(`[round ${round}] ${line}`) })
@@ -70,8 +114,14 @@ async function main (): Promise<number> {
       const result = await runRandomFaults(current, { seed, topic: `soak-${round}`, maxSteps: 1_000, budgetMs })
       const r = result.verdict.report
       Object.assign(row, {
-        steps: result.steps.length, acked: r.acknowledged, failed: r.failed, missing: r.acknowledgedMissing,
-        mismatch: r.offsetMismatch, duplicates: r.duplicates, reordered: r.reordered, unackedReadable: r.unacknowledgedReadable,
+        steps: result.steps.length,
+        acked: r.acknowledged,
+        failed: r.failed,
+        missing: r.acknowledgedMissing,
+        mismatch: r.offsetMismatch,
+        duplicates: r.duplicates,
+        reordered: r.reordered,
+        unackedReadable: r.unacknowledgedReadable,
         diverged: result.verdict.divergence.length,
       })
       const stepProblems = result.steps.flatMap((s) => s.problems)
@@ -81,7 +131,9 @@ async function main (): Promise<number> {
       row.result = `ERROR: ${(err as Error).message.split('\n')[0]!.slice(0, 120)}`
       console.log(`[round ${round}] ${(err as Error).stack ?? String(err)}`)
     } finally {
-      await current?.close().catch((err: unknown) => { console.log(`[round ${round}] cleanup failed: ${String(err)}`) })
+      await current?.close().catch((err: unknown) => {
+        console.log(`[round ${round}] cleanup failed: ${String(err)}`)
+      })
       current = undefined
     }
     row.seconds = Math.round((Date.now() - started) / 1000)
@@ -95,7 +147,10 @@ async function main (): Promise<number> {
 }
 
 // Exit explicitly: a client channel left half-closed by a fault must not keep the soak alive.
-main().then((code) => process.exit(code), (err: unknown) => {
-  console.error(err)
-  process.exit(1)
-})
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err)
+    process.exit(1)
+  },
+)

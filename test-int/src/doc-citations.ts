@@ -7,16 +7,26 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 
-export interface Citation { file: string, line: number, page: string, section: string | undefined }
+export interface Citation {
+  file: string
+  line: number
+  page: string
+  section: string | undefined
+}
 
 /** Where a citation does not resolve, and why. */
-export interface BrokenCitation { file: string, line: number, text: string, reason: string }
+export interface BrokenCitation {
+  file: string
+  line: number
+  text: string
+  reason: string
+}
 
 const CITATION = /docs\/([\w-]+\.md)(?:\s*§\s*([\d]+(?:\.[\d]+)?))?/g
 // Pages that live outside the repo; a citation of them cannot be followed from a clone.
 const OUTSIDE = /\bDESIGN(?:\.md)? *§|\bDESIGN\.md\b|shared\/reference\/|\bSTYLE\.md\b|environment-recipes\.md/
 
-export function citationsIn (source: string, file: string): Citation[] {
+export function citationsIn(source: string, file: string): Citation[] {
   const out: Citation[] = []
   const lines = source.split('\n')
   for (let i = 0; i < lines.length; i++) {
@@ -26,19 +36,22 @@ export function citationsIn (source: string, file: string): Citation[] {
 }
 
 /** Section numbers a Markdown page defines in its headings: `## 4. Storage`, `### 3.2 How ...`. */
-export function sectionsOf (markdown: string): Set<string> {
+export function sectionsOf(markdown: string): Set<string> {
   const out = new Set<string>()
   for (const m of markdown.matchAll(/^#{1,6}\s+(\d+(?:\.\d+)?)[.\s]/gm)) out.add(m[1]!)
   return out
 }
 
-export function brokenCitations (files: ReadonlyArray<{ file: string, source: string }>,
-  pages: ReadonlyMap<string, string>): BrokenCitation[] {
+export function brokenCitations(
+  files: ReadonlyArray<{ file: string; source: string }>,
+  pages: ReadonlyMap<string, string>,
+): BrokenCitation[] {
   const broken: BrokenCitation[] = []
   for (const { file, source } of files) {
     const lines = source.split('\n')
     for (let i = 0; i < lines.length; i++) {
-      if (OUTSIDE.test(lines[i]!)) broken.push({ file, line: i + 1, text: lines[i]!.trim(), reason: 'cites a page outside the repo' })
+      if (OUTSIDE.test(lines[i]!))
+        broken.push({ file, line: i + 1, text: lines[i]!.trim(), reason: 'cites a page outside the repo' })
     }
     for (const c of citationsIn(source, file)) {
       const page = pages.get(c.page)
@@ -56,8 +69,8 @@ const SOURCE_FILE = /\.(ts|mjs|js|md|sh|yml|yaml)$/
 const SKIP_DIRS = new Set(['node_modules', 'dist', '.git', '.sluice', 'results', 'generated'])
 
 /** Every source and doc file of the repo, with its text, by repo-relative path. */
-export function readRepoFiles (root: string, dirs: readonly string[]): Array<{ file: string, source: string }> {
-  const out: Array<{ file: string, source: string }> = []
+export function readRepoFiles(root: string, dirs: readonly string[]): Array<{ file: string; source: string }> {
+  const out: Array<{ file: string; source: string }> = []
   const walk = (dir: string): void => {
     for (const name of readdirSync(path.join(root, dir))) {
       if (SKIP_DIRS.has(name)) continue

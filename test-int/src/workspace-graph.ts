@@ -29,7 +29,12 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 
 
 /** Server packages: only the layers in SERVER_IMPORTERS may depend on them. */
 export const SERVER_PACKAGES: readonly string[] = ['@sluice/broker', '@sluice/metadata']
-export const SERVER_IMPORTERS: readonly string[] = ['@sluice/testkit', '@sluice/test-int', '@sluice/test-e2e', '@sluice/bench']
+export const SERVER_IMPORTERS: readonly string[] = [
+  '@sluice/testkit',
+  '@sluice/test-int',
+  '@sluice/test-e2e',
+  '@sluice/bench',
+]
 
 /**
  * Projects that are test code as a whole (every file may import devDependencies). In the
@@ -62,12 +67,12 @@ interface PackageJson {
   optionalDependencies?: Record<string, string>
 }
 
-function readPackageJson (dir: string): PackageJson {
+function readPackageJson(dir: string): PackageJson {
   return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PackageJson
 }
 
 /** The `packages:` globs of pnpm-workspace.yaml (only `dir` and `dir/*` forms are used here). */
-function workspaceGlobs (root: string): string[] {
+function workspaceGlobs(root: string): string[] {
   const globs: string[] = []
   let inPackages = false
   for (const line of readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8').split('\n')) {
@@ -80,18 +85,21 @@ function workspaceGlobs (root: string): string[] {
   return globs
 }
 
-export function readWorkspace (root: string = REPO_ROOT): Workspace {
+export function readWorkspace(root: string = REPO_ROOT): Workspace {
   const dirs: string[] = []
   for (const glob of workspaceGlobs(root)) {
     if (glob.endsWith('/*')) {
       const parent = glob.slice(0, -2)
       for (const entry of readdirSync(join(root, parent), { withFileTypes: true })) {
-        if (entry.isDirectory() && existsSync(join(root, parent, entry.name, 'package.json'))) dirs.push(`${parent}/${entry.name}`)
+        if (entry.isDirectory() && existsSync(join(root, parent, entry.name, 'package.json')))
+          dirs.push(`${parent}/${entry.name}`)
       }
     } else if (existsSync(join(root, glob, 'package.json'))) {
       dirs.push(glob)
     } else {
-      throw new Error(`pnpm-workspace.yaml names ${glob}, which has no package.json (or is a glob this reader does not expand)`)
+      throw new Error(
+        `pnpm-workspace.yaml names ${glob}, which has no package.json (or is a glob this reader does not expand)`,
+      )
     }
   }
   const projects = dirs.sort().map((dir): WorkspaceProject => {
@@ -100,7 +108,11 @@ export function readWorkspace (root: string = REPO_ROOT): Workspace {
     return {
       name: pkg.name,
       dir,
-      dependencies: new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]),
+      dependencies: new Set([
+        ...Object.keys(pkg.dependencies ?? {}),
+        ...Object.keys(pkg.peerDependencies ?? {}),
+        ...Object.keys(pkg.optionalDependencies ?? {}),
+      ]),
       devDependencies: new Set(Object.keys(pkg.devDependencies ?? {})),
     }
   })
@@ -108,7 +120,7 @@ export function readWorkspace (root: string = REPO_ROOT): Workspace {
 }
 
 /** Every source file of a project, relative to the root, with forward slashes. */
-export function sourceFiles (root: string, dir: string): string[] {
+export function sourceFiles(root: string, dir: string): string[] {
   const out: string[] = []
   const walk = (rel: string): void => {
     for (const entry of readdirSync(join(root, rel), { withFileTypes: true })) {
@@ -125,28 +137,30 @@ export function sourceFiles (root: string, dir: string): string[] {
 }
 
 /** The module specifiers a source text imports, re-exports, loads with import() or require(). */
-export function importSpecifiers (source: string): string[] {
+export function importSpecifiers(source: string): string[] {
   return ts.preProcessFile(source, true, true).importedFiles.map((f) => f.fileName)
 }
 
 /** Whether a file is test code of its package: tests, fixtures, test support, micro-benchmarks. */
-export function isTestFile (project: WorkspaceProject, file: string): boolean {
+export function isTestFile(project: WorkspaceProject, file: string): boolean {
   if (TEST_PROJECTS.includes(project.dir)) return true
   const inner = file.slice(project.dir.length + 1)
-  return /\.(test|bench)\.[cm]?[jt]s$/.test(inner) ||
+  return (
+    /\.(test|bench)\.[cm]?[jt]s$/.test(inner) ||
     inner.startsWith('bench/') ||
     inner.split('/').some((segment) => segment === '__fixtures__' || segment === 'test-support')
+  )
 }
 
 /** `@scope/name/sub/path` -> `@scope/name`; `name/sub` -> `name`. */
-export function packageOf (specifier: string): string {
+export function packageOf(specifier: string): string {
   const parts = specifier.split('/')
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
 }
 
 const BUILTINS = new Set(builtinModules)
 
-function isBuiltin (specifier: string): boolean {
+function isBuiltin(specifier: string): boolean {
   return specifier.startsWith('node:') || BUILTINS.has(specifier) || BUILTINS.has(specifier.split('/')[0]!)
 }
 
@@ -157,7 +171,7 @@ export interface ImportViolation {
 }
 
 /** Imports of undeclared packages and relative imports that leave their project. */
-export function importViolations (workspace: Workspace): ImportViolation[] {
+export function importViolations(workspace: Workspace): ImportViolation[] {
   const violations: ImportViolation[] = []
   for (const project of workspace.projects) {
     const projectRoot = join(workspace.root, project.dir)
@@ -169,7 +183,11 @@ export function importViolations (workspace: Workspace): ImportViolation[] {
           const inside = relative(projectRoot, target)
           if (inside.startsWith('..') || inside.startsWith(sep)) {
             const into = packageOfPath(workspace, target)
-            violations.push({ file, specifier, reason: `relative import leaves ${project.dir}${into === undefined ? '' : ` into ${into} (import its entry point instead)`}` })
+            violations.push({
+              file,
+              specifier,
+              reason: `relative import leaves ${project.dir}${into === undefined ? '' : ` into ${into} (import its entry point instead)`}`,
+            })
           }
           continue
         }
@@ -185,19 +203,19 @@ export function importViolations (workspace: Workspace): ImportViolation[] {
   return violations
 }
 
-function packageOfPath (workspace: Workspace, absolute: string): string | undefined {
+function packageOfPath(workspace: Workspace, absolute: string): string | undefined {
   const rel = relative(workspace.root, absolute).split(sep).join('/')
   return workspace.projects.find((p) => rel === p.dir || rel.startsWith(`${p.dir}/`))?.name
 }
 
 /** Workspace projects a project depends on (dependencies and devDependencies). */
-function workspaceEdges (workspace: Workspace, project: WorkspaceProject): string[] {
+function workspaceEdges(workspace: Workspace, project: WorkspaceProject): string[] {
   const names = new Set(workspace.projects.map((p) => p.name))
   return [...project.dependencies, ...project.devDependencies].filter((d) => names.has(d) && d !== project.name).sort()
 }
 
 /** Every elementary cycle found by a depth-first walk, each as `a -> b -> a`. */
-export function workspaceCycles (workspace: Workspace): string[] {
+export function workspaceCycles(workspace: Workspace): string[] {
   const byName = new Map(workspace.projects.map((p) => [p.name, p]))
   const cycles = new Set<string>()
   const visit = (name: string, path: string[]): void => {
@@ -217,12 +235,15 @@ export function workspaceCycles (workspace: Workspace): string[] {
 }
 
 /** Projects that depend on a server package without being a layer above the servers. */
-export function directionViolations (workspace: Workspace): string[] {
+export function directionViolations(workspace: Workspace): string[] {
   const out: string[] = []
   for (const project of workspace.projects) {
     if (SERVER_IMPORTERS.includes(project.name)) continue
     for (const dep of workspaceEdges(workspace, project)) {
-      if (SERVER_PACKAGES.includes(dep)) out.push(`${project.name} (${project.dir}) depends on the server package ${dep}; only ${SERVER_IMPORTERS.join(', ')} may`)
+      if (SERVER_PACKAGES.includes(dep))
+        out.push(
+          `${project.name} (${project.dir}) depends on the server package ${dep}; only ${SERVER_IMPORTERS.join(', ')} may`,
+        )
     }
   }
   return out
@@ -234,7 +255,7 @@ export function directionViolations (workspace: Workspace): string[] {
  * package after what it imports). Projects without a tsconfig.json, or without references and
  * composite output (test-int, test-e2e), are not checked.
  */
-export function referenceMismatches (workspace: Workspace): string[] {
+export function referenceMismatches(workspace: Workspace): string[] {
   const byDir = new Map(workspace.projects.map((p) => [p.dir, p.name]))
   const names = new Set(workspace.projects.map((p) => p.name))
   const out: string[] = []
@@ -244,11 +265,20 @@ export function referenceMismatches (workspace: Workspace): string[] {
     const config = JSON.parse(readFileSync(file, 'utf8')) as { references?: Array<{ path: string }> }
     if (config.references === undefined) continue
     const referenced = config.references
-      .map((r) => byDir.get(relative(workspace.root, resolve(workspace.root, project.dir, r.path)).split(sep).join('/')) ?? r.path)
+      .map(
+        (r) =>
+          byDir.get(
+            relative(workspace.root, resolve(workspace.root, project.dir, r.path))
+              .split(sep)
+              .join('/'),
+          ) ?? r.path,
+      )
       .sort()
     const declared = [...project.dependencies].filter((d) => names.has(d) && d !== project.name).sort()
     if (referenced.join() !== declared.join()) {
-      out.push(`${project.dir}/tsconfig.json references [${referenced.join(', ')}] but package.json depends on [${declared.join(', ')}]`)
+      out.push(
+        `${project.dir}/tsconfig.json references [${referenced.join(', ')}] but package.json depends on [${declared.join(', ')}]`,
+      )
     }
   }
   return out

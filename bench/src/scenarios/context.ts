@@ -62,7 +62,7 @@ export const DEFAULT_TUNING: ProducerTuning = {
   batchBytes: 256 * 1024,
   maxInFlight: 5,
   bufferBytes: 32 * 1024 * 1024,
-  ...JSON.parse(process.env.SLUICE_BENCH_TUNING ?? '{}') as Partial<ProducerTuning>,
+  ...(JSON.parse(process.env.SLUICE_BENCH_TUNING ?? '{}') as Partial<ProducerTuning>),
 }
 
 export interface BenchContext {
@@ -77,15 +77,20 @@ export interface BenchContext {
   /** pid -> what that process was, for naming CPU profiles. */
   pidRoles: Map<number, string>
   /** Measured windows (monotonic µs): profile summaries count only samples inside them. */
-  windowsUs: Array<{ from: number, to: number }>
+  windowsUs: Array<{ from: number; to: number }>
 }
 
-export function wants (ctx: BenchContext, id: string): boolean {
+export function wants(ctx: BenchContext, id: string): boolean {
   return ctx.only === undefined || ctx.only.has(id)
 }
 
-export function producerConfig (ctx: BenchContext, cluster: BenchCluster, topic: string, partitions: number,
-  over: Partial<Omit<ProducerWorkerConfig, 'tuning'>> & { tuning?: Partial<ProducerTuning> } = {}): ProducerWorkerConfig {
+export function producerConfig(
+  ctx: BenchContext,
+  cluster: BenchCluster,
+  topic: string,
+  partitions: number,
+  over: Partial<Omit<ProducerWorkerConfig, 'tuning'>> & { tuning?: Partial<ProducerTuning> } = {},
+): ProducerWorkerConfig {
   const { tuning, ...rest } = over
   return {
     bootstrap: cluster.bootstrap,
@@ -103,7 +108,11 @@ export function producerConfig (ctx: BenchContext, cluster: BenchCluster, topic:
   }
 }
 
-export function consumerConfig (cluster: BenchCluster, topic: string, over: Partial<ConsumerWorkerConfig> = {}): ConsumerWorkerConfig {
+export function consumerConfig(
+  cluster: BenchCluster,
+  topic: string,
+  over: Partial<ConsumerWorkerConfig> = {},
+): ConsumerWorkerConfig {
   return {
     bootstrap: cluster.bootstrap,
     topic,
@@ -119,28 +128,30 @@ export function consumerConfig (cluster: BenchCluster, topic: string, over: Part
   }
 }
 
-export function profileFlags (ctx: BenchContext): string[] {
+export function profileFlags(ctx: BenchContext): string[] {
   return ctx.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}`]
 }
 
 /** Remembers which process was which (CPU profiles are named by pid). */
-export function notePids (ctx: BenchContext, label: string, pids: Iterable<[string, number]>): void {
+export function notePids(ctx: BenchContext, label: string, pids: Iterable<[string, number]>): void {
   for (const [name, pid] of pids) ctx.pidRoles.set(pid, `${label} ${name}`)
 }
 
 /** Remembers a load's workers and measured window, for the profile summaries. */
-export function noteLoad (ctx: BenchContext, label: string, out: LoadOutcome): void {
+export function noteLoad(ctx: BenchContext, label: string, out: LoadOutcome): void {
   notePids(ctx, label, Object.entries(out.pids))
   ctx.windowsUs.push(out.windowUs)
 }
 
 /** A row from a producer-only or consumer-only load. */
-export function loadRow (id: string, title: string, setup: string, out: LoadOutcome, notes: string[] = []): ScenarioRow {
+export function loadRow(id: string, title: string, setup: string, out: LoadOutcome, notes: string[] = []): ScenarioRow {
   const main = out.producer ?? out.consumer
-  const errs = out.producer !== undefined && out.producer.errors > 0
-    ? [`${out.producer.errors} send() calls failed, first: ${out.producer.firstError ?? '?'}`]
-    : []
-  const rates = Object.keys(out.requestsPerSec).length === 0 ? [] : [`requests/s: ${describeRequestRates(out.requestsPerSec)}`]
+  const errs =
+    out.producer !== undefined && out.producer.errors > 0
+      ? [`${out.producer.errors} send() calls failed, first: ${out.producer.firstError ?? '?'}`]
+      : []
+  const rates =
+    Object.keys(out.requestsPerSec).length === 0 ? [] : [`requests/s: ${describeRequestRates(out.requestsPerSec)}`]
   return {
     id,
     title,
@@ -153,9 +164,16 @@ export function loadRow (id: string, title: string, setup: string, out: LoadOutc
   }
 }
 
-export function logRow (ctx: BenchContext, row: ScenarioRow): void {
-  const lat = row.latency === undefined ? '' : `, p50 ${row.latency.p50Ms} ms, p99 ${row.latency.p99Ms} ms, p99.9 ${row.latency.p999Ms} ms`
-  const cpu = Object.entries(row.usage).map(([k, u]) => `${k} ${Math.round(u.cpuPercent)}%`).join(' ')
-  ctx.log(`  [${row.id}] ${row.title}: ${row.recordsPerSec?.toLocaleString('en-US') ?? '-'} rec/s, ${row.mbPerSec ?? '-'} MB/s${lat}; CPU ${cpu}`)
+export function logRow(ctx: BenchContext, row: ScenarioRow): void {
+  const lat =
+    row.latency === undefined
+      ? ''
+      : `, p50 ${row.latency.p50Ms} ms, p99 ${row.latency.p99Ms} ms, p99.9 ${row.latency.p999Ms} ms`
+  const cpu = Object.entries(row.usage)
+    .map(([k, u]) => `${k} ${Math.round(u.cpuPercent)}%`)
+    .join(' ')
+  ctx.log(
+    `  [${row.id}] ${row.title}: ${row.recordsPerSec?.toLocaleString('en-US') ?? '-'} rec/s, ${row.mbPerSec ?? '-'} MB/s${lat}; CPU ${cpu}`,
+  )
   for (const n of row.notes) ctx.log(`      note: ${n}`)
 }

@@ -23,11 +23,19 @@ export const LATENCY_TUNING: Partial<ProducerTuning> = {
   acks: 'all',
   lingerMs: 0,
   maxInFlight: 1,
-  ...JSON.parse(process.env.SLUICE_BENCH_LATENCY_TUNING ?? '{}') as Partial<ProducerTuning>,
+  ...(JSON.parse(process.env.SLUICE_BENCH_LATENCY_TUNING ?? '{}') as Partial<ProducerTuning>),
 }
 
-export async function runLatency (ctx: BenchContext, cluster: BenchCluster, topic: string, id: string, title: string,
-  setup: string, durationMs = ctx.mode.latencyDurationMs, ratePerSec = LATENCY_RATE): Promise<ScenarioRow> {
+export async function runLatency(
+  ctx: BenchContext,
+  cluster: BenchCluster,
+  topic: string,
+  id: string,
+  title: string,
+  setup: string,
+  durationMs = ctx.mode.latencyDurationMs,
+  ratePerSec = LATENCY_RATE,
+): Promise<ScenarioRow> {
   const out = await runLoad(cluster, {
     producer: producerConfig(ctx, cluster, topic, 6, {
       mode: 'rate',
@@ -36,7 +44,12 @@ export async function runLatency (ctx: BenchContext, cluster: BenchCluster, topi
       durationMs,
       tuning: LATENCY_TUNING,
     }),
-    consumer: consumerConfig(cluster, topic, { from: 'end', latency: true, warmupMs: ctx.mode.latencyWarmupMs, maxWaitMs: 500 }),
+    consumer: consumerConfig(cluster, topic, {
+      from: 'end',
+      latency: true,
+      warmupMs: ctx.mode.latencyWarmupMs,
+      maxWaitMs: 500,
+    }),
     producerFlags: profileFlags(ctx),
     consumerFlags: profileFlags(ctx),
   })

@@ -19,14 +19,14 @@ import { loadRow, logRow, producerConfig, wants, type BenchContext } from './con
 
 const SCALE_OUTSTANDING_SENDS = Number(process.env.SLUICE_BENCH_SCALE_OUTSTANDING_SENDS ?? 32)
 
-async function idleUsage (cluster: BenchCluster, ms: number): Promise<ProcUsage> {
+async function idleUsage(cluster: BenchCluster, ms: number): Promise<ProcUsage> {
   const pid = cluster.pids.get('broker-1')!
   const sampler = new ProcSampler(new Map([['broker-1', pid]]), 500)
   await new Promise((resolve) => setTimeout(resolve, ms))
   return sampler.stop()['broker-1']!
 }
 
-export async function runPartitionScale (ctx: BenchContext): Promise<void> {
+export async function runPartitionScale(ctx: BenchContext): Promise<void> {
   if (!wants(ctx, '8')) return
   for (const n of ctx.mode.scalePartitions) {
     ctx.log(`partition scale: ${n.toLocaleString('en-US')} partitions (fresh 1-broker cluster)`)
@@ -47,14 +47,26 @@ export async function runPartitionScale (ctx: BenchContext): Promise<void> {
       const notes = [
         `${SCALE_OUTSTANDING_SENDS} send() calls of 1,000 records outstanding`,
         `idle after creating ${n} partitions: CPU ${idle.cpuPercent} % of a core, RSS ${idle.rssLastMb} MB ` +
-        `(empty broker: ${baseline.cpuPercent} %, ${baseline.rssLastMb} MB); creation: leaders after ${(created.leadersMs / 1000).toFixed(1)} s, ` +
-        `every log on disk after ${(created.logsMs / 1000).toFixed(1)} s`,
+          `(empty broker: ${baseline.cpuPercent} %, ${baseline.rssLastMb} MB); creation: leaders after ${(created.leadersMs / 1000).toFixed(1)} s, ` +
+          `every log on disk after ${(created.logsMs / 1000).toFixed(1)} s`,
       ]
       if (!ctx.mode.full && n === ctx.mode.scalePartitions[ctx.mode.scalePartitions.length - 1]) {
         notes.push('short mode stops at 1,000 partitions; run --full for 10,000')
       }
-      const row = loadRow(`8/${n}`, `${n.toLocaleString('en-US')} partitions, all active`, 'RF1 acks=1 spread', out, notes)
-      row.extra = { ...row.extra, idle, baseline, leadersMs: Math.round(created.leadersMs), logsMs: Math.round(created.logsMs) }
+      const row = loadRow(
+        `8/${n}`,
+        `${n.toLocaleString('en-US')} partitions, all active`,
+        'RF1 acks=1 spread',
+        out,
+        notes,
+      )
+      row.extra = {
+        ...row.extra,
+        idle,
+        baseline,
+        leadersMs: Math.round(created.leadersMs),
+        logsMs: Math.round(created.logsMs),
+      }
       ctx.rows.push(row)
       logRow(ctx, row)
     } finally {

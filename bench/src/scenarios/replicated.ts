@@ -13,12 +13,21 @@
 import { startBenchCluster, type BenchCluster } from '../bench-cluster.js'
 import type { ScenarioRow } from '../results.js'
 import { runLoad } from '../run-load.js'
-import { loadRow, logRow, noteLoad, notePids, producerConfig, profileFlags, wants, type BenchContext } from './context.js'
+import {
+  loadRow,
+  logRow,
+  noteLoad,
+  notePids,
+  producerConfig,
+  profileFlags,
+  wants,
+  type BenchContext,
+} from './context.js'
 import { runLatency } from './latency.js'
 
-async function replicationNote (cluster: BenchCluster, topic: string): Promise<{ note: string, replicating: boolean }> {
+async function replicationNote(cluster: BenchCluster, topic: string): Promise<{ note: string; replicating: boolean }> {
   const { leaderBytes, followerBytesPerReplica } = await cluster.replicationCheck(topic)
-  const pct = leaderBytes > 0 ? followerBytesPerReplica / leaderBytes * 100 : 0
+  const pct = leaderBytes > 0 ? (followerBytesPerReplica / leaderBytes) * 100 : 0
   const replicating = pct >= 50
   const mb = (b: number): string => (b / 1e6).toFixed(1)
   return {
@@ -30,8 +39,16 @@ async function replicationNote (cluster: BenchCluster, topic: string): Promise<{
   }
 }
 
-async function throughputRow (ctx: BenchContext, cluster: BenchCluster, id: string, title: string, setup: string,
-  topic: string, configs: Record<string, string>, acks: 1 | 'all'): Promise<ScenarioRow> {
+async function throughputRow(
+  ctx: BenchContext,
+  cluster: BenchCluster,
+  id: string,
+  title: string,
+  setup: string,
+  topic: string,
+  configs: Record<string, string>,
+  acks: 1 | 'all',
+): Promise<ScenarioRow> {
   await cluster.createTopic({ name: topic, partitions: 6, replicationFactor: 3, configs })
   const out = await runLoad(cluster, {
     producer: producerConfig(ctx, cluster, topic, 6, { tuning: { acks } }),
@@ -44,32 +61,82 @@ async function throughputRow (ctx: BenchContext, cluster: BenchCluster, id: stri
   return row
 }
 
-export async function runReplicated (ctx: BenchContext): Promise<void> {
+export async function runReplicated(ctx: BenchContext): Promise<void> {
   if (!['2', '3', '6', '9'].some((id) => wants(ctx, id))) return
   ctx.log('three-broker cluster (1 metadata + 3 broker processes)')
   const cluster = await startBenchCluster({ brokers: 3, profileDir: ctx.profileDir })
   notePids(ctx, 'three-broker cluster:', cluster.pids)
   try {
-    const add = (row: ScenarioRow): void => { ctx.rows.push(row); logRow(ctx, row) }
+    const add = (row: ScenarioRow): void => {
+      ctx.rows.push(row)
+      logRow(ctx, row)
+    }
     if (wants(ctx, '2')) {
       add(await throughputRow(ctx, cluster, '2', 'producer, 3 brokers', 'RF3 acks=1 6p', 'bench-s2', {}, 1))
     }
     if (wants(ctx, '3')) {
-      add(await throughputRow(ctx, cluster, '3', 'producer, acks=all', 'RF3 acks=all minISR2 6p', 'bench-s3',
-        { 'min.insync.replicas': '2' }, 'all'))
+      add(
+        await throughputRow(
+          ctx,
+          cluster,
+          '3',
+          'producer, acks=all',
+          'RF3 acks=all minISR2 6p',
+          'bench-s3',
+          { 'min.insync.replicas': '2' },
+          'all',
+        ),
+      )
     }
     if (wants(ctx, '6')) {
-      await cluster.createTopic({ name: 'bench-s6', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } })
-      const row = await runLatency(ctx, cluster, 'bench-s6', '6', 'end-to-end latency @10k/s', 'RF3 acks=all minISR2 6p')
+      await cluster.createTopic({
+        name: 'bench-s6',
+        partitions: 6,
+        replicationFactor: 3,
+        configs: { 'min.insync.replicas': '2' },
+      })
+      const row = await runLatency(
+        ctx,
+        cluster,
+        'bench-s6',
+        '6',
+        'end-to-end latency @10k/s',
+        'RF3 acks=all minISR2 6p',
+      )
       row.notes.push((await replicationNote(cluster, 'bench-s6')).note)
       add(row)
-      await cluster.createTopic({ name: 'bench-s6-200', partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } })
-      add(await runLatency(ctx, cluster, 'bench-s6-200', '6/200', 'end-to-end latency @200/s', 'RF3 acks=all minISR2 6p',
-        ctx.mode.latencyDurationMs, 200))
+      await cluster.createTopic({
+        name: 'bench-s6-200',
+        partitions: 6,
+        replicationFactor: 3,
+        configs: { 'min.insync.replicas': '2' },
+      })
+      add(
+        await runLatency(
+          ctx,
+          cluster,
+          'bench-s6-200',
+          '6/200',
+          'end-to-end latency @200/s',
+          'RF3 acks=all minISR2 6p',
+          ctx.mode.latencyDurationMs,
+          200,
+        ),
+      )
     }
     if (wants(ctx, '9')) {
-      add(await throughputRow(ctx, cluster, '9/rf3+fsync', 'replication + fsync', 'RF3 flush=fsync acks=all minISR2 6p',
-        'bench-s9-rf3-fsync', { 'min.insync.replicas': '2', flush: 'fsync' }, 'all'))
+      add(
+        await throughputRow(
+          ctx,
+          cluster,
+          '9/rf3+fsync',
+          'replication + fsync',
+          'RF3 flush=fsync acks=all minISR2 6p',
+          'bench-s9-rf3-fsync',
+          { 'min.insync.replicas': '2', flush: 'fsync' },
+          'all',
+        ),
+      )
     }
   } finally {
     await cluster.stop()

@@ -9,13 +9,27 @@
 import { startBenchCluster } from '../bench-cluster.js'
 import { runLoad } from '../run-load.js'
 import {
-  consumerConfig, loadRow, logRow, noteLoad, notePids, producerConfig, profileFlags, wants, type BenchContext,
+  consumerConfig,
+  loadRow,
+  logRow,
+  noteLoad,
+  notePids,
+  producerConfig,
+  profileFlags,
+  wants,
+  type BenchContext,
 } from './context.js'
 import { runLatency } from './latency.js'
 
-const SIZES: ReadonlyArray<[string, number]> = [['10B', 10], ['100B', 100], ['1KiB', 1024], ['10KiB', 10 * 1024], ['100KiB', 100 * 1024]]
+const SIZES: ReadonlyArray<[string, number]> = [
+  ['10B', 10],
+  ['100B', 100],
+  ['1KiB', 1024],
+  ['10KiB', 10 * 1024],
+  ['100KiB', 100 * 1024],
+]
 
-export async function runSingleBroker (ctx: BenchContext): Promise<void> {
+export async function runSingleBroker(ctx: BenchContext): Promise<void> {
   if (!['1', '4', '5', '7', '9'].some((id) => wants(ctx, id))) return
   ctx.log('single-broker cluster (1 metadata + 1 broker process)')
   const cluster = await startBenchCluster({ brokers: 1, profileDir: ctx.profileDir })
@@ -40,8 +54,15 @@ export async function runSingleBroker (ctx: BenchContext): Promise<void> {
         consumerFlags: profileFlags(ctx),
       })
       noteLoad(ctx, 'scenario 4', out)
-      const notes = out.consumer?.timedOut === true ? [`timed out after ${out.consumer.totalRecords} of ${s1Total} records`] : []
-      const row = loadRow('4', 'consumer from beginning', `${s1Total.toLocaleString('en-US')} records of 6p`, out, notes)
+      const notes =
+        out.consumer?.timedOut === true ? [`timed out after ${out.consumer.totalRecords} of ${s1Total} records`] : []
+      const row = loadRow(
+        '4',
+        'consumer from beginning',
+        `${s1Total.toLocaleString('en-US')} records of 6p`,
+        out,
+        notes,
+      )
       ctx.rows.push(row)
       logRow(ctx, row)
     }
@@ -52,8 +73,9 @@ export async function runSingleBroker (ctx: BenchContext): Promise<void> {
         consumer: consumerConfig(cluster, 'bench-s5', { warmupMs: ctx.mode.warmupMs }),
       })
       const c = out.consumer
-      const row = loadRow('5', 'producer + consumer', 'RF1 acks=1 6p', out,
-        [`consumer: ${c?.recordsPerSec.toLocaleString('en-US') ?? '-'} rec/s, ${c?.mbPerSec ?? '-'} MB/s while the producer ran`])
+      const row = loadRow('5', 'producer + consumer', 'RF1 acks=1 6p', out, [
+        `consumer: ${c?.recordsPerSec.toLocaleString('en-US') ?? '-'} rec/s, ${c?.mbPerSec ?? '-'} MB/s while the producer ran`,
+      ])
       ctx.rows.push(row)
       logRow(ctx, row)
     }
@@ -75,15 +97,27 @@ export async function runSingleBroker (ctx: BenchContext): Promise<void> {
       }
     }
     if (wants(ctx, '9')) {
-      await cluster.createTopic({ name: 'bench-s9-fsync', partitions: 6, replicationFactor: 1, configs: { flush: 'fsync' } })
+      await cluster.createTopic({
+        name: 'bench-s9-fsync',
+        partitions: 6,
+        replicationFactor: 1,
+        configs: { flush: 'fsync' },
+      })
       const out = await runLoad(cluster, {
         producer: producerConfig(ctx, cluster, 'bench-s9-fsync', 6, { tuning: { acks: 'all' } }),
       })
       const row = loadRow('9/fsync', 'fsync durability, 1 broker', 'RF1 flush=fsync acks=all 6p', out)
       ctx.rows.push(row)
       logRow(ctx, row)
-      const lat = await runLatency(ctx, cluster, 'bench-s9-fsync', '9/fsync-lat', 'fsync: latency @10k/s', 'RF1 flush=fsync acks=all 6p',
-        ctx.mode.full ? ctx.mode.latencyDurationMs : 4000)
+      const lat = await runLatency(
+        ctx,
+        cluster,
+        'bench-s9-fsync',
+        '9/fsync-lat',
+        'fsync: latency @10k/s',
+        'RF1 flush=fsync acks=all 6p',
+        ctx.mode.full ? ctx.mode.latencyDurationMs : 4000,
+      )
       ctx.rows.push(lat)
       logRow(ctx, lat)
     }

@@ -10,12 +10,17 @@
  */
 import { connect } from '@sluice/client'
 import { newHistogram, recordUs, summarize } from '../histogram.js'
-import { cpuPercentSince, workerStdin, type ConsumerWorkerConfig, type ConsumerWorkerResult } from '../worker-protocol.js'
+import {
+  cpuPercentSince,
+  workerStdin,
+  type ConsumerWorkerConfig,
+  type ConsumerWorkerResult,
+} from '../worker-protocol.js'
 
 const { config: raw, go, stop } = workerStdin()
 const config = raw as ConsumerWorkerConfig
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   const client = await connect({ bootstrap: config.bootstrap, clientId: 'bench-consumer' })
   const consumer = client.consumer({
     maxWaitMs: config.maxWaitMs,
@@ -36,7 +41,9 @@ async function main (): Promise<void> {
   let bytes = 0
   let lastMs = startMs
   let finish!: () => void
-  const done = new Promise<void>((resolve) => { finish = resolve })
+  const done = new Promise<void>((resolve) => {
+    finish = resolve
+  })
   const handle = consumer.run({
     eachBatch: ({ batch }) => {
       const now = performance.now()
@@ -58,7 +65,10 @@ async function main (): Promise<void> {
     },
   })
   let timedOut = false
-  const timer = setTimeout(() => { timedOut = true; finish() }, config.timeoutMs)
+  const timer = setTimeout(() => {
+    timedOut = true
+    finish()
+  }, config.timeoutMs)
   void stop.then(finish)
   void handle.done.then(finish, (err: unknown) => {
     process.stderr.write(`consumer run failed: ${String(err)}\n`)
@@ -75,7 +85,7 @@ async function main (): Promise<void> {
     bytes,
     windowMs: Math.round(windowMs),
     recordsPerSec: Math.round(counted / (windowMs / 1000)),
-    mbPerSec: Math.round(bytes / 1e6 / (windowMs / 1000) * 10) / 10,
+    mbPerSec: Math.round((bytes / 1e6 / (windowMs / 1000)) * 10) / 10,
     totalRecords: total,
     latency: config.latency ? summarize(hist) : undefined,
     cpuPercent,

@@ -16,19 +16,24 @@
 import { randomFillSync } from 'node:crypto'
 import { connect, type ProducerRecord } from '@sluice/client'
 import { newHistogram, recordUs, summarize } from '../histogram.js'
-import { cpuPercentSince, workerStdin, type ProducerWorkerConfig, type ProducerWorkerResult } from '../worker-protocol.js'
+import {
+  cpuPercentSince,
+  workerStdin,
+  type ProducerWorkerConfig,
+  type ProducerWorkerResult,
+} from '../worker-protocol.js'
 
 const { config: raw, go } = workerStdin()
 const config = raw as ProducerWorkerConfig
 
-function valuePool (count: number, bytes: number): Buffer[] {
+function valuePool(count: number, bytes: number): Buffer[] {
   const all = Buffer.allocUnsafe(count * bytes)
   randomFillSync(all)
   return Array.from({ length: count }, (_, i) => all.subarray(i * bytes, (i + 1) * bytes))
 }
 
 /** Pre-built send() chunks; with 'spread', record j of the cycle goes to partition j % partitions. */
-function buildChunks (): ProducerRecord[][] {
+function buildChunks(): ProducerRecord[][] {
   const chunk = config.chunkRecords
   const minRecords = Math.max(8 * chunk, config.partitioning === 'spread' ? config.partitions : 0)
   const chunkCount = Math.ceil(minRecords / chunk)
@@ -47,7 +52,7 @@ function buildChunks (): ProducerRecord[][] {
   return chunks
 }
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   const client = await connect({ bootstrap: config.bootstrap, clientId: 'bench-producer' })
   const producer = client.producer({
     acks: config.tuning.acks,
@@ -84,12 +89,17 @@ async function main (): Promise<void> {
       while (inflight.size >= config.outstandingSends) await Promise.race(inflight)
       const records = chunks[k++ % chunks.length]!
       const sentMs = performance.now()
-      const p: Promise<void> = producer.send({ topic: config.topic, records }).then(() => {
-        const now = performance.now()
-        totalRecords += records.length
-        if (now >= warmEndMs && now <= stopAtMs) windowRecords += records.length
-        if (sentMs >= warmEndMs) recordUs(hist, (now - sentMs) * 1000)
-      }, onError).finally(() => { inflight.delete(p) })
+      const p: Promise<void> = producer
+        .send({ topic: config.topic, records })
+        .then(() => {
+          const now = performance.now()
+          totalRecords += records.length
+          if (now >= warmEndMs && now <= stopAtMs) windowRecords += records.length
+          if (sentMs >= warmEndMs) recordUs(hist, (now - sentMs) * 1000)
+        }, onError)
+        .finally(() => {
+          inflight.delete(p)
+        })
       inflight.add(p)
     }
     await Promise.all(inflight)
@@ -118,15 +128,20 @@ async function main (): Promise<void> {
             intended.push(at)
             records.push({ value })
           }
-          const p: Promise<void> = producer.send({ topic: config.topic, records }).then(() => {
-            const ackNs = process.hrtime.bigint()
-            totalRecords += records.length
-            for (const at of intended) {
-              if (at < warmEndNs) continue
-              windowRecords++
-              recordUs(hist, Number(ackNs - at) / 1000)
-            }
-          }, onError).finally(() => { pending.delete(p) })
+          const p: Promise<void> = producer
+            .send({ topic: config.topic, records })
+            .then(() => {
+              const ackNs = process.hrtime.bigint()
+              totalRecords += records.length
+              for (const at of intended) {
+                if (at < warmEndNs) continue
+                windowRecords++
+                recordUs(hist, Number(ackNs - at) / 1000)
+              }
+            }, onError)
+            .finally(() => {
+              pending.delete(p)
+            })
           pending.add(p)
         }
         if (now >= stopNs) resolve()
@@ -146,7 +161,7 @@ async function main (): Promise<void> {
     bytes: windowRecords * config.recordBytes,
     windowMs: Math.round(windowMs),
     recordsPerSec: Math.round(windowRecords / (windowMs / 1000)),
-    mbPerSec: Math.round(windowRecords * config.recordBytes / 1e6 / (windowMs / 1000) * 10) / 10,
+    mbPerSec: Math.round(((windowRecords * config.recordBytes) / 1e6 / (windowMs / 1000)) * 10) / 10,
     totalRecords: totalRecords + 1,
     ackLatency: summarize(hist),
     errors,

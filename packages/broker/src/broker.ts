@@ -86,7 +86,7 @@ export interface BrokerHandle {
   readonly endpoint: string // host:port
   /** The admin server's port, when `adminPort` was given. */
   readonly adminPort?: number
-  stop (): Promise<void> // clean: close streams, flush, clean-shutdown marker
+  stop(): Promise<void> // clean: close streams, flush, clean-shutdown marker
 }
 
 /** @internal the parts tests look into */
@@ -101,20 +101,24 @@ export interface BrokerInternals {
 const internals = new WeakMap<BrokerHandle, BrokerInternals>()
 
 /** @internal visible for testing */
-export function brokerInternals (handle: BrokerHandle): BrokerInternals | undefined {
+export function brokerInternals(handle: BrokerHandle): BrokerInternals | undefined {
   return internals.get(handle)
 }
 
-export async function startBroker (options: BrokerOptions): Promise<BrokerHandle> {
+export async function startBroker(options: BrokerOptions): Promise<BrokerHandle> {
   if (options.metadataEndpoints.length === 0) throw new Error('startBroker: metadataEndpoints is empty')
   // The admin server comes first, so /healthz answers while the logs recover (metrics/broker-admin.ts).
-  const admin = options.adminPort === undefined
-    ? undefined
-    : await BrokerAdmin.start({
-      host: options.adminHost ?? options.host,
-      port: options.adminPort,
-      logger: (options.logger ?? pino({ level: 'silent' })).child({ brokerId: options.brokerId, component: 'admin' }),
-    })
+  const admin =
+    options.adminPort === undefined
+      ? undefined
+      : await BrokerAdmin.start({
+          host: options.adminHost ?? options.host,
+          port: options.adminPort,
+          logger: (options.logger ?? pino({ level: 'silent' })).child({
+            brokerId: options.brokerId,
+            component: 'admin',
+          }),
+        })
   if (admin !== undefined) options.onAdminListening?.(admin.port)
   try {
     return await startBrokerServing(options, admin)
@@ -124,18 +128,26 @@ export async function startBroker (options: BrokerOptions): Promise<BrokerHandle
   }
 }
 
-async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | undefined): Promise<BrokerHandle> {
+async function startBrokerServing(options: BrokerOptions, admin: BrokerAdmin | undefined): Promise<BrokerHandle> {
   const logger = (options.logger ?? pino({ level: 'silent' })).child({ brokerId: options.brokerId })
   const dataDirs = options.dataDirs ?? (options.dataDir === undefined ? [] : [options.dataDir])
   if (dataDirs.length === 0) throw new Error('startBroker: no data dir (dataDir or dataDirs)')
   const maxOpenFiles = options.maxOpenFiles ?? defaultMaxOpenFiles()
   logger.info({ maxOpenFiles }, 'log file-handle cache size')
-  const logManager = await LogDirs.open({ dataDirs, logger, fileDeleteDelayMs: options.fileDeleteDelayMs, maxOpenFiles, clock: options.clock })
+  const logManager = await LogDirs.open({
+    dataDirs,
+    logger,
+    fileDeleteDelayMs: options.fileDeleteDelayMs,
+    maxOpenFiles,
+    clock: options.clock,
+  })
   const cache = new MetadataCache({
     metadataEndpoints: options.metadataEndpoints,
     onBadConfig: (topic, problem) => logger.warn({ topic, problem }, 'ignoring a topic config entry'),
   })
-  const purgatory = new DelayedFetchPurgatory({ onError: (err) => logger.error({ err }, 'delayed fetch completion failed') })
+  const purgatory = new DelayedFetchPurgatory({
+    onError: (err) => logger.error({ err }, 'delayed fetch completion failed'),
+  })
   // The session starts after the server listens; the hooks below read it when they run.
   let session: MetadataSession | undefined
   const fetchers = new ReplicaFetcherManager({
@@ -162,18 +174,30 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
     hooks: {
       onHighWatermarkAdvanced: (key, bytes) => purgatory.notify(key, bytes),
       onLogAppended: (key, bytes) => purgatory.notify(followerFetchKey(key), bytes),
-      onStateChange: (key) => { purgatory.wake(key); purgatory.wake(followerFetchKey(key)) },
+      onStateChange: (key) => {
+        purgatory.wake(key)
+        purgatory.wake(followerFetchKey(key))
+      },
       canLead: () => session?.hasLease() ?? false,
       isBrokerLive: (id) => cache.broker(id) !== undefined,
       alterPartition: async (topic, partition, req) => {
         const epoch = session?.brokerEpoch
-        if (session === undefined || epoch === undefined) throw new SluiceError('BROKER_NOT_AVAILABLE', 'not registered with the metadata service')
+        if (session === undefined || epoch === undefined)
+          throw new SluiceError('BROKER_NOT_AVAILABLE', 'not registered with the metadata service')
         return await session.alterPartition({
-          broker_id: options.brokerId, broker_epoch: epoch.toString(), topic, partition,
-          leader_epoch: req.leaderEpoch, partition_epoch: req.partitionEpoch, new_isr: [...req.newIsr],
+          broker_id: options.brokerId,
+          broker_epoch: epoch.toString(),
+          topic,
+          partition,
+          leader_epoch: req.leaderEpoch,
+          partition_epoch: req.partitionEpoch,
+          new_isr: [...req.newIsr],
         })
       },
-      onEvent: (event, details) => { admin?.metrics.partitionEvent(event); replicaLogger.info(details, event) },
+      onEvent: (event, details) => {
+        admin?.metrics.partitionEvent(event)
+        replicaLogger.info(details, event)
+      },
     },
   })
   const maintenance = new LogMaintenance({
@@ -184,7 +208,14 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
     highWatermark: (topic, partition) => replicas.get(topic, partition)?.highWatermark,
     clock: options.clock,
   })
-  const context: BrokerContext = { brokerId: options.brokerId, cache, replicas, purgatory, logger: logger.child({ component: 'server' }), metrics: admin?.metrics }
+  const context: BrokerContext = {
+    brokerId: options.brokerId,
+    cache,
+    replicas,
+    purgatory,
+    logger: logger.child({ component: 'server' }),
+    metrics: admin?.metrics,
+  }
   admin?.bind({ replicas, cache, session: () => session })
 
   let server: BrokerGrpcServer
@@ -195,7 +226,8 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
     await logManager.close()
     throw err
   }
-  const advertisedHost = options.advertisedHost ?? (options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host)
+  const advertisedHost =
+    options.advertisedHost ?? (options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host)
   session = new MetadataSession({
     brokerId: options.brokerId,
     advertisedHost,
@@ -259,7 +291,7 @@ async function startBrokerServing (options: BrokerOptions, admin: BrokerAdmin | 
 }
 
 /** The replication-offset-checkpoints of every data dir, merged (each holds the partitions stored there). */
-async function readAllHighWatermarks (dataDirs: readonly string[], logger: Logger): Promise<Map<string, bigint>> {
+async function readAllHighWatermarks(dataDirs: readonly string[], logger: Logger): Promise<Map<string, bigint>> {
   const merged = new Map<string, bigint>()
   for (const dir of dataDirs) {
     for (const [key, hw] of await readHighWatermarks(dir, logger)) merged.set(key, hw)

@@ -8,11 +8,16 @@ describe('sluice broker --help', () => {
   it('lists every config key as a flag and an environment variable, with its description and default', () => {
     for (const key of BROKER_CONFIG_KEYS) {
       const flag = `--${key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`
-      expect(text.split('\n').some((line) => line.trimStart().startsWith(`${flag} `)), flag).toBe(true)
+      expect(
+        text.split('\n').some((line) => line.trimStart().startsWith(`${flag} `)),
+        flag,
+      ).toBe(true)
     }
     const port = text.split('\n').find((l) => l.trimStart().startsWith('--port '))!
     expect(port).toContain('SLUICE_PORT')
     expect(port).toContain('(default 9092)')
-    expect(text.split('\n').find((l) => l.trimStart().startsWith('--broker-id '))).toMatch(/SLUICE_BROKER_ID\s+This broker's id/)
+    expect(text.split('\n').find((l) => l.trimStart().startsWith('--broker-id '))).toMatch(
+      /SLUICE_BROKER_ID\s+This broker's id/,
+    )
   })
 })

@@ -1,7 +1,13 @@
 // Broker internals for sibling packages' tests and this package's tests; not a stable API.
 export * from './index.js'
 export { brokerInternals, type BrokerInternals } from './broker.js'
-export { MetadataCache, partitionKey, type BrokerView, type PartitionStateView, type MetadataDelta } from './metadata-cache.js'
+export {
+  MetadataCache,
+  partitionKey,
+  type BrokerView,
+  type PartitionStateView,
+  type MetadataDelta,
+} from './metadata-cache.js'
 export { MetadataSession, type MetadataSessionOptions } from './metadata-session.js'
 export { ReplicaManager } from './replica-manager.js'
 export { Partition, type ReplicaRole } from './partition.js'

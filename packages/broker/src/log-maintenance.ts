@@ -45,7 +45,11 @@ export interface MaintenanceReport {
   logsCleaned: number
 }
 
-interface RetentionMemo { changes: number, hw: bigint, recheckAt: number }
+interface RetentionMemo {
+  changes: number
+  hw: bigint
+  recheckAt: number
+}
 
 export class LogMaintenance {
   private readonly intervalMs: number
@@ -57,7 +61,7 @@ export class LogMaintenance {
   private running: Promise<MaintenanceReport> | undefined
   private stopped = false
 
-  constructor (private readonly options: LogMaintenanceOptions) {
+  constructor(private readonly options: LogMaintenanceOptions) {
     this.intervalMs = options.intervalMs ?? 300_000
     this.sliceSize = Math.max(1, options.sliceSize ?? 500)
     const clock = options.clock ?? systemClock
@@ -65,13 +69,13 @@ export class LogMaintenance {
     this.cleaner = options.logManager.createCleaner({ dedupeBufferBytes: options.cleanerDedupeBufferBytes, clock })
   }
 
-  start (): void {
+  start(): void {
     if (this.stopped || this.timer !== undefined) return
     this.arm()
   }
 
   /** Stops the timer and waits for a running tick. */
-  async stop (): Promise<void> {
+  async stop(): Promise<void> {
     this.stopped = true
     this.timer?.cancel()
     this.timer = undefined
@@ -79,25 +83,40 @@ export class LogMaintenance {
   }
 
   /** One tick now (tests; the timer calls it too). Joins a tick already running. */
-  async runOnce (): Promise<MaintenanceReport> {
-    this.running ??= this.tick().finally(() => { this.running = undefined })
+  async runOnce(): Promise<MaintenanceReport> {
+    this.running ??= this.tick().finally(() => {
+      this.running = undefined
+    })
     return await this.running
   }
 
-  private arm (): void {
-    this.timer = this.clock.setTimeout(() => {
-      this.runOnce().catch((err: unknown) => { this.options.logger.error({ err }, 'log maintenance tick failed') })
-        .finally(() => { if (!this.stopped) this.arm() })
-    }, this.intervalMs).unref()
+  private arm(): void {
+    this.timer = this.clock
+      .setTimeout(() => {
+        this.runOnce()
+          .catch((err: unknown) => {
+            this.options.logger.error({ err }, 'log maintenance tick failed')
+          })
+          .finally(() => {
+            if (!this.stopped) this.arm()
+          })
+      }, this.intervalMs)
+      .unref()
   }
 
-  private async tick (): Promise<MaintenanceReport> {
-    const report: MaintenanceReport = { logsVisited: 0, logsChecked: 0, segmentsDeleted: 0, bytesDeleted: 0, logsCleaned: 0 }
+  private async tick(): Promise<MaintenanceReport> {
+    const report: MaintenanceReport = {
+      logsVisited: 0,
+      logsChecked: 0,
+      segmentsDeleted: 0,
+      bytesDeleted: 0,
+      logsCleaned: 0,
+    }
     const { logManager, logger } = this.options
     const logs = logManager.listLogs()
-    const candidates: Array<{ log: PartitionLog, hw: bigint, ratio: number }> = []
+    const candidates: Array<{ log: PartitionLog; hw: bigint; ratio: number }> = []
     for (let i = 0; i < logs.length && !this.stopped; i += this.sliceSize) {
-      if (i > 0) await new Promise<void>(resolve => setImmediate(resolve))
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve))
       for (const { topic, partition } of logs.slice(i, i + this.sliceSize)) {
         const log = logManager.getLog(topic, partition)
         const hw = this.options.highWatermark(topic, partition)
@@ -130,7 +149,7 @@ export class LogMaintenance {
     return report
   }
 
-  private async retention (log: PartitionLog, hw: bigint, report: MaintenanceReport): Promise<void> {
+  private async retention(log: PartitionLog, hw: bigint, report: MaintenanceReport): Promise<void> {
     const now = this.clock.nowMs()
     const memo = this.memo.get(log)
     if (memo !== undefined && memo.changes === log.changeCount && memo.hw === hw && now < memo.recheckAt) return

@@ -11,9 +11,11 @@ import { formatConfigHelp } from '@sluice/server-kit'
 import { brokerConfigSchema, loadBrokerConfig } from './config.js'
 import { startBroker } from './broker.js'
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
-    process.stdout.write(formatConfigHelp('usage: sluice broker [--config file.json] [--flag value ...]', brokerConfigSchema))
+    process.stdout.write(
+      formatConfigHelp('usage: sluice broker [--config file.json] [--flag value ...]', brokerConfigSchema),
+    )
     process.exit(0)
   }
   const loaded = loadBrokerConfig(process.argv.slice(2), process.env)
@@ -56,10 +58,13 @@ async function main (): Promise<void> {
     if (stopping) return
     stopping = true
     logger.info({ signal }, 'stopping')
-    broker.stop().then(() => process.exit(0), (err: unknown) => {
-      logger.error({ err }, 'unclean stop')
-      process.exit(1)
-    })
+    broker.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'unclean stop')
+        process.exit(1)
+      },
+    )
   }
   process.on('SIGINT', () => shutdown('SIGINT'))
   process.on('SIGTERM', () => shutdown('SIGTERM'))

@@ -12,8 +12,13 @@
  * Single-threaded (the event loop); callers serialise updates.
  */
 import {
-  effectiveTopicConfig, isInternalTopic, topicNameProblem, TOPIC_CONFIG_SPECS, errorId,
-  type TopicConfig, type wire,
+  effectiveTopicConfig,
+  isInternalTopic,
+  topicNameProblem,
+  TOPIC_CONFIG_SPECS,
+  errorId,
+  type TopicConfig,
+  type wire,
 } from '@sluice/protocol'
 
 export interface BrokerView {
@@ -47,11 +52,11 @@ export interface MetadataDelta {
   /** New or changed partition states. */
   readonly upserted: readonly PartitionStateView[]
   /** Partitions that disappear (deleted topic, or missing from a full snapshot). */
-  readonly removed: ReadonlyArray<{ topic: string, partition: number }>
+  readonly removed: ReadonlyArray<{ topic: string; partition: number }>
   /** Topics whose config the update sets (their hosted logs get the new storage settings). */
   readonly configTopics: readonly string[]
   /** Effective config per topic as it will be after the update. */
-  topicConfig (topic: string): TopicConfig
+  topicConfig(topic: string): TopicConfig
 }
 
 export interface MetadataCacheOptions {
@@ -69,40 +74,54 @@ export class MetadataCache {
   private controllerIdValue = -1
   private clusterIdValue = ''
 
-  constructor (private readonly options: MetadataCacheOptions) {
+  constructor(private readonly options: MetadataCacheOptions) {
     this.endpoints = [...options.metadataEndpoints]
   }
 
-  get clusterId (): string { return this.clusterIdValue }
-  get controllerId (): number { return this.controllerIdValue }
-  get metadataEndpoints (): readonly string[] { return this.endpoints }
+  get clusterId(): string {
+    return this.clusterIdValue
+  }
+  get controllerId(): number {
+    return this.controllerIdValue
+  }
+  get metadataEndpoints(): readonly string[] {
+    return this.endpoints
+  }
 
-  partition (topic: string, partition: number): PartitionStateView | undefined {
+  partition(topic: string, partition: number): PartitionStateView | undefined {
     return this.topics.get(topic)?.get(partition)
   }
 
-  hasTopic (topic: string): boolean { return this.topics.has(topic) }
+  hasTopic(topic: string): boolean {
+    return this.topics.has(topic)
+  }
 
-  topicNames (): string[] { return [...this.topics.keys()] }
+  topicNames(): string[] {
+    return [...this.topics.keys()]
+  }
 
-  partitionsOf (topic: string): PartitionStateView[] {
+  partitionsOf(topic: string): PartitionStateView[] {
     const parts = this.topics.get(topic)
     return parts === undefined ? [] : [...parts.values()].sort((a, b) => a.partition - b.partition)
   }
 
   /** The topic's effective config (defaults when the service has not sent one). */
-  topicConfig (topic: string): TopicConfig {
+  topicConfig(topic: string): TopicConfig {
     return this.configs.get(topic)?.config ?? effectiveTopicConfig({})
   }
 
-  broker (brokerId: number): BrokerView | undefined { return this.brokers.get(brokerId) }
+  broker(brokerId: number): BrokerView | undefined {
+    return this.brokers.get(brokerId)
+  }
 
-  liveBrokers (): BrokerView[] { return [...this.brokers.values()].sort((a, b) => a.brokerId - b.brokerId) }
+  liveBrokers(): BrokerView[] {
+    return [...this.brokers.values()].sort((a, b) => a.brokerId - b.brokerId)
+  }
 
   /** Which partitions `update` adds, changes or removes; the cache is not modified. */
-  planUpdate (update: wire.MetadataUpdate__Output): MetadataDelta {
+  planUpdate(update: wire.MetadataUpdate__Output): MetadataDelta {
     const upserted: PartitionStateView[] = []
-    const removed: Array<{ topic: string, partition: number }> = []
+    const removed: Array<{ topic: string; partition: number }> = []
     const incoming = new Set<string>()
     const deleted = new Set(update.deleted_topics)
     for (const raw of update.partitions) {
@@ -128,7 +147,7 @@ export class MetadataCache {
   }
 
   /** Applies an update (full snapshot or delta). */
-  applyUpdate (update: wire.MetadataUpdate__Output): void {
+  applyUpdate(update: wire.MetadataUpdate__Output): void {
     if (update.full) {
       this.topics.clear()
       this.configs.clear()
@@ -143,7 +162,10 @@ export class MetadataCache {
       const p = toPartitionState(raw)
       if (deleted.has(p.topic)) continue
       let parts = this.topics.get(p.topic)
-      if (parts === undefined) { parts = new Map(); this.topics.set(p.topic, parts) }
+      if (parts === undefined) {
+        parts = new Map()
+        this.topics.set(p.topic, parts)
+      }
       parts.set(p.partition, p)
     }
     for (const tc of update.topic_configs) {
@@ -153,34 +175,48 @@ export class MetadataCache {
     this.controllerIdValue = update.controller_id // the controller fills it in every update
     // The controller lists every running metadata instance, itself first; the configured ones
     // stay behind them, so a broker can always fall back to what it was started with.
-    if (update.metadata_endpoints.length > 0) this.endpoints = [...new Set([...update.metadata_endpoints, ...this.options.metadataEndpoints])]
+    if (update.metadata_endpoints.length > 0)
+      this.endpoints = [...new Set([...update.metadata_endpoints, ...this.options.metadataEndpoints])]
     if (update.cluster_id !== '') this.clusterIdValue = update.cluster_id
   }
 
   /** The Broker service's Metadata RPC, answered from the cache. */
-  metadataResponse (request: wire.MetadataRequest__Output): wire.MetadataResponse {
-    const names = request.topics.length > 0
-      ? [...new Set(request.topics)]
-      : this.topicNames().filter((t) => request.include_internal || !isInternalTopic(t)).sort()
+  metadataResponse(request: wire.MetadataRequest__Output): wire.MetadataResponse {
+    const names =
+      request.topics.length > 0
+        ? [...new Set(request.topics)]
+        : this.topicNames()
+            .filter((t) => request.include_internal || !isInternalTopic(t))
+            .sort()
     return {
       cluster_id: this.clusterIdValue,
       controller_id: this.controllerIdValue,
       brokers: this.liveBrokers().map((b) => ({
-        broker_id: b.brokerId, host: b.host, port: b.port, rack: b.rack, broker_epoch: b.brokerEpoch, admin_port: b.adminPort,
+        broker_id: b.brokerId,
+        host: b.host,
+        port: b.port,
+        rack: b.rack,
+        broker_epoch: b.brokerEpoch,
+        admin_port: b.adminPort,
       })),
       topics: names.map((name) => this.topicMetadata(name)),
       metadata_endpoints: [...this.endpoints],
     }
   }
 
-  private topicMetadata (name: string): wire.TopicMetadata {
+  private topicMetadata(name: string): wire.TopicMetadata {
     const problem = topicNameProblem(name)
     if (problem !== undefined) {
       return { name, error_code: errorId('INVALID_TOPIC_EXCEPTION'), error_message: problem, partitions: [] }
     }
     const parts = this.topics.get(name)
     if (parts === undefined) {
-      return { name, error_code: errorId('UNKNOWN_TOPIC_OR_PARTITION'), error_message: `unknown topic "${name}"`, partitions: [] }
+      return {
+        name,
+        error_code: errorId('UNKNOWN_TOPIC_OR_PARTITION'),
+        error_message: `unknown topic "${name}"`,
+        partitions: [],
+      }
     }
     const partitions = this.partitionsOf(name).map((p) => ({
       error_code: p.leader === -1 ? errorId('LEADER_NOT_AVAILABLE') : 0,
@@ -202,7 +238,7 @@ export class MetadataCache {
   }
 
   /** Effective config from the entries the service sent; unknown or bad entries are skipped. */
-  private parseConfig (tc: wire.TopicConfig__Output): TopicConfig {
+  private parseConfig(tc: wire.TopicConfig__Output): TopicConfig {
     const overrides: Record<string, string> = {}
     for (const entry of tc.entries) {
       if (!(entry.name in TOPIC_CONFIG_SPECS)) continue // a newer service may know more configs
@@ -225,21 +261,21 @@ export class MetadataCache {
   }
 }
 
-export function partitionKey (topic: string, partition: number): string {
+export function partitionKey(topic: string, partition: number): string {
   return key(topic, partition)
 }
 
-function key (topic: string, partition: number): string {
+function key(topic: string, partition: number): string {
   // NUL cannot appear in a topic name, so the key is unambiguous.
   return `${topic}\u0000${partition}`
 }
 
-function topicIdOf (config: TopicConfigView | undefined, parts: Map<number, PartitionStateView>): string {
+function topicIdOf(config: TopicConfigView | undefined, parts: Map<number, PartitionStateView>): string {
   if (config !== undefined && config.topicId !== '') return config.topicId
   return parts.values().next().value?.topicId ?? ''
 }
 
-function toPartitionState (p: wire.PartitionState__Output): PartitionStateView {
+function toPartitionState(p: wire.PartitionState__Output): PartitionStateView {
   return {
     topic: p.topic,
     partition: p.partition,
@@ -252,16 +288,29 @@ function toPartitionState (p: wire.PartitionState__Output): PartitionStateView {
   }
 }
 
-function toBrokerView (b: wire.BrokerInfo__Output): BrokerView {
-  return { brokerId: b.broker_id, host: b.host, port: b.port, rack: b.rack, brokerEpoch: b.broker_epoch, adminPort: b.admin_port }
+function toBrokerView(b: wire.BrokerInfo__Output): BrokerView {
+  return {
+    brokerId: b.broker_id,
+    host: b.host,
+    port: b.port,
+    rack: b.rack,
+    brokerEpoch: b.broker_epoch,
+    adminPort: b.admin_port,
+  }
 }
 
-function samePartitionState (a: PartitionStateView | undefined, b: PartitionStateView): boolean {
-  return a !== undefined && a.leader === b.leader && a.leaderEpoch === b.leaderEpoch &&
-    a.partitionEpoch === b.partitionEpoch && a.topicId === b.topicId &&
-    sameList(a.replicas, b.replicas) && sameList(a.isr, b.isr)
+function samePartitionState(a: PartitionStateView | undefined, b: PartitionStateView): boolean {
+  return (
+    a !== undefined &&
+    a.leader === b.leader &&
+    a.leaderEpoch === b.leaderEpoch &&
+    a.partitionEpoch === b.partitionEpoch &&
+    a.topicId === b.topicId &&
+    sameList(a.replicas, b.replicas) &&
+    sameList(a.isr, b.isr)
+  )
 }
 
-function sameList (a: readonly number[], b: readonly number[]): boolean {
+function sameList(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i])
 }

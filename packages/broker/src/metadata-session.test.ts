@@ -10,7 +10,7 @@ type SessionCall = grpc.ServerDuplexStream<wire.BrokerSessionRequest__Output, wi
  * An in-process stand-in for the metadata service's BrokerSession: registers the broker, sends
  * an (empty) full snapshot, and acknowledges heartbeats while `acking` is set.
  */
-async function fakeMetadataService (): Promise<{ endpoint: string, control: { acking: boolean, acks: number } }> {
+async function fakeMetadataService(): Promise<{ endpoint: string; control: { acking: boolean; acks: number } }> {
   const control = { acking: true, acks: 0 }
   const server = new grpc.Server()
   server.addService(loadSluiceProto().sluice.v1.Metadata.service, {
@@ -28,14 +28,18 @@ async function fakeMetadataService (): Promise<{ endpoint: string, control: { ac
     },
   })
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => err !== null ? reject(err) : resolve(p))
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err !== null ? reject(err) : resolve(p),
+    )
   })
-  onTestFinished(() => { server.forceShutdown() })
+  onTestFinished(() => {
+    server.forceShutdown()
+  })
   return { endpoint: `127.0.0.1:${port}`, control }
 }
 
 /** Waits for a condition that depends on real I/O (the clock under test stands still meanwhile). */
-async function eventually (cond: () => boolean, what: string): Promise<void> {
+async function eventually(cond: () => boolean, what: string): Promise<void> {
   const end = Date.now() + 5000
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
@@ -48,8 +52,16 @@ describe('MetadataSession lease (on a ManualClock)', () => {
     const { endpoint, control } = await fakeMetadataService()
     const clock = new ManualClock(1_000_000)
     const session = new MetadataSession({
-      brokerId: 1, advertisedHost: '127.0.0.1', port: 9092, rack: '', sessionTimeoutMs: 3000, heartbeatIntervalMs: 1000,
-      endpoints: () => [endpoint], onUpdate: async () => {}, logger: pino({ level: 'silent' }), clock,
+      brokerId: 1,
+      advertisedHost: '127.0.0.1',
+      port: 9092,
+      rack: '',
+      sessionTimeoutMs: 3000,
+      heartbeatIntervalMs: 1000,
+      endpoints: () => [endpoint],
+      onUpdate: async () => {},
+      logger: pino({ level: 'silent' }),
+      clock,
     })
     onTestFinished(() => session.stop())
     session.start()

@@ -23,7 +23,15 @@
 import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
 import {
-  GRPC_CHANNEL_OPTIONS, errorNameFromId, fromGrpcError, loadSluiceProto, systemClock, toBigInt, type Clock, type Timer, type wire,
+  GRPC_CHANNEL_OPTIONS,
+  errorNameFromId,
+  fromGrpcError,
+  loadSluiceProto,
+  systemClock,
+  toBigInt,
+  type Clock,
+  type Timer,
+  type wire,
 } from '@sluice/protocol'
 
 export interface MetadataSessionOptions {
@@ -66,37 +74,47 @@ export class MetadataSession {
   private readyResolve!: () => void
   private onShutdownAck: ((ack: wire.ControlledShutdownAck__Output | undefined) => void) | undefined
   /** Resolves once registered and the first snapshot is applied. */
-  readonly ready: Promise<void> = new Promise((resolve) => { this.readyResolve = resolve })
+  readonly ready: Promise<void> = new Promise((resolve) => {
+    this.readyResolve = resolve
+  })
 
   private readonly clock: Clock
 
-  constructor (private readonly options: MetadataSessionOptions) {
+  constructor(private readonly options: MetadataSessionOptions) {
     this.clock = options.clock ?? systemClock
   }
 
   /** The current session's broker epoch, undefined while not registered. */
-  get brokerEpoch (): bigint | undefined { return this.brokerEpochValue }
+  get brokerEpoch(): bigint | undefined {
+    return this.brokerEpochValue
+  }
 
   /**
    * The epoch of the last registration, kept after the session is lost: replication goes on with
    * it while the metadata service is unreachable (leaders refuse only epochs older than the one
    * they know), so followers keep the ISR's high watermark moving.
    */
-  get lastBrokerEpoch (): bigint | undefined { return this.lastBrokerEpochValue }
+  get lastBrokerEpoch(): bigint | undefined {
+    return this.lastBrokerEpochValue
+  }
 
   /**
    * Whether this broker may act as a leader: registered, the session's first snapshot applied,
    * and less than sessionTimeoutMs since the send time of the last acknowledged heartbeat.
    */
-  hasLease (nowMs: number = this.clock.nowMs()): boolean {
-    return this.brokerEpochValue !== undefined && this.snapshotApplied && nowMs - this.leaseStartMs < this.options.sessionTimeoutMs
+  hasLease(nowMs: number = this.clock.nowMs()): boolean {
+    return (
+      this.brokerEpochValue !== undefined &&
+      this.snapshotApplied &&
+      nowMs - this.leaseStartMs < this.options.sessionTimeoutMs
+    )
   }
 
-  start (): void {
+  start(): void {
     this.loop ??= this.run()
   }
 
-  async stop (): Promise<void> {
+  async stop(): Promise<void> {
     this.stopped = true
     this.wakeBackoff?.()
     this.teardown()
@@ -112,17 +130,26 @@ export class MetadataSession {
    * session or no answer within `timeoutMs` (the stop goes on; the controller then moves
    * leadership when the session ends, as after a crash).
    */
-  async controlledShutdown (timeoutMs: number): Promise<number | undefined> {
+  async controlledShutdown(timeoutMs: number): Promise<number | undefined> {
     const call = this.call
     const epoch = this.brokerEpochValue
     if (call === undefined || epoch === undefined) return undefined
     const answer = new Promise<number | undefined>((resolve) => {
-      const timer = this.clock.setTimeout(() => { this.onShutdownAck = undefined; resolve(undefined) }, timeoutMs)
+      const timer = this.clock.setTimeout(() => {
+        this.onShutdownAck = undefined
+        resolve(undefined)
+      }, timeoutMs)
       this.onShutdownAck = (ack) => {
         timer.cancel()
         this.onShutdownAck = undefined
         if (ack === undefined || ack.error_code !== 0) {
-          this.options.logger.warn({ error: ack === undefined ? 'session ended' : errorNameFromId(ack.error_code), message: ack?.error_message }, 'controlled shutdown refused')
+          this.options.logger.warn(
+            {
+              error: ack === undefined ? 'session ended' : errorNameFromId(ack.error_code),
+              message: ack?.error_message,
+            },
+            'controlled shutdown refused',
+          )
           resolve(undefined)
         } else {
           resolve(ack.partitions_remaining)
@@ -140,16 +167,18 @@ export class MetadataSession {
   }
 
   /** AlterPartition on the current metadata endpoint (for ISR changes by leaders). */
-  alterPartition (request: wire.AlterPartitionRequest): Promise<wire.AlterPartitionResponse__Output> {
+  alterPartition(request: wire.AlterPartitionRequest): Promise<wire.AlterPartitionResponse__Output> {
     const client = this.client
-    if (client === undefined) return Promise.reject(fromGrpcError({ code: grpc.status.UNAVAILABLE, details: 'no metadata session' }))
+    if (client === undefined)
+      return Promise.reject(fromGrpcError({ code: grpc.status.UNAVAILABLE, details: 'no metadata session' }))
     return new Promise((resolve, reject) => {
-      client.AlterPartition(request, { deadline: Date.now() + this.options.sessionTimeoutMs },
-        (err, res) => err !== null || res === undefined ? reject(fromGrpcError(err)) : resolve(res))
+      client.AlterPartition(request, { deadline: Date.now() + this.options.sessionTimeoutMs }, (err, res) =>
+        err !== null || res === undefined ? reject(fromGrpcError(err)) : resolve(res),
+      )
     })
   }
 
-  private async run (): Promise<void> {
+  private async run(): Promise<void> {
     let attempt = 0
     let index = 0
     while (!this.stopped) {
@@ -165,14 +194,17 @@ export class MetadataSession {
       const delayMs = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(attempt, 10)) * (0.5 + Math.random() / 2)
       await new Promise<void>((resolve) => {
         const timer = this.clock.setTimeout(resolve, delayMs)
-        this.wakeBackoff = () => { timer.cancel(); resolve() }
+        this.wakeBackoff = () => {
+          timer.cancel()
+          resolve()
+        }
       })
       this.wakeBackoff = undefined
     }
   }
 
   /** One stream's life; resolves to how it went. */
-  private runOnce (endpoint: string): Promise<'registered' | 'not-controller' | 'failed'> {
+  private runOnce(endpoint: string): Promise<'registered' | 'not-controller' | 'failed'> {
     const log = this.options.logger
     const Metadata = loadSluiceProto().sluice.v1.Metadata
     const client = new Metadata(endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS)
@@ -187,12 +219,15 @@ export class MetadataSession {
     let lastHeardMs = this.clock.nowMs()
     let heartbeat: Timer | undefined
     // The watchdog also covers a service that accepts the stream but never answers.
-    const watchdog = this.clock.setInterval(() => {
-      if (this.clock.nowMs() - lastHeardMs > this.options.sessionTimeoutMs) {
-        log.warn({ endpoint }, 'metadata session timed out')
-        call.cancel()
-      }
-    }, Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2)))
+    const watchdog = this.clock.setInterval(
+      () => {
+        if (this.clock.nowMs() - lastHeardMs > this.options.sessionTimeoutMs) {
+          log.warn({ endpoint }, 'metadata session timed out')
+          call.cancel()
+        }
+      },
+      Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2)),
+    )
 
     return new Promise((resolve) => {
       let done = false
@@ -205,10 +240,18 @@ export class MetadataSession {
         this.brokerEpochValue = undefined
         this.snapshotApplied = false
         this.onShutdownAck?.(undefined)
-        if (this.call === call) { this.call = undefined; this.client = undefined }
-        try { call.cancel() } catch { /* already closed */ }
+        if (this.call === call) {
+          this.call = undefined
+          this.client = undefined
+        }
+        try {
+          call.cancel()
+        } catch {
+          /* already closed */
+        }
         client.close()
-        if (notController) log.info({ endpoint, why }, 'this metadata instance is not the controller; trying the next one')
+        if (notController)
+          log.info({ endpoint, why }, 'this metadata instance is not the controller; trying the next one')
         else if (!this.stopped) log.warn({ endpoint, err, why }, 'metadata session lost; will register again')
         resolve(registered ? 'registered' : notController ? 'not-controller' : 'failed')
       }
@@ -221,7 +264,10 @@ export class MetadataSession {
             this.brokerEpochValue = toBigInt(msg.registered.broker_epoch)
             this.lastBrokerEpochValue = this.brokerEpochValue
             if (msg.registered.cluster_id !== '') this.clusterId = msg.registered.cluster_id
-            log.info({ endpoint, brokerEpoch: msg.registered.broker_epoch, clusterId: this.clusterId }, 'registered with the metadata service')
+            log.info(
+              { endpoint, brokerEpoch: msg.registered.broker_epoch, clusterId: this.clusterId },
+              'registered with the metadata service',
+            )
             heartbeat?.cancel()
             heartbeat = this.clock.setInterval(() => this.sendHeartbeat(call), this.options.heartbeatIntervalMs)
           } else if (msg.heartbeat_ack != null) {
@@ -258,7 +304,9 @@ export class MetadataSession {
     })
   }
 
-  private sendHeartbeat (call: grpc.ClientDuplexStream<wire.BrokerSessionRequest, wire.BrokerSessionResponse__Output>): void {
+  private sendHeartbeat(
+    call: grpc.ClientDuplexStream<wire.BrokerSessionRequest, wire.BrokerSessionResponse__Output>,
+  ): void {
     const epoch = this.brokerEpochValue
     if (epoch === undefined || call !== this.call) return
     try {
@@ -272,7 +320,7 @@ export class MetadataSession {
     }
   }
 
-  private enqueueUpdate (update: wire.MetadataUpdate__Output, generation: number): void {
+  private enqueueUpdate(update: wire.MetadataUpdate__Output, generation: number): void {
     if (update.cluster_id !== '') this.clusterId = update.cluster_id
     this.updates = this.updates.then(async () => {
       if (this.stopped) return
@@ -288,7 +336,11 @@ export class MetadataSession {
     })
   }
 
-  private teardown (): void {
-    try { this.call?.cancel() } catch { /* already closed */ }
+  private teardown(): void {
+    try {
+      this.call?.cancel()
+    } catch {
+      /* already closed */
+    }
   }
 }

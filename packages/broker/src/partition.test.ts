@@ -8,10 +8,13 @@ import { DEFAULT_LOG_CONFIG, LogManager } from './log/index.js'
 import type { PartitionStateView } from './metadata-cache.js'
 import { Partition } from './partition.js'
 
-async function setup () {
+async function setup() {
   const dir = await mkdtemp(path.join(tmpdir(), 'sluice-partition-'))
   const manager = await LogManager.open({ dataDir: dir, logger: pino({ level: 'silent' }) })
-  onTestFinished(async () => { await manager.close(); await rm(dir, { recursive: true, force: true }) })
+  onTestFinished(async () => {
+    await manager.close()
+    await rm(dir, { recursive: true, force: true })
+  })
   const log = await manager.getOrCreateLog('t', 0, { ...DEFAULT_LOG_CONFIG })
   const events: Array<[string, number?]> = []
   const partition = new Partition('t', 0, 't/0', log, 1, {
@@ -21,11 +24,20 @@ async function setup () {
   return { partition, events }
 }
 
-function state (leader: number, leaderEpoch: number): PartitionStateView {
-  return { topic: 't', partition: 0, leader, leaderEpoch, replicas: [1, 2], isr: [1], partitionEpoch: leaderEpoch, topicId: 'id' }
+function state(leader: number, leaderEpoch: number): PartitionStateView {
+  return {
+    topic: 't',
+    partition: 0,
+    leader,
+    leaderEpoch,
+    replicas: [1, 2],
+    isr: [1],
+    partitionEpoch: leaderEpoch,
+    topicId: 'id',
+  }
 }
 
-function records (n: number): { buf: Buffer, spans: ReturnType<typeof validateBatches> } {
+function records(n: number): { buf: Buffer; spans: ReturnType<typeof validateBatches> } {
   const buf = encodeRecordBatch(Array.from({ length: n }, (_, i) => ({ value: Buffer.from(`v${i}`) })))
   return { buf, spans: validateBatches(buf) }
 }
@@ -46,24 +58,34 @@ describe('Partition', () => {
   it('serialises concurrent appends and refuses them once it is a follower', async () => {
     const { partition } = await setup()
     await partition.applyState(state(1, 0))
-    const results = await Promise.all([records(1), records(3), records(1)].map((x) => partition.appendAsLeader(x.buf, x.spans)))
+    const results = await Promise.all(
+      [records(1), records(3), records(1)].map((x) => partition.appendAsLeader(x.buf, x.spans)),
+    )
     expect(results.map((r) => r.firstOffset)).toEqual([0n, 1n, 4n])
     await partition.applyState(state(2, 1))
     expect(partition.isLeader).toBe(false)
     const x = records(1)
-    await expect(partition.appendAsLeader(x.buf, x.spans)).rejects.toSatisfy((e) => isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'))
-    await expect(partition.waitForHighWatermark(100n, 1000)).rejects.toSatisfy((e) => isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'))
+    await expect(partition.appendAsLeader(x.buf, x.spans)).rejects.toSatisfy((e) =>
+      isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'),
+    )
+    await expect(partition.waitForHighWatermark(100n, 1000)).rejects.toSatisfy((e) =>
+      isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'),
+    )
   })
 
   it('fails high-watermark waiters on leadership loss and on timeout', async () => {
     const { partition, events } = await setup()
     await partition.applyState(state(1, 0))
-    const waiting = expect(partition.waitForHighWatermark(10n, 60_000)).rejects.toSatisfy((e) => isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'))
+    const waiting = expect(partition.waitForHighWatermark(10n, 60_000)).rejects.toSatisfy((e) =>
+      isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'),
+    )
     await partition.applyState(state(2, 1))
     await waiting
     expect(events.filter((e) => e[0] === 'state').length).toBe(2)
     await partition.applyState(state(1, 2))
-    await expect(partition.waitForHighWatermark(10n, 20)).rejects.toSatisfy((e) => isSluiceError(e, 'REQUEST_TIMED_OUT'))
+    await expect(partition.waitForHighWatermark(10n, 20)).rejects.toSatisfy((e) =>
+      isSluiceError(e, 'REQUEST_TIMED_OUT'),
+    )
   })
 
   it('close settles queued appends (refused, nothing written) and refuses more', async () => {
@@ -71,13 +93,21 @@ describe('Partition', () => {
     await partition.applyState(state(1, 0))
     const x = records(1)
     let outcome = 'pending'
-    void partition.appendAsLeader(x.buf, x.spans).then(() => { outcome = 'appended' },
-      (e) => { outcome = isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER') ? 'refused' : String(e) })
+    void partition.appendAsLeader(x.buf, x.spans).then(
+      () => {
+        outcome = 'appended'
+      },
+      (e) => {
+        outcome = isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER') ? 'refused' : String(e)
+      },
+    )
     await partition.close()
     await Promise.resolve()
     expect(outcome).toBe('refused')
     expect(partition.logEndOffset).toBe(0n)
     const y = records(1)
-    await expect(partition.appendAsLeader(y.buf, y.spans)).rejects.toSatisfy((e) => isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'))
+    await expect(partition.appendAsLeader(y.buf, y.spans)).rejects.toSatisfy((e) =>
+      isSluiceError(e, 'NOT_LEADER_OR_FOLLOWER'),
+    )
   })
 })

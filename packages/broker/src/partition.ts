@@ -53,19 +53,23 @@ export type ReplicaRole = 'leader' | 'follower' | 'closed'
 
 export interface PartitionHooks {
   /** Records became visible to consumers (the HW advanced) on partition `key`; ~`bytes` of them. */
-  onHighWatermarkAdvanced (key: string, bytes: number): void
+  onHighWatermarkAdvanced(key: string, bytes: number): void
   /** Role or leader epoch changed, or the replica closed: parked fetches must re-evaluate. */
-  onStateChange (key: string): void
+  onStateChange(key: string): void
   /** The leader appended `bytes` (what parked follower fetches wait for). */
-  onLogAppended? (key: string, bytes: number): void
+  onLogAppended?(key: string, bytes: number): void
   /** The fencing rule: whether this broker may act as leader now (default: always). */
-  canLead? (): boolean
+  canLead?(): boolean
   /** Whether a broker is registered (live) now; a dead follower is not proposed for the ISR. */
-  isBrokerLive? (brokerId: number): boolean
+  isBrokerLive?(brokerId: number): boolean
   /** Sends AlterPartition for this partition (default: refuses, so the ISR never changes). */
-  alterPartition? (topic: string, partition: number, request: IsrChangeRequest): Promise<wire.AlterPartitionResponse__Output>
+  alterPartition?(
+    topic: string,
+    partition: number,
+    request: IsrChangeRequest,
+  ): Promise<wire.AlterPartitionResponse__Output>
   /** Something worth a log line happened (ISR proposals dropped, send errors). */
-  onEvent? (event: string, details: Record<string, unknown>): void
+  onEvent?(event: string, details: Record<string, unknown>): void
 }
 
 export interface PartitionOptions {
@@ -107,7 +111,7 @@ export class Partition {
   private readonly lagMaxMs: number
   private readonly now: () => number
 
-  constructor (
+  constructor(
     readonly topic: string,
     readonly partition: number,
     readonly key: string,
@@ -122,13 +126,17 @@ export class Partition {
     this.onHwChange = options.onHighWatermarkChange
     this.producers = new ProducerStateManager(log, { clock })
     this.waiters = new HighWatermarkWaiters('the high watermark', clock)
-    this.deleteWaiters = new HighWatermarkWaiters('the low watermark (log start offset of every in-sync replica)', clock)
+    this.deleteWaiters = new HighWatermarkWaiters(
+      'the low watermark (log start offset of every in-sync replica)',
+      clock,
+    )
     const initial = options.initialHighWatermark ?? 0n
     this.hw = initial > log.logEndOffset ? log.logEndOffset : initial < 0n ? 0n : initial
     this.isrChange = new PendingIsrChange({
-      send: (req) => hooks.alterPartition !== undefined
-        ? hooks.alterPartition(topic, partition, req)
-        : Promise.reject(new SluiceError('BROKER_NOT_AVAILABLE', 'no metadata session to change the ISR')),
+      send: (req) =>
+        hooks.alterPartition !== undefined
+          ? hooks.alterPartition(topic, partition, req)
+          : Promise.reject(new SluiceError('BROKER_NOT_AVAILABLE', 'no metadata session to change the ISR')),
       retryBackoffMs: options.isrRetryBackoffMs ?? 1000,
       onCommitted: (state) => this.onIsrCommitted(state),
       onDropped: (reason) => this.event('ISR change dropped', { reason }),
@@ -138,28 +146,54 @@ export class Partition {
     })
   }
 
-  get role (): ReplicaRole { return this.roleValue }
+  get role(): ReplicaRole {
+    return this.roleValue
+  }
   // Every HW assignment goes through here so that a change marks the checkpoint dirty.
-  private get hw (): bigint { return this.hwValue }
-  private set hw (value: bigint) {
+  private get hw(): bigint {
+    return this.hwValue
+  }
+  private set hw(value: bigint) {
     if (value === this.hwValue) return
     this.hwValue = value
     this.onHwChange?.()
   }
 
-  get isLeader (): boolean { return this.roleValue === 'leader' }
-  get leaderEpoch (): number { return this.leaderEpochValue }
-  get leader (): number { return this.stateValue?.leader ?? -1 }
-  get replicas (): readonly number[] { return this.stateValue?.replicas ?? [] }
+  get isLeader(): boolean {
+    return this.roleValue === 'leader'
+  }
+  get leaderEpoch(): number {
+    return this.leaderEpochValue
+  }
+  get leader(): number {
+    return this.stateValue?.leader ?? -1
+  }
+  get replicas(): readonly number[] {
+    return this.stateValue?.replicas ?? []
+  }
   /** The committed ISR (the controller's). */
-  get isr (): readonly number[] { return this.stateValue?.isr ?? [] }
+  get isr(): readonly number[] {
+    return this.stateValue?.isr ?? []
+  }
   /** Committed ISR ∪ a pending addition: what the HW and the acks=-1 checks count. */
-  get maximalIsr (): readonly number[] { return this.isrChange.maximal(this.isr) }
-  get partitionEpoch (): number { return this.stateValue?.partitionEpoch ?? -1 }
-  get topicId (): string { return this.stateValue?.topicId ?? '' }
-  get highWatermark (): bigint { return this.hw }
-  get logEndOffset (): bigint { return this.log.logEndOffset }
-  get logStartOffset (): bigint { return this.log.logStartOffset }
+  get maximalIsr(): readonly number[] {
+    return this.isrChange.maximal(this.isr)
+  }
+  get partitionEpoch(): number {
+    return this.stateValue?.partitionEpoch ?? -1
+  }
+  get topicId(): string {
+    return this.stateValue?.topicId ?? ''
+  }
+  get highWatermark(): bigint {
+    return this.hw
+  }
+  get logEndOffset(): bigint {
+    return this.log.logEndOffset
+  }
+  get logStartOffset(): bigint {
+    return this.log.logStartOffset
+  }
   /**
    * Writes acknowledged only once the whole ISR has them (acks=all) need no lease: the ISR peers
    * of a deposed leader stop fetching from it, so its high watermark cannot pass what they have
@@ -168,22 +202,26 @@ export class Partition {
    * replicaLagMaxMs); a leader cut off from its followers answers NOT_LEADER_OR_FOLLOWER instead,
    * so clients look for the new leader rather than wait for time-outs (docs/replication.md).
    */
-  acceptsWritesFor (waitsForIsr: boolean): boolean {
+  acceptsWritesFor(waitsForIsr: boolean): boolean {
     if (this.roleValue !== 'leader') return false
     if (this.hooks.canLead?.() ?? true) return true
     if (!waitsForIsr) return false
     const now = this.now()
-    return this.isr.every((id) => id === this.brokerId || now - (this.followers.get(id)?.lastFetchTimeMs ?? -Infinity) <= this.lagMaxMs)
+    return this.isr.every(
+      (id) => id === this.brokerId || now - (this.followers.get(id)?.lastFetchTimeMs ?? -Infinity) <= this.lagMaxMs,
+    )
   }
   /** Epoch of the last batch in the log (what a follower sends as last_fetched_epoch). */
-  get lastFetchedEpoch (): number { return lastFetchedEpoch(this.log.leaderEpochs(), this.log.logEndOffset) }
+  get lastFetchedEpoch(): number {
+    return lastFetchedEpoch(this.log.leaderEpochs(), this.log.logEndOffset)
+  }
 
   /**
    * Applies the controller's state for this partition (leader, epochs, ISR). Becoming leader (or
    * a new leader epoch as leader) stamps the epoch into the leader-epoch cache before any append
    * of the new leadership; becoming follower fails acks=-1 waiters.
    */
-  async applyState (state: PartitionStateView): Promise<void> {
+  async applyState(state: PartitionStateView): Promise<void> {
     assert(this.roleValue !== 'closed', 'state applied to a closed replica')
     const before = { role: this.roleValue, epoch: this.leaderEpochValue }
     if (state.leaderEpoch === before.epoch && state.partitionEpoch < this.partitionEpoch) return // older than an AlterPartition answer
@@ -196,7 +234,10 @@ export class Partition {
       this.isrChange.cancel()
       this.followers.clear()
       this.leaderEpochStartOffset = -1n
-      const notLeader = new SluiceError('NOT_LEADER_OR_FOLLOWER', `broker ${this.brokerId} is no longer the leader of ${this.topic}-${this.partition}`)
+      const notLeader = new SluiceError(
+        'NOT_LEADER_OR_FOLLOWER',
+        `broker ${this.brokerId} is no longer the leader of ${this.topic}-${this.partition}`,
+      )
       this.waiters.failAll(notLeader)
       this.deleteWaiters.failAll(notLeader)
       if (changed) await this.dropUnusedLeaderEpoch()
@@ -220,15 +261,26 @@ export class Partition {
    * producer sequence at its turn (module comment), then has the log stamp and write them.
    * `spans` are the batches of `records` (validateBatches).
    */
-  appendAsLeader (records: Buffer, spans: readonly BatchSpan[], acksAll = false, minInsyncReplicas = 1): Promise<LeaderAppendResult> {
+  appendAsLeader(
+    records: Buffer,
+    spans: readonly BatchSpan[],
+    acksAll = false,
+    minInsyncReplicas = 1,
+  ): Promise<LeaderAppendResult> {
     return this.log.exclusively(async () => {
       if (!this.acceptsWritesFor(acksAll)) {
-        throw new SluiceError('NOT_LEADER_OR_FOLLOWER', this.roleValue === 'leader'
-          ? `broker ${this.brokerId} lost its metadata session and may not take writes for ${this.topic}-${this.partition}`
-          : `not the leader of ${this.topic}-${this.partition}`)
+        throw new SluiceError(
+          'NOT_LEADER_OR_FOLLOWER',
+          this.roleValue === 'leader'
+            ? `broker ${this.brokerId} lost its metadata session and may not take writes for ${this.topic}-${this.partition}`
+            : `not the leader of ${this.topic}-${this.partition}`,
+        )
       }
       if (acksAll && this.isr.length < minInsyncReplicas) {
-        throw new SluiceError('NOT_ENOUGH_REPLICAS', `${this.isr.length} in-sync replicas, min.insync.replicas is ${minInsyncReplicas}`)
+        throw new SluiceError(
+          'NOT_ENOUGH_REPLICAS',
+          `${this.isr.length} in-sync replicas, min.insync.replicas is ${minInsyncReplicas}`,
+        )
       }
       const loading = this.producers.loadIfStale()
       if (loading !== undefined) await loading
@@ -248,7 +300,7 @@ export class Partition {
    * Resolves once the high watermark reaches `offset` (the exclusive end of a batch), with the
    * maximal ISR size at that moment (for NOT_ENOUGH_REPLICAS_AFTER_APPEND).
    */
-  waitForHighWatermark (offset: bigint, timeoutMs: number): Promise<{ isrSize: number }> {
+  waitForHighWatermark(offset: bigint, timeoutMs: number): Promise<{ isrSize: number }> {
     if (this.hw >= offset) return Promise.resolve({ isrSize: this.maximalIsr.length })
     if (this.roleValue !== 'leader') return Promise.reject(new SluiceError('NOT_LEADER_OR_FOLLOWER'))
     return this.waiters.add(offset, timeoutMs)
@@ -258,7 +310,7 @@ export class Partition {
    * Leader: the smallest log start offset of this replica and of every follower in the committed
    * ISR; undefined while some ISR follower has not reported its own in this leadership.
    */
-  get lowWatermark (): bigint | undefined {
+  get lowWatermark(): bigint | undefined {
     let low = this.log.logStartOffset
     for (const id of this.isr) {
       if (id === this.brokerId) continue
@@ -276,8 +328,9 @@ export class Partition {
    * (the leader's records are deleted by then all the same); NOT_LEADER_OR_FOLLOWER when
    * leadership is lost meanwhile.
    */
-  async deleteRecords (offset: bigint, timeoutMs: number): Promise<bigint> {
-    if (this.roleValue !== 'leader') throw new SluiceError('NOT_LEADER_OR_FOLLOWER', `not the leader of ${this.topic}-${this.partition}`)
+  async deleteRecords(offset: bigint, timeoutMs: number): Promise<bigint> {
+    if (this.roleValue !== 'leader')
+      throw new SluiceError('NOT_LEADER_OR_FOLLOWER', `not the leader of ${this.topic}-${this.partition}`)
     const hw = this.hw
     const start = await this.log.exclusively(() => this.log.deleteRecordsBefore(offset, hw))
     const low = this.lowWatermark
@@ -289,7 +342,7 @@ export class Partition {
     return this.lowWatermark ?? start
   }
 
-  private releaseDeleteWaiters (): void {
+  private releaseDeleteWaiters(): void {
     if (this.deleteWaiters.size === 0 || this.roleValue !== 'leader') return
     const low = this.lowWatermark
     if (low !== undefined) this.deleteWaiters.release(low, this.isr.length)
@@ -302,7 +355,7 @@ export class Partition {
    * (-1n: not reported): update its state, maybe add it to the ISR, maybe advance the HW, maybe
    * answer DeleteRecords. The caller checked that it is a replica and the epochs match.
    */
-  recordFollowerFetch (followerId: number, fetchOffset: bigint, logStartOffset = -1n): void {
+  recordFollowerFetch(followerId: number, fetchOffset: bigint, logStartOffset = -1n): void {
     if (this.roleValue !== 'leader') return
     const s = this.followers.update(followerId, fetchOffset, this.log.logEndOffset, this.now(), logStartOffset)
     if (s === undefined) return
@@ -312,7 +365,7 @@ export class Partition {
   }
 
   /** The periodic check: propose removing followers that have not caught up for replicaLagMaxMs. */
-  maybeShrinkIsr (): void {
+  maybeShrinkIsr(): void {
     if (this.roleValue !== 'leader' || this.isrChange.active || this.stateValue === undefined) return
     const nowMs = this.now()
     const isr = this.isr
@@ -322,7 +375,7 @@ export class Partition {
     this.isrChange.propose({ newIsr: keep, leaderEpoch: this.leaderEpochValue, partitionEpoch: this.partitionEpoch })
   }
 
-  private maybeExpandIsr (followerId: number, followerLeo: bigint): void {
+  private maybeExpandIsr(followerId: number, followerLeo: bigint): void {
     if (this.isrChange.active || this.isr.includes(followerId) || this.stateValue === undefined) return
     if (this.leaderEpochStartOffset < 0n || followerLeo < this.hw || followerLeo < this.leaderEpochStartOffset) return
     if (!(this.hooks.isBrokerLive?.(followerId) ?? true)) return
@@ -332,7 +385,7 @@ export class Partition {
     this.maybeAdvanceHighWatermark()
   }
 
-  private onIsrCommitted (state: wire.PartitionState__Output): void {
+  private onIsrCommitted(state: wire.PartitionState__Output): void {
     const cur = this.stateValue
     if (cur === undefined || this.roleValue !== 'leader' || state.partition_epoch <= cur.partitionEpoch) return
     this.stateValue = { ...cur, isr: [...state.isr], partitionEpoch: state.partition_epoch }
@@ -344,7 +397,7 @@ export class Partition {
   // ---- follower side of replication ----
 
   /** Appends batches fetched from the leader of `leaderEpoch`; refused if the role moved on. */
-  appendAsFollower (records: Buffer, leaderEpoch: number): Promise<{ firstOffset: bigint, lastOffset: bigint }> {
+  appendAsFollower(records: Buffer, leaderEpoch: number): Promise<{ firstOffset: bigint; lastOffset: bigint }> {
     return this.log.exclusively(async () => {
       this.assertFollowing(leaderEpoch)
       const loading = this.producers.loadIfStale()
@@ -356,7 +409,7 @@ export class Partition {
   }
 
   /** Truncates the log (divergence) while following the leader of `leaderEpoch`. */
-  truncateTo (offset: bigint, leaderEpoch: number): Promise<void> {
+  truncateTo(offset: bigint, leaderEpoch: number): Promise<void> {
     return this.log.exclusively(async () => {
       this.assertFollowing(leaderEpoch)
       await this.log.truncateTo(offset)
@@ -369,7 +422,7 @@ export class Partition {
    * too, but never past this replica's own HW. When this replica's whole log is below the
    * leader's start (it fell behind retention), the log restarts empty at the leader's start.
    */
-  followLeaderLogStart (leaderLogStart: bigint, leaderEpoch: number): Promise<void> {
+  followLeaderLogStart(leaderLogStart: bigint, leaderEpoch: number): Promise<void> {
     return this.log.exclusively(async () => {
       this.assertFollowing(leaderEpoch)
       if (leaderLogStart > this.log.logEndOffset) {
@@ -383,7 +436,7 @@ export class Partition {
   }
 
   /** The leader's HW from a fetch response: HW = min(leader HW, own LEO), never backwards. */
-  updateFollowerHighWatermark (leaderHighWatermark: bigint): void {
+  updateFollowerHighWatermark(leaderHighWatermark: bigint): void {
     if (this.roleValue !== 'follower') return
     const leo = this.log.logEndOffset
     const next = leaderHighWatermark < leo ? leaderHighWatermark : leo
@@ -391,7 +444,7 @@ export class Partition {
   }
 
   /** Waits for queued writes, then stops serving: later calls fail NOT_LEADER_OR_FOLLOWER. */
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     this.roleValue = 'closed'
     this.isrChange.cancel()
     await this.log.exclusively(async () => undefined) // queued writes finish first
@@ -403,14 +456,17 @@ export class Partition {
 
   // ---- internals ----
 
-  private assertFollowing (leaderEpoch: number): void {
+  private assertFollowing(leaderEpoch: number): void {
     if (this.roleValue !== 'follower' || this.leaderEpochValue !== leaderEpoch) {
-      throw new SluiceError('NOT_LEADER_OR_FOLLOWER', `${this.topic}-${this.partition} is no longer following leader epoch ${leaderEpoch}`)
+      throw new SluiceError(
+        'NOT_LEADER_OR_FOLLOWER',
+        `${this.topic}-${this.partition} is no longer following leader epoch ${leaderEpoch}`,
+      )
     }
   }
 
   /** KIP-279: a new leader records where its epoch starts, before any append of the epoch. */
-  private async stampLeaderEpoch (epoch: number): Promise<void> {
+  private async stampLeaderEpoch(epoch: number): Promise<void> {
     await this.log.exclusively(async () => {
       if (this.roleValue !== 'leader' || this.leaderEpochValue !== epoch) return
       await this.log.assignLeaderEpoch(epoch)
@@ -423,7 +479,7 @@ export class Partition {
    * other replicas may never have heard of it. Truncating at the log end drops such entries
    * before the first follower append (PartitionLog.truncateTo, as Kafka's truncateTo).
    */
-  private async dropUnusedLeaderEpoch (): Promise<void> {
+  private async dropUnusedLeaderEpoch(): Promise<void> {
     await this.log.exclusively(async () => {
       if (this.roleValue !== 'follower') return
       await this.log.truncateTo(this.log.logEndOffset)
@@ -431,7 +487,7 @@ export class Partition {
   }
 
   /** The HW policy; see the module comment. */
-  private maybeAdvanceHighWatermark (): void {
+  private maybeAdvanceHighWatermark(): void {
     if (this.roleValue !== 'leader') return
     const nowMs = this.now()
     const maximal = this.maximalIsr
@@ -441,7 +497,11 @@ export class Partition {
       // A caught-up follower outside the ISR is about to join, so it holds the HW too (Kafka's
       // maybeIncrementLeaderHW), but only while it is registered: a stopped broker must not hold
       // acks=all writes for replicaLagMaxMs after the controller took it out of the ISR.
-      if (maximal.includes(f.brokerId) || (this.followers.isCaughtUp(f.brokerId, nowMs, this.lagMaxMs) && (this.hooks.isBrokerLive?.(f.brokerId) ?? true))) candidate = f.logEndOffset
+      if (
+        maximal.includes(f.brokerId) ||
+        (this.followers.isCaughtUp(f.brokerId, nowMs, this.lagMaxMs) && (this.hooks.isBrokerLive?.(f.brokerId) ?? true))
+      )
+        candidate = f.logEndOffset
     }
     // A maximal-ISR member this leader has no state for (not in the replica list it knows) holds the HW.
     if (maximal.some((id) => id !== this.brokerId && this.followers.get(id) === undefined)) return
@@ -453,7 +513,7 @@ export class Partition {
     this.hooks.onHighWatermarkAdvanced(this.key, bytes)
   }
 
-  private event (event: string, details: Record<string, unknown>): void {
+  private event(event: string, details: Record<string, unknown>): void {
     this.hooks.onEvent?.(event, { topic: this.topic, partition: this.partition, ...details })
   }
 }

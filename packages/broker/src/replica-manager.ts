@@ -60,7 +60,7 @@ export class ReplicaManager {
   private readonly checkpointers: HighWatermarkCheckpointer[] = []
   private closed = false
 
-  constructor (private readonly options: ReplicaManagerOptions) {
+  constructor(private readonly options: ReplicaManagerOptions) {
     this.logger = options.logger
     this.clock = options.clock ?? systemClock
     const lagMs = options.replicaLagMaxMs ?? 30_000
@@ -75,9 +75,10 @@ export class ReplicaManager {
           intervalMs: interval,
           logger: options.logger,
           clock: this.clock,
-          entries: () => [...this.partitions.values()]
-            .filter((p) => dirs.length === 1 || path.dirname(path.resolve(p.log.dir)) === here)
-            .map((p) => ({ topic: p.topic, partition: p.partition, highWatermark: p.highWatermark })),
+          entries: () =>
+            [...this.partitions.values()]
+              .filter((p) => dirs.length === 1 || path.dirname(path.resolve(p.log.dir)) === here)
+              .map((p) => ({ topic: p.topic, partition: p.partition, highWatermark: p.highWatermark })),
         })
         checkpointer.start()
         this.checkpointers.push(checkpointer)
@@ -85,36 +86,39 @@ export class ReplicaManager {
     }
   }
 
-  private markCheckpointDirty (): void {
+  private markCheckpointDirty(): void {
     for (const c of this.checkpointers) c.markDirty()
   }
 
   /** Writes the high-watermark checkpoint now (if anything changed). @internal visible for testing */
-  async checkpointHighWatermarks (): Promise<void> {
+  async checkpointHighWatermarks(): Promise<void> {
     await Promise.all(this.checkpointers.map(async (c) => await c.write()))
   }
 
   /** The ISR shrink check of every partition this broker leads with followers (one timer for all). */
-  shrinkIsrs (): void {
+  shrinkIsrs(): void {
     for (const key of this.leadersWithFollowers) {
       const p = this.partitions.get(key)
       if (p?.isLeader === true) p.maybeShrinkIsr()
     }
   }
 
-  get (topic: string, partition: number): Partition | undefined {
+  get(topic: string, partition: number): Partition | undefined {
     return this.partitions.get(partitionKey(topic, partition))
   }
 
   /** Hosted replicas. @internal visible for testing */
-  list (): Partition[] { return [...this.partitions.values()] }
+  list(): Partition[] {
+    return [...this.partitions.values()]
+  }
 
-  async applyDelta (delta: MetadataDelta): Promise<void> {
+  async applyDelta(delta: MetadataDelta): Promise<void> {
     for (const { topic, partition } of delta.removed) {
       await this.guard(topic, partition, () => this.remove(topic, partition, 'the partition no longer exists'))
     }
-    await boundedEach(delta.upserted, APPLY_CONCURRENCY,
-      (state) => this.guard(state.topic, state.partition, () => this.upsert(state, delta.topicConfig(state.topic))))
+    await boundedEach(delta.upserted, APPLY_CONCURRENCY, (state) =>
+      this.guard(state.topic, state.partition, () => this.upsert(state, delta.topicConfig(state.topic))),
+    )
     // A config change alone (AlterConfigs) reaches the hosted logs through getOrCreateLog too.
     const configTopics = new Set(delta.configTopics)
     for (const replica of [...this.partitions.values()]) {
@@ -130,7 +134,7 @@ export class ReplicaManager {
    * Stops the fetchers, waits for queued appends and stops every replica, then writes the final
    * high-watermark checkpoint (the logs stay open: LogManager owns them).
    */
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     this.closed = true
     this.shrinkTimer.cancel()
     await this.options.fetchers?.stop()
@@ -147,7 +151,7 @@ export class ReplicaManager {
     this.leadersWithFollowers.clear()
   }
 
-  private async upsert (state: PartitionStateView, config: TopicConfig): Promise<void> {
+  private async upsert(state: PartitionStateView, config: TopicConfig): Promise<void> {
     const key = partitionKey(state.topic, state.partition)
     const hosted = state.replicas.includes(this.options.brokerId)
     let existing = this.partitions.get(key)
@@ -157,18 +161,29 @@ export class ReplicaManager {
       }
       return
     }
-    if (existing !== undefined && existing.topicId !== '' && state.topicId !== '' && existing.topicId !== state.topicId) {
+    if (
+      existing !== undefined &&
+      existing.topicId !== '' &&
+      state.topicId !== '' &&
+      existing.topicId !== state.topicId
+    ) {
       await this.remove(state.topic, state.partition, 'the topic was recreated')
       existing = undefined
     }
     // getOrCreateLog also hands an existing log the topic's current config.
-    const log = await this.options.logManager.getOrCreateLog(state.topic, state.partition, logConfigFromTopicConfig(config))
+    const log = await this.options.logManager.getOrCreateLog(
+      state.topic,
+      state.partition,
+      logConfigFromTopicConfig(config),
+    )
     let replica = this.partitions.get(key)
     if (replica === undefined) {
       const initialHighWatermark = this.options.initialHighWatermarks?.get(key)
       this.options.initialHighWatermarks?.delete(key) // only the first incarnation may use it
       replica = new Partition(state.topic, state.partition, key, log, this.options.brokerId, this.options.hooks, {
-        replicaLagMaxMs: this.options.replicaLagMaxMs, initialHighWatermark, clock: this.clock,
+        replicaLagMaxMs: this.options.replicaLagMaxMs,
+        initialHighWatermark,
+        clock: this.clock,
         onHighWatermarkChange: () => this.markCheckpointDirty(),
       })
       this.partitions.set(key, replica)
@@ -176,7 +191,8 @@ export class ReplicaManager {
     }
     const wasLeader = replica.isLeader
     await replica.applyState(state)
-    if (replica.isLeader && replica.replicas.some((id) => id !== this.options.brokerId)) this.leadersWithFollowers.add(key)
+    if (replica.isLeader && replica.replicas.some((id) => id !== this.options.brokerId))
+      this.leadersWithFollowers.add(key)
     else this.leadersWithFollowers.delete(key)
     if (!this.closed && replica.role === 'follower' && state.leader >= 0) {
       this.options.fetchers?.follow(replica, state.leader, state.leaderEpoch)
@@ -184,12 +200,20 @@ export class ReplicaManager {
       this.options.fetchers?.unfollow(key)
     }
     if (replica.isLeader !== wasLeader) {
-      this.logger.info({ topic: state.topic, partition: state.partition, role: replica.role, leaderEpoch: state.leaderEpoch,
-        logEndOffset: String(log.logEndOffset) }, 'replica role changed')
+      this.logger.info(
+        {
+          topic: state.topic,
+          partition: state.partition,
+          role: replica.role,
+          leaderEpoch: state.leaderEpoch,
+          logEndOffset: String(log.logEndOffset),
+        },
+        'replica role changed',
+      )
     }
   }
 
-  private async remove (topic: string, partition: number, reason: string): Promise<void> {
+  private async remove(topic: string, partition: number, reason: string): Promise<void> {
     const key = partitionKey(topic, partition)
     const replica = this.partitions.get(key)
     this.partitions.delete(key)
@@ -203,7 +227,7 @@ export class ReplicaManager {
     }
   }
 
-  private async guard (topic: string, partition: number, fn: () => Promise<void>): Promise<void> {
+  private async guard(topic: string, partition: number, fn: () => Promise<void>): Promise<void> {
     try {
       await fn()
     } catch (err) {

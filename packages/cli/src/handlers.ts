@@ -5,7 +5,14 @@ import { groupsDelete, groupsDescribe, groupsList, groupsResetOffsets } from './
 import { produce } from './commands/produce.js'
 import { runServerRole } from './commands/server.js'
 import {
-  clusterDescribe, topicsAddPartitions, topicsAlter, topicsCreate, topicsDelete, topicsDeleteRecords, topicsDescribe, topicsElectLeaders,
+  clusterDescribe,
+  topicsAddPartitions,
+  topicsAlter,
+  topicsCreate,
+  topicsDelete,
+  topicsDeleteRecords,
+  topicsDescribe,
+  topicsElectLeaders,
   topicsList,
 } from './commands/topics.js'
 import type { CommandHandlers } from './program.js'

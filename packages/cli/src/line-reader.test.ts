@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { readLines, splitKey } from './line-reader.js'
 
-async function collect (chunks: Array<Buffer | string>, maxLineChars?: number): Promise<string[]> {
+async function collect(chunks: Array<Buffer | string>, maxLineChars?: number): Promise<string[]> {
   const out: string[] = []
   for await (const line of readLines(Readable.from(chunks), { maxLineChars })) out.push(line)
   return out
@@ -23,8 +23,11 @@ describe('readLines', () => {
 
   it('pulls the next chunk only after the consumer took the lines of the current one', async () => {
     let pulled = 0
-    async function * source (): AsyncGenerator<string> {
-      for (let i = 0; i < 100; i++) { pulled++; yield `line${i}\n` }
+    async function* source(): AsyncGenerator<string> {
+      for (let i = 0; i < 100; i++) {
+        pulled++
+        yield `line${i}\n`
+      }
     }
     const it = readLines(source())
     await it.next()

@@ -12,7 +12,10 @@ export interface LineReaderOptions {
   readonly maxLineChars?: number
 }
 
-export async function * readLines (input: AsyncIterable<Buffer | string>, options: LineReaderOptions = {}): AsyncGenerator<string> {
+export async function* readLines(
+  input: AsyncIterable<Buffer | string>,
+  options: LineReaderOptions = {},
+): AsyncGenerator<string> {
   const maxLineChars = options.maxLineChars ?? 16 * 1024 * 1024
   const decoder = new StringDecoder('utf8')
   let pending = ''
@@ -33,7 +36,7 @@ export async function * readLines (input: AsyncIterable<Buffer | string>, option
 }
 
 /** Splits `key<sep>value` at the first separator; a line without one has no key. */
-export function splitKey (line: string, separator: string | undefined): { key: string | undefined, value: string } {
+export function splitKey(line: string, separator: string | undefined): { key: string | undefined; value: string } {
   if (separator === undefined) return { key: undefined, value: line }
   const at = line.indexOf(separator)
   if (at < 0) return { key: undefined, value: line }

@@ -10,7 +10,12 @@
  */
 
 const LEVELS: ReadonlyMap<number, string> = new Map([
-  [10, 'TRACE'], [20, 'DEBUG'], [30, 'INFO'], [40, 'WARN'], [50, 'ERROR'], [60, 'FATAL'],
+  [10, 'TRACE'],
+  [20, 'DEBUG'],
+  [30, 'INFO'],
+  [40, 'WARN'],
+  [50, 'ERROR'],
+  [60, 'FATAL'],
 ])
 
 /** pino's bookkeeping fields (and the process's own name), never shown as key=value. */
@@ -44,24 +49,28 @@ export interface PrettyOptions {
   readonly showTime?: boolean
 }
 
-export function levelName (level: unknown): string {
+export function levelName(level: unknown): string {
   if (typeof level === 'number') return LEVELS.get(level) ?? `L${level}`
   if (typeof level === 'string') return level.toUpperCase()
   return 'INFO'
 }
 
-function levelColour (level: string): string {
+function levelColour(level: string): string {
   switch (level) {
     case 'FATAL':
-    case 'ERROR': return ansi.red
-    case 'WARN': return ansi.yellow
-    case 'INFO': return ansi.green
-    default: return ansi.gray
+    case 'ERROR':
+      return ansi.red
+    case 'WARN':
+      return ansi.yellow
+    case 'INFO':
+      return ansi.green
+    default:
+      return ansi.gray
   }
 }
 
 /** A field value as a short token: plain when safe, JSON-quoted when it has spaces or quotes. */
-export function fieldText (value: unknown): string {
+export function fieldText(value: unknown): string {
   if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value)
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === null) {
     return String(value)
@@ -70,27 +79,27 @@ export function fieldText (value: unknown): string {
 }
 
 /** pino serialises errors as { type, message, stack, code, ... }; show the essentials. */
-function errorText (err: unknown): string {
+function errorText(err: unknown): string {
   if (err === null || typeof err !== 'object') return fieldText(err)
-  const e = err as { type?: unknown, message?: unknown, code?: unknown }
-  const parts = [typeof e.code === 'string' ? e.code : (typeof e.type === 'string' ? e.type : 'Error')]
+  const e = err as { type?: unknown; message?: unknown; code?: unknown }
+  const parts = [typeof e.code === 'string' ? e.code : typeof e.type === 'string' ? e.type : 'Error']
   if (typeof e.message === 'string' && e.message !== '') parts.push(e.message)
   return JSON.stringify(parts.join(': '))
 }
 
-function timeText (time: unknown): string | undefined {
+function timeText(time: unknown): string | undefined {
   if (typeof time !== 'number') return undefined
   const d = new Date(time)
   const p = (n: number, w = 2): string => String(n).padStart(w, '0')
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`
 }
 
-function paint (text: string, colour: string | undefined, on: boolean): string {
+function paint(text: string, colour: string | undefined, on: boolean): string {
   return on && colour !== undefined ? `${colour}${text}${ansi.reset}` : text
 }
 
 /** Formats one line of child output (without its trailing newline) as one human line. */
-export function prettyLine (line: string, options: PrettyOptions): string {
+export function prettyLine(line: string, options: PrettyOptions): string {
   const colour = options.colour ?? false
   const name = paint(options.name.padEnd(options.nameWidth ?? options.name.length), options.nameColour, colour)
   const record = parseRecord(line)
@@ -112,7 +121,7 @@ export function prettyLine (line: string, options: PrettyOptions): string {
   return parts.join('  ').trimEnd()
 }
 
-function parseRecord (line: string): Record<string, unknown> | undefined {
+function parseRecord(line: string): Record<string, unknown> | undefined {
   const trimmed = line.trim()
   if (!trimmed.startsWith('{')) return undefined
   try {

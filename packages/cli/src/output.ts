@@ -15,7 +15,7 @@ export interface CliIo {
   readonly isTTY: boolean
 }
 
-export function processIo (): CliIo {
+export function processIo(): CliIo {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -26,24 +26,28 @@ export function processIo (): CliIo {
 }
 
 /** JSON.stringify replacer: bigint → decimal string, Buffer → UTF-8 string. */
-export function jsonReplacer (_key: string, value: unknown): unknown {
+export function jsonReplacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString()
-  if (value !== null && typeof value === 'object' && (value as { type?: unknown }).type === 'Buffer' &&
-    Array.isArray((value as { data?: unknown }).data)) {
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    (value as { type?: unknown }).type === 'Buffer' &&
+    Array.isArray((value as { data?: unknown }).data)
+  ) {
     // Buffer.prototype.toJSON ran before the replacer saw it.
     return Buffer.from((value as { data: number[] }).data).toString('utf8')
   }
   return value
 }
 
-export function toJson (value: unknown, options: { pretty?: boolean } = {}): string {
+export function toJson(value: unknown, options: { pretty?: boolean } = {}): string {
   return JSON.stringify(value, jsonReplacer, options.pretty === true ? 2 : undefined)
 }
 
 /** Duck-typed as well, in case two copies of @sluice/protocol are loaded. */
-export function isSluiceError (err: unknown): err is SluiceError {
+export function isSluiceError(err: unknown): err is SluiceError {
   if (err instanceof SluiceError) return true
-  const e = err as { name?: unknown, code?: unknown } | null
+  const e = err as { name?: unknown; code?: unknown } | null
   return e !== null && typeof e === 'object' && e.name === 'SluiceError' && typeof e.code === 'string'
 }
 
@@ -53,7 +57,7 @@ export class UsageError extends Error {
 }
 
 /** The lines to print for an error that ends a command. */
-export function formatError (err: unknown, options: { debug?: boolean } = {}): string {
+export function formatError(err: unknown, options: { debug?: boolean } = {}): string {
   if (isSluiceError(err)) {
     let text = `error: ${err.code}: ${err.message}`
     if (err.code === 'NETWORK_EXCEPTION' || err.code === 'BROKER_NOT_AVAILABLE' || err.code === 'REQUEST_TIMED_OUT') {
@@ -69,12 +73,21 @@ export function formatError (err: unknown, options: { debug?: boolean } = {}): s
 }
 
 /** Writes and resolves once the stream accepted the data (honours back-pressure). */
-export async function write (stream: NodeJS.WritableStream, text: string): Promise<void> {
+export async function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
   if (stream.write(text)) return
   await new Promise<void>((resolve, reject) => {
-    const onDrain = (): void => { cleanup(); resolve() }
-    const onError = (err: Error): void => { cleanup(); reject(err) }
-    const cleanup = (): void => { stream.off('drain', onDrain); stream.off('error', onError) }
+    const onDrain = (): void => {
+      cleanup()
+      resolve()
+    }
+    const onError = (err: Error): void => {
+      cleanup()
+      reject(err)
+    }
+    const cleanup = (): void => {
+      stream.off('drain', onDrain)
+      stream.off('error', onError)
+    }
     stream.on('drain', onDrain)
     stream.on('error', onError)
   })

@@ -1,8 +1,14 @@
 import { InvalidArgumentError } from 'commander'
 import { describe, expect, it } from 'vitest'
 import {
-  intParser, parseAcks, parseBootstrap, parseCompression, parseConfigPair, parseOffset,
-  parseSeparator, parseTimestamp,
+  intParser,
+  parseAcks,
+  parseBootstrap,
+  parseCompression,
+  parseConfigPair,
+  parseOffset,
+  parseSeparator,
+  parseTimestamp,
 } from './parse.js'
 
 describe('parseBootstrap', () => {

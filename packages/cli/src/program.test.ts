@@ -4,17 +4,27 @@ import { runCli, type CommandHandlers } from './program.js'
 import { testIo } from './test-io.js'
 
 /** Handlers that record what they were called with. */
-function recorder (result: number | undefined = undefined): { calls: unknown[][], handlers: CommandHandlers } {
+function recorder(result: number | undefined = undefined): { calls: unknown[][]; handlers: CommandHandlers } {
   const calls: unknown[][] = []
-  const rec = (name: string) => async (...args: unknown[]) => {
-    // The io object is not interesting to compare; keep the context's bootstrap and json.
-    calls.push([name, ...args.map((a) => (a as { io?: unknown })?.io !== undefined
-      ? { bootstrap: (a as { bootstrap: unknown }).bootstrap, json: (a as { json: unknown }).json }
-      : a)])
-    return result
-  }
+  const rec =
+    (name: string) =>
+    async (...args: unknown[]) => {
+      // The io object is not interesting to compare; keep the context's bootstrap and json.
+      calls.push([
+        name,
+        ...args.map((a) =>
+          (a as { io?: unknown })?.io !== undefined
+            ? { bootstrap: (a as { bootstrap: unknown }).bootstrap, json: (a as { json: unknown }).json }
+            : a,
+        ),
+      ])
+      return result
+    }
   const handlers: CommandHandlers = {
-    dev: async (args) => { calls.push(['dev', args]); return result },
+    dev: async (args) => {
+      calls.push(['dev', args])
+      return result
+    },
     topicsCreate: rec('topicsCreate'),
     topicsList: rec('topicsList'),
     topicsDescribe: rec('topicsDescribe'),
@@ -41,7 +51,13 @@ describe('runCli argument parsing', () => {
   it('applies dev defaults and parses overrides', async () => {
     const { calls, handlers } = recorder()
     expect(await runCli(['dev'], testIo(), handlers)).toBe(0)
-    expect(await runCli(['dev', '--brokers', '1', '--data-dir', '/tmp/x', '--port', '19092', '--metadata-port', '19091'], testIo(), handlers)).toBe(0)
+    expect(
+      await runCli(
+        ['dev', '--brokers', '1', '--data-dir', '/tmp/x', '--port', '19092', '--metadata-port', '19091'],
+        testIo(),
+        handlers,
+      ),
+    ).toBe(0)
     expect(calls).toEqual([
       ['dev', { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091 }],
       ['dev', { brokers: 1, dataDir: '/tmp/x', port: 19092, metadataPort: 19091 }],
@@ -51,7 +67,9 @@ describe('runCli argument parsing', () => {
   it('parses dev --metadata and rejects an unknown store', async () => {
     const { calls, handlers } = recorder()
     expect(await runCli(['dev', '--metadata', 'zookeeper'], testIo(), handlers)).toBe(0)
-    expect(calls).toEqual([['dev', { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091, metadata: 'zookeeper' }]])
+    expect(calls).toEqual([
+      ['dev', { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091, metadata: 'zookeeper' }],
+    ])
     const io = testIo()
     expect(await runCli(['dev', '--metadata', 'etcd'], io, handlers)).not.toBe(0)
     expect(io.err()).toMatch(/--metadata.*etcd|etcd.*--metadata/)
@@ -60,11 +78,32 @@ describe('runCli argument parsing', () => {
 
   it('parses topics create with repeated --config', async () => {
     const { calls, handlers } = recorder()
-    const code = await runCli(['topics', 'create', 'orders', '--partitions', '6', '--replication-factor', '3',
-      '--config', 'retention.ms=1000', '--config', 'cleanup.policy=compact'], testIo(), handlers)
+    const code = await runCli(
+      [
+        'topics',
+        'create',
+        'orders',
+        '--partitions',
+        '6',
+        '--replication-factor',
+        '3',
+        '--config',
+        'retention.ms=1000',
+        '--config',
+        'cleanup.policy=compact',
+      ],
+      testIo(),
+      handlers,
+    )
     expect(code).toBe(0)
-    expect(calls).toEqual([['topicsCreate', local, 'orders',
-      { partitions: 6, replicationFactor: 3, config: { 'retention.ms': '1000', 'cleanup.policy': 'compact' } }]])
+    expect(calls).toEqual([
+      [
+        'topicsCreate',
+        local,
+        'orders',
+        { partitions: 6, replicationFactor: 3, config: { 'retention.ms': '1000', 'cleanup.policy': 'compact' } },
+      ],
+    ])
   })
 
   it('takes --bootstrap and --json before or after the subcommand, and SLUICE_BOOTSTRAP from the env', async () => {
@@ -82,7 +121,9 @@ describe('runCli argument parsing', () => {
   it('parses topics elect-leaders and describe --under-replicated', async () => {
     const { calls, handlers } = recorder()
     expect(await runCli(['topics', 'elect-leaders'], testIo(), handlers)).toBe(0)
-    expect(await runCli(['topics', 'elect-leaders', 'orders', '--partition', '3', '--unclean'], testIo(), handlers)).toBe(0)
+    expect(
+      await runCli(['topics', 'elect-leaders', 'orders', '--partition', '3', '--unclean'], testIo(), handlers),
+    ).toBe(0)
     expect(await runCli(['topics', 'describe', '--under-replicated'], testIo(), handlers)).toBe(0)
     const io = testIo()
     expect(await runCli(['topics', 'elect-leaders', '--partition', '1'], io, handlers)).toBe(1)
@@ -96,13 +137,50 @@ describe('runCli argument parsing', () => {
 
   it('parses produce and consume options', async () => {
     const { calls, handlers } = recorder()
-    await runCli(['produce', 'orders', '--key-separator', ':', '--acks', '1', '--compression', 'lz4'], testIo(), handlers)
-    await runCli(['consume', 'orders', '--partition', '2', '--offset', '17', '--max-messages', '5', '--print-key', '--print-offset'], testIo(), handlers)
+    await runCli(
+      ['produce', 'orders', '--key-separator', ':', '--acks', '1', '--compression', 'lz4'],
+      testIo(),
+      handlers,
+    )
+    await runCli(
+      [
+        'consume',
+        'orders',
+        '--partition',
+        '2',
+        '--offset',
+        '17',
+        '--max-messages',
+        '5',
+        '--print-key',
+        '--print-offset',
+      ],
+      testIo(),
+      handlers,
+    )
     await runCli(['consume', 'orders', '--from-timestamp', '2024-01-01T00:00:00Z', '--follow'], testIo(), handlers)
     expect(calls).toEqual([
       ['produce', local, 'orders', { keySeparator: ':', acks: 1, compression: 'lz4' }],
-      ['consume', local, 'orders', { partition: 2, offset: 17n, maxMessages: 5, printKey: true, printOffset: true, fromBeginning: false, follow: false }],
-      ['consume', local, 'orders', { fromTimestamp: 1704067200000n, follow: true, fromBeginning: false, printKey: false, printOffset: false }],
+      [
+        'consume',
+        local,
+        'orders',
+        {
+          partition: 2,
+          offset: 17n,
+          maxMessages: 5,
+          printKey: true,
+          printOffset: true,
+          fromBeginning: false,
+          follow: false,
+        },
+      ],
+      [
+        'consume',
+        local,
+        'orders',
+        { fromTimestamp: 1704067200000n, follow: true, fromBeginning: false, printKey: false, printOffset: false },
+      ],
     ])
   })
 
@@ -123,7 +201,9 @@ describe('runCli argument parsing', () => {
   it('prints SluiceErrors as CODE: message without a stack, and returns handler exit codes', async () => {
     const { handlers } = recorder(3)
     expect(await runCli(['topics', 'list'], testIo(), handlers)).toBe(3)
-    handlers.topicsCreate = async () => { throw new SluiceError('INVALID_TOPIC_EXCEPTION', 'topic name "bad name!" is invalid') }
+    handlers.topicsCreate = async () => {
+      throw new SluiceError('INVALID_TOPIC_EXCEPTION', 'topic name "bad name!" is invalid')
+    }
     const io = testIo()
     expect(await runCli(['topics', 'create', 'bad name!'], io, handlers)).toBe(1)
     expect(io.err()).toBe('error: INVALID_TOPIC_EXCEPTION: topic name "bad name!" is invalid\n')

@@ -8,8 +8,18 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { GroupsResetArgs } from './commands/groups.js'
 import { UsageError, formatError, type CliIo } from './output.js'
 import {
-  DEFAULT_BOOTSTRAP, intParser, parseAcks, parseBootstrap, parseCompression, parseConfigPair,
-  parseOffset, parsePort, parseSeparator, parseTimestamp, type AcksOption, type CompressionOption,
+  DEFAULT_BOOTSTRAP,
+  intParser,
+  parseAcks,
+  parseBootstrap,
+  parseCompression,
+  parseConfigPair,
+  parseOffset,
+  parsePort,
+  parseSeparator,
+  parseTimestamp,
+  type AcksOption,
+  type CompressionOption,
 } from './parse.js'
 
 export interface CommandContext {
@@ -18,59 +28,99 @@ export interface CommandContext {
   readonly io: CliIo
 }
 
-export interface DevArgs { brokers: number, dataDir: string, port: number, metadataPort: number, logLevel?: string, metadata?: 'embedded' | 'zookeeper' }
-export interface TopicsCreateArgs { partitions?: number, replicationFactor?: number, config: Record<string, string> }
-export interface TopicsDescribeArgs { configs?: boolean, underReplicated?: boolean }
-export interface TopicsElectLeadersArgs { partition?: number, unclean?: boolean }
-export interface TopicsAlterArgs { config: Record<string, string>, deleteConfig: string[] }
-export interface TopicsDeleteRecordsArgs { partition: number, beforeOffset: bigint | 'high-watermark' }
+export interface DevArgs {
+  brokers: number
+  dataDir: string
+  port: number
+  metadataPort: number
+  logLevel?: string
+  metadata?: 'embedded' | 'zookeeper'
+}
+export interface TopicsCreateArgs {
+  partitions?: number
+  replicationFactor?: number
+  config: Record<string, string>
+}
+export interface TopicsDescribeArgs {
+  configs?: boolean
+  underReplicated?: boolean
+}
+export interface TopicsElectLeadersArgs {
+  partition?: number
+  unclean?: boolean
+}
+export interface TopicsAlterArgs {
+  config: Record<string, string>
+  deleteConfig: string[]
+}
+export interface TopicsDeleteRecordsArgs {
+  partition: number
+  beforeOffset: bigint | 'high-watermark'
+}
 export interface ProduceArgs {
-  keySeparator?: string, partition?: number, acks: AcksOption, compression: CompressionOption
+  keySeparator?: string
+  partition?: number
+  acks: AcksOption
+  compression: CompressionOption
 }
 export interface ConsumeArgs {
-  partition?: number, fromBeginning: boolean, offset?: bigint, fromTimestamp?: bigint
-  maxMessages?: number, follow: boolean, printKey: boolean, printOffset: boolean
+  partition?: number
+  fromBeginning: boolean
+  offset?: bigint
+  fromTimestamp?: bigint
+  maxMessages?: number
+  follow: boolean
+  printKey: boolean
+  printOffset: boolean
 }
 
 /** A handler resolves with the exit code (undefined = 0) or throws. */
 type Result = Promise<number | undefined>
 
 export interface CommandHandlers {
-  dev (args: DevArgs, io: CliIo): Result
-  topicsCreate (ctx: CommandContext, name: string, args: TopicsCreateArgs): Result
-  topicsList (ctx: CommandContext): Result
-  topicsDescribe (ctx: CommandContext, name: string | undefined, args?: TopicsDescribeArgs): Result
-  topicsAlter (ctx: CommandContext, name: string, args: TopicsAlterArgs): Result
-  topicsDeleteRecords (ctx: CommandContext, name: string, args: TopicsDeleteRecordsArgs): Result
-  topicsDelete (ctx: CommandContext, name: string): Result
-  topicsAddPartitions (ctx: CommandContext, name: string, count: number): Result
-  topicsElectLeaders (ctx: CommandContext, name: string | undefined, args: TopicsElectLeadersArgs): Result
-  produce (ctx: CommandContext, topic: string, args: ProduceArgs): Result
-  consume (ctx: CommandContext, topic: string, args: ConsumeArgs): Result
-  clusterDescribe (ctx: CommandContext): Result
-  groupsList (ctx: CommandContext): Result
-  groupsDescribe (ctx: CommandContext, group: string): Result
-  groupsResetOffsets (ctx: CommandContext, group: string, args: GroupsResetArgs): Result
-  groupsDelete (ctx: CommandContext, group: string): Result
+  dev(args: DevArgs, io: CliIo): Result
+  topicsCreate(ctx: CommandContext, name: string, args: TopicsCreateArgs): Result
+  topicsList(ctx: CommandContext): Result
+  topicsDescribe(ctx: CommandContext, name: string | undefined, args?: TopicsDescribeArgs): Result
+  topicsAlter(ctx: CommandContext, name: string, args: TopicsAlterArgs): Result
+  topicsDeleteRecords(ctx: CommandContext, name: string, args: TopicsDeleteRecordsArgs): Result
+  topicsDelete(ctx: CommandContext, name: string): Result
+  topicsAddPartitions(ctx: CommandContext, name: string, count: number): Result
+  topicsElectLeaders(ctx: CommandContext, name: string | undefined, args: TopicsElectLeadersArgs): Result
+  produce(ctx: CommandContext, topic: string, args: ProduceArgs): Result
+  consume(ctx: CommandContext, topic: string, args: ConsumeArgs): Result
+  clusterDescribe(ctx: CommandContext): Result
+  groupsList(ctx: CommandContext): Result
+  groupsDescribe(ctx: CommandContext, group: string): Result
+  groupsResetOffsets(ctx: CommandContext, group: string, args: GroupsResetArgs): Result
+  groupsDelete(ctx: CommandContext, group: string): Result
   /** `sluice broker|metadata [flags]`: the flags go to the server untouched. */
-  server (role: 'broker' | 'metadata', flags: string[]): Result
+  server(role: 'broker' | 'metadata', flags: string[]): Result
 }
 
-export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode: (code: number) => void): Command {
+export function buildProgram(io: CliIo, handlers: CommandHandlers, setExitCode: (code: number) => void): Command {
   const program = new Command('sluice')
     .description('Sluice: a distributed streaming platform in the Apache Kafka model')
     // Not Option.env(): commander would read process.env, and the env must come from `io`.
-    .addOption(new Option('--bootstrap <host:port,...>', `brokers to bootstrap from (env: SLUICE_BOOTSTRAP, default: ${DEFAULT_BOOTSTRAP})`)
-      .argParser(parseBootstrap))
+    .addOption(
+      new Option(
+        '--bootstrap <host:port,...>',
+        `brokers to bootstrap from (env: SLUICE_BOOTSTRAP, default: ${DEFAULT_BOOTSTRAP})`,
+      ).argParser(parseBootstrap),
+    )
     .option('--json', 'print machine-readable JSON instead of tables', false)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => { io.stdout.write(s) },
-      writeErr: (s) => { io.stderr.write(s) },
+      writeOut: (s) => {
+        io.stdout.write(s)
+      },
+      writeErr: (s) => {
+        io.stderr.write(s)
+      },
     })
   const ctx = (cmd: Command): CommandContext => {
-    const o = cmd.optsWithGlobals<{ bootstrap?: string[], json: boolean }>()
+    const o = cmd.optsWithGlobals<{ bootstrap?: string[]; json: boolean }>()
     return { bootstrap: o.bootstrap ?? bootstrapFromEnv(io.env), json: o.json, io }
   }
   const done = async (result: Result): Promise<void> => {
@@ -78,37 +128,66 @@ export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode:
     setExitCode(typeof code === 'number' ? code : 0)
   }
 
-  program.command('dev')
+  program
+    .command('dev')
     .description('run a local cluster (1 metadata service + N brokers as processes) until Ctrl-C')
     .option('--brokers <n>', 'number of brokers', intParser(1, 64), 3)
     .option('--data-dir <dir>', 'data directory (relative to the current directory)', './.sluice/dev')
     .option('--port <port>', 'port of broker 1 (broker i listens on port + i - 1)', parsePort, 9092)
     .option('--metadata-port <port>', 'port of the metadata service', parsePort, 9091)
-    .addOption(new Option('--log-level <level>', 'log level of the servers')
-      .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']))
-    .addOption(new Option('--metadata <store>', 'where the metadata tree lives: embedded (default) or a local ZooKeeper (needs ZooKeeper installed)')
-      .choices(['embedded', 'zookeeper']))
-    .action(async (opts: DevArgs) => { await done(handlers.dev(opts, io)) })
+    .addOption(
+      new Option('--log-level <level>', 'log level of the servers').choices([
+        'fatal',
+        'error',
+        'warn',
+        'info',
+        'debug',
+        'trace',
+      ]),
+    )
+    .addOption(
+      new Option(
+        '--metadata <store>',
+        'where the metadata tree lives: embedded (default) or a local ZooKeeper (needs ZooKeeper installed)',
+      ).choices(['embedded', 'zookeeper']),
+    )
+    .action(async (opts: DevArgs) => {
+      await done(handlers.dev(opts, io))
+    })
 
   const topics = program.command('topics').description('create, list, describe and delete topics')
-  topics.command('create <name>')
+  topics
+    .command('create <name>')
     .description('create a topic')
     .option('--partitions <n>', 'number of partitions (default: the cluster default)', intParser(1, 1_000_000))
     .option('--replication-factor <n>', 'replicas per partition (default: the cluster default)', intParser(1, 1000))
     .option('--config <key=value>', 'topic config override, repeatable', parseConfigPair, {})
-    .action(async (name: string, opts: TopicsCreateArgs, cmd: Command) => { await done(handlers.topicsCreate(ctx(cmd), name, opts)) })
-  topics.command('list')
+    .action(async (name: string, opts: TopicsCreateArgs, cmd: Command) => {
+      await done(handlers.topicsCreate(ctx(cmd), name, opts))
+    })
+  topics
+    .command('list')
     .description('list topics')
-    .action(async (_opts: unknown, cmd: Command) => { await done(handlers.topicsList(ctx(cmd))) })
-  topics.command('describe [name]')
-    .description('partitions, leaders, replicas and ISR of one topic or all; --configs: every effective config and its source')
+    .action(async (_opts: unknown, cmd: Command) => {
+      await done(handlers.topicsList(ctx(cmd)))
+    })
+  topics
+    .command('describe [name]')
+    .description(
+      'partitions, leaders, replicas and ISR of one topic or all; --configs: every effective config and its source',
+    )
     .option('--configs', 'show the topic configs (value and source: default or topic) instead of partitions', false)
-    .option('--under-replicated', 'only partitions whose ISR is smaller than their replica set (or that have no leader)', false)
+    .option(
+      '--under-replicated',
+      'only partitions whose ISR is smaller than their replica set (or that have no leader)',
+      false,
+    )
     .action(async (name: string | undefined, opts: TopicsDescribeArgs, cmd: Command) => {
       const wanted = opts.configs === true || opts.underReplicated === true
       await done(wanted ? handlers.topicsDescribe(ctx(cmd), name, opts) : handlers.topicsDescribe(ctx(cmd), name))
     })
-  topics.command('elect-leaders [name]')
+  topics
+    .command('elect-leaders [name]')
     .description('move leadership back to preferred replicas (all topics, one topic, or one partition)')
     .option('--partition <n>', 'only this partition (needs a topic name)', intParser(0, 1_000_000))
     .option('--unclean', 'elect any live replica for partitions without a leader (may lose data)', false)
@@ -116,94 +195,171 @@ export function buildProgram (io: CliIo, handlers: CommandHandlers, setExitCode:
       if (opts.partition !== undefined && name === undefined) throw new UsageError('--partition needs a topic name')
       await done(handlers.topicsElectLeaders(ctx(cmd), name, opts))
     })
-  topics.command('alter <name>')
+  topics
+    .command('alter <name>')
     .description('change topic configs at run time (brokers apply them without a restart)')
     .option('--config <key=value>', 'set a topic config override, repeatable', parseConfigPair, {})
-    .option('--delete-config <key>', 'remove an override (back to the default), repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .action(async (name: string, opts: TopicsAlterArgs, cmd: Command) => { await done(handlers.topicsAlter(ctx(cmd), name, opts)) })
-  topics.command('delete-records <name>')
+    .option(
+      '--delete-config <key>',
+      'remove an override (back to the default), repeatable',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .action(async (name: string, opts: TopicsAlterArgs, cmd: Command) => {
+      await done(handlers.topicsAlter(ctx(cmd), name, opts))
+    })
+  topics
+    .command('delete-records <name>')
     .description('delete the records of a partition below an offset (moves its log start offset)')
     .requiredOption('--partition <n>', 'the partition', intParser(0, 1_000_000))
-    .requiredOption('--before-offset <n|hw>', 'records below this offset go; "hw" = everything readable',
-      (v: string) => v.trim() === 'hw' ? 'high-watermark' as const : parseOffset(v))
-    .action(async (name: string, opts: TopicsDeleteRecordsArgs, cmd: Command) => { await done(handlers.topicsDeleteRecords(ctx(cmd), name, opts)) })
-  topics.command('delete <name>')
+    .requiredOption(
+      '--before-offset <n|hw>',
+      'records below this offset go; "hw" = everything readable',
+      (v: string) => (v.trim() === 'hw' ? ('high-watermark' as const) : parseOffset(v)),
+    )
+    .action(async (name: string, opts: TopicsDeleteRecordsArgs, cmd: Command) => {
+      await done(handlers.topicsDeleteRecords(ctx(cmd), name, opts))
+    })
+  topics
+    .command('delete <name>')
     .description('delete a topic and its data')
-    .action(async (name: string, _opts: unknown, cmd: Command) => { await done(handlers.topicsDelete(ctx(cmd), name)) })
-  topics.command('add-partitions <name>')
+    .action(async (name: string, _opts: unknown, cmd: Command) => {
+      await done(handlers.topicsDelete(ctx(cmd), name))
+    })
+  topics
+    .command('add-partitions <name>')
     .description('grow a topic to --count partitions in total')
     .requiredOption('--count <n>', 'the new total number of partitions', intParser(1, 1_000_000))
     .action(async (name: string, opts: { count: number }, cmd: Command) => {
       await done(handlers.topicsAddPartitions(ctx(cmd), name, opts.count))
     })
 
-  program.command('produce <topic>')
+  program
+    .command('produce <topic>')
     .description('send stdin to a topic, one record per line')
     .option('--key-separator <sep>', 'split each line into key<sep>value', parseSeparator)
     .option('--partition <n>', 'send every record to this partition', intParser(0, 1_000_000))
-    .addOption(new Option('--acks <acks>', 'acknowledgement level: 0, 1 or all').default('all' as AcksOption, 'all').argParser(parseAcks))
-    .addOption(new Option('--compression <type>', 'none, gzip, snappy, lz4 or zstd').default('none' as CompressionOption).argParser(parseCompression))
-    .action(async (topic: string, opts: ProduceArgs, cmd: Command) => { await done(handlers.produce(ctx(cmd), topic, opts)) })
+    .addOption(
+      new Option('--acks <acks>', 'acknowledgement level: 0, 1 or all')
+        .default('all' as AcksOption, 'all')
+        .argParser(parseAcks),
+    )
+    .addOption(
+      new Option('--compression <type>', 'none, gzip, snappy, lz4 or zstd')
+        .default('none' as CompressionOption)
+        .argParser(parseCompression),
+    )
+    .action(async (topic: string, opts: ProduceArgs, cmd: Command) => {
+      await done(handlers.produce(ctx(cmd), topic, opts))
+    })
 
-  program.command('consume <topic>')
+  program
+    .command('consume <topic>')
     .description('print records of a topic, one value per line; stops at the end offsets seen at start unless --follow')
     .option('--partition <n>', 'only this partition', intParser(0, 1_000_000))
-    .addOption(new Option('--from-beginning', 'start at the earliest offset (the default without --follow)').default(false)
-      .conflicts(['offset', 'fromTimestamp']))
+    .addOption(
+      new Option('--from-beginning', 'start at the earliest offset (the default without --follow)')
+        .default(false)
+        .conflicts(['offset', 'fromTimestamp']),
+    )
     .addOption(new Option('--offset <n>', 'start at this offset').argParser(parseOffset).conflicts(['fromTimestamp']))
-    .addOption(new Option('--from-timestamp <iso|ms>', 'start at the first record at or after this time').argParser(parseTimestamp))
+    .addOption(
+      new Option('--from-timestamp <iso|ms>', 'start at the first record at or after this time').argParser(
+        parseTimestamp,
+      ),
+    )
     .option('--max-messages <n>', 'stop after this many records', intParser(1))
     .option('--follow', 'keep waiting for new records until Ctrl-C (starts at the end unless told otherwise)', false)
     .option('--print-key', 'print the key before the value (tab-separated)', false)
     .option('--print-offset', 'print partition:offset before the record (tab-separated)', false)
-    .action(async (topic: string, opts: ConsumeArgs, cmd: Command) => { await done(handlers.consume(ctx(cmd), topic, opts)) })
+    .action(async (topic: string, opts: ConsumeArgs, cmd: Command) => {
+      await done(handlers.consume(ctx(cmd), topic, opts))
+    })
 
-  program.command('cluster').description('cluster information')
+  program
+    .command('cluster')
+    .description('cluster information')
     .command('describe')
     .description('cluster id, controller and brokers')
-    .action(async (_opts: unknown, cmd: Command) => { await done(handlers.clusterDescribe(ctx(cmd))) })
+    .action(async (_opts: unknown, cmd: Command) => {
+      await done(handlers.clusterDescribe(ctx(cmd)))
+    })
 
-  const groups = program.command('groups').description('list, describe, reset the offsets of and delete consumer groups')
-  groups.command('list')
+  const groups = program
+    .command('groups')
+    .description('list, describe, reset the offsets of and delete consumer groups')
+  groups
+    .command('list')
     .description('list consumer groups and their states')
-    .action(async (_opts: unknown, cmd: Command) => { await done(handlers.groupsList(ctx(cmd))) })
-  groups.command('describe <group>')
+    .action(async (_opts: unknown, cmd: Command) => {
+      await done(handlers.groupsList(ctx(cmd)))
+    })
+  groups
+    .command('describe <group>')
     .description('state, members and their partitions, committed offsets, log end offsets and lag')
-    .action(async (group: string, _opts: unknown, cmd: Command) => { await done(handlers.groupsDescribe(ctx(cmd), group)) })
+    .action(async (group: string, _opts: unknown, cmd: Command) => {
+      await done(handlers.groupsDescribe(ctx(cmd), group))
+    })
   const targets = ['toEarliest', 'toLatest', 'toOffset', 'toTimestamp', 'shiftBy']
   const others = (name: string): string[] => targets.filter((t) => t !== name)
-  groups.command('reset-offsets <group>')
-    .description('move an empty group\'s committed offsets for a topic (prints the plan; --execute applies it)')
+  groups
+    .command('reset-offsets <group>')
+    .description("move an empty group's committed offsets for a topic (prints the plan; --execute applies it)")
     .requiredOption('--topic <topic>', 'the topic whose offsets move')
     .addOption(new Option('--to-earliest', 'to the log start').conflicts(others('toEarliest')))
     .addOption(new Option('--to-latest', 'to the log end').conflicts(others('toLatest')))
-    .addOption(new Option('--to-offset <n>', 'to this offset (clamped into the log)').argParser(parseOffset).conflicts(others('toOffset')))
-    .addOption(new Option('--to-timestamp <iso|ms>', 'to the first record at or after this time').argParser(parseTimestamp).conflicts(others('toTimestamp')))
-    .addOption(new Option('--shift-by <n>', 'move by n (negative: back) from the committed offset').argParser(parseShift).conflicts(others('shiftBy')))
+    .addOption(
+      new Option('--to-offset <n>', 'to this offset (clamped into the log)')
+        .argParser(parseOffset)
+        .conflicts(others('toOffset')),
+    )
+    .addOption(
+      new Option('--to-timestamp <iso|ms>', 'to the first record at or after this time')
+        .argParser(parseTimestamp)
+        .conflicts(others('toTimestamp')),
+    )
+    .addOption(
+      new Option('--shift-by <n>', 'move by n (negative: back) from the committed offset')
+        .argParser(parseShift)
+        .conflicts(others('shiftBy')),
+    )
     .option('--execute', 'commit the new offsets (default: dry run)', false)
-    .action(async (group: string, opts: GroupsResetArgs, cmd: Command) => { await done(handlers.groupsResetOffsets(ctx(cmd), group, opts)) })
-  groups.command('delete <group>')
+    .action(async (group: string, opts: GroupsResetArgs, cmd: Command) => {
+      await done(handlers.groupsResetOffsets(ctx(cmd), group, opts))
+    })
+  groups
+    .command('delete <group>')
     .description('delete a group without members and its committed offsets')
-    .action(async (group: string, _opts: unknown, cmd: Command) => { await done(handlers.groupsDelete(ctx(cmd), group)) })
+    .action(async (group: string, _opts: unknown, cmd: Command) => {
+      await done(handlers.groupsDelete(ctx(cmd), group))
+    })
 
   for (const role of ['broker', 'metadata'] as const) {
     // The server validates its own flags (and SLUICE_* env); commander only passes them on.
-    program.command(role)
-      .description(`run a ${role === 'broker' ? 'broker' : 'metadata service'} in this process until SIGTERM (flags: packages/${role}/src/config.ts, env SLUICE_<FLAG>)`)
-      .argument('[flags...]').helpOption(false).allowUnknownOption().allowExcessArguments()
-      .action(async (_flags: string[], _opts: unknown, cmd: Command) => { await done(handlers.server(role, cmd.args)) })
+    program
+      .command(role)
+      .description(
+        `run a ${role === 'broker' ? 'broker' : 'metadata service'} in this process until SIGTERM (flags: packages/${role}/src/config.ts, env SLUICE_<FLAG>)`,
+      )
+      .argument('[flags...]')
+      .helpOption(false)
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .action(async (_flags: string[], _opts: unknown, cmd: Command) => {
+        await done(handlers.server(role, cmd.args))
+      })
   }
 
   return program
 }
 
 /** A signed integer offset delta as a bigint. */
-function parseShift (text: string): bigint {
+function parseShift(text: string): bigint {
   if (!/^[+-]?\d+$/.test(text.trim())) throw new InvalidArgumentError(`"${text}" is not an integer`)
   return BigInt(text.trim())
 }
 
-function bootstrapFromEnv (env: NodeJS.ProcessEnv): string[] {
+function bootstrapFromEnv(env: NodeJS.ProcessEnv): string[] {
   const text = env.SLUICE_BOOTSTRAP
   if (text === undefined || text.trim() === '') return [DEFAULT_BOOTSTRAP]
   try {
@@ -214,9 +370,11 @@ function bootstrapFromEnv (env: NodeJS.ProcessEnv): string[] {
 }
 
 /** Parses argv (without node and script) and runs the command; resolves with the exit code. */
-export async function runCli (argv: readonly string[], io: CliIo, handlers: CommandHandlers): Promise<number> {
+export async function runCli(argv: readonly string[], io: CliIo, handlers: CommandHandlers): Promise<number> {
   let exitCode = 0
-  const program = buildProgram(io, handlers, (code) => { exitCode = code })
+  const program = buildProgram(io, handlers, (code) => {
+    exitCode = code
+  })
   try {
     await program.parseAsync([...argv], { from: 'user' })
     return exitCode

@@ -3,12 +3,17 @@ import { runCli, type CommandHandlers } from './program.js'
 import { testIo } from './test-io.js'
 
 /** Only `server` is reached by these commands; every other handler fails the test if called. */
-function serverRecorder (): { calls: unknown[][], handlers: CommandHandlers } {
+function serverRecorder(): { calls: unknown[][]; handlers: CommandHandlers } {
   const calls: unknown[][] = []
   const handlers = new Proxy({} as CommandHandlers, {
-    get: (_t, name) => name === 'server'
-      ? async (role: string, flags: string[]) => { calls.push([role, flags]) }
-      : async () => { throw new Error(`unexpected handler ${String(name)}`) },
+    get: (_t, name) =>
+      name === 'server'
+        ? async (role: string, flags: string[]) => {
+            calls.push([role, flags])
+          }
+        : async () => {
+            throw new Error(`unexpected handler ${String(name)}`)
+          },
   })
   return { calls, handlers }
 }
@@ -16,8 +21,16 @@ function serverRecorder (): { calls: unknown[][], handlers: CommandHandlers } {
 describe('sluice broker | metadata', () => {
   it('hands every flag to the server untouched, in order', async () => {
     const { calls, handlers } = serverRecorder()
-    expect(await runCli(['broker', '--broker-id', '2', '--metadata-endpoints=a:1,b:2', '--data-dir', '/d'], testIo(), handlers)).toBe(0)
-    expect(await runCli(['metadata', '--store', 'zookeeper', '--zk-connect', 'z1:2181', '--help'], testIo(), handlers)).toBe(0)
+    expect(
+      await runCli(
+        ['broker', '--broker-id', '2', '--metadata-endpoints=a:1,b:2', '--data-dir', '/d'],
+        testIo(),
+        handlers,
+      ),
+    ).toBe(0)
+    expect(
+      await runCli(['metadata', '--store', 'zookeeper', '--zk-connect', 'z1:2181', '--help'], testIo(), handlers),
+    ).toBe(0)
     expect(await runCli(['broker'], testIo(), handlers)).toBe(0)
     expect(calls).toEqual([
       ['broker', ['--broker-id', '2', '--metadata-endpoints=a:1,b:2', '--data-dir', '/d']],

@@ -14,26 +14,30 @@ export interface Column<Row> {
   readonly align?: 'left' | 'right'
 }
 
-export function cellText (cell: Cell): string {
+export function cellText(cell: Cell): string {
   if (cell === null || cell === undefined) return '-'
   return String(cell)
 }
 
-function isNumeric (cell: Cell): boolean {
+function isNumeric(cell: Cell): boolean {
   return typeof cell === 'number' || typeof cell === 'bigint'
 }
 
-export function renderTable<Row> (columns: ReadonlyArray<Column<Row>>, rows: readonly Row[]): string {
+export function renderTable<Row>(columns: ReadonlyArray<Column<Row>>, rows: readonly Row[]): string {
   const cells = rows.map((row) => columns.map((c) => c.value(row)))
   const texts = cells.map((r) => r.map(cellText))
-  const widths = columns.map((c, i) =>
-    texts.reduce((w, r) => Math.max(w, r[i]!.length), c.header.length))
-  const aligns = columns.map((c, i) => c.align ?? (cells.length > 0 && cells.every((r) => isNumeric(r[i])) ? 'right' : 'left'))
+  const widths = columns.map((c, i) => texts.reduce((w, r) => Math.max(w, r[i]!.length), c.header.length))
+  const aligns = columns.map(
+    (c, i) => c.align ?? (cells.length > 0 && cells.every((r) => isNumeric(r[i])) ? 'right' : 'left'),
+  )
   const line = (parts: readonly string[]): string =>
-    parts.map((p, i) => {
-      const last = i === parts.length - 1
-      if (aligns[i] === 'right') return p.padStart(widths[i]!)
-      return last ? p : p.padEnd(widths[i]!)
-    }).join('  ').trimEnd()
+    parts
+      .map((p, i) => {
+        const last = i === parts.length - 1
+        if (aligns[i] === 'right') return p.padStart(widths[i]!)
+        return last ? p : p.padEnd(widths[i]!)
+      })
+      .join('  ')
+      .trimEnd()
   return `${[line(columns.map((c) => c.header)), ...texts.map(line)].join('\n')}\n`
 }

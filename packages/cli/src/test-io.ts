@@ -6,11 +6,11 @@ import { PassThrough, Readable } from 'node:stream'
 import type { CliIo } from './output.js'
 
 export interface TestIo extends CliIo {
-  out (): string
-  err (): string
+  out(): string
+  err(): string
 }
 
-export function testIo (options: { stdin?: string[], env?: NodeJS.ProcessEnv } = {}): TestIo {
+export function testIo(options: { stdin?: string[]; env?: NodeJS.ProcessEnv } = {}): TestIo {
   const stdout = new PassThrough()
   const stderr = new PassThrough()
   const outChunks: Buffer[] = []

@@ -40,17 +40,39 @@ const fetched = Buffer.concat(batches)
 const subs = new SubscriptionState()
 // The fetcher only applies a response here; it never asks the cache.
 const cache = {} as unknown as MetadataCache
-const fetcher = new Fetcher(subs, cache, {} as unknown as ConnectionPool, {
-  maxWaitMs: 500, minBytes: 1, maxBytes: 50 << 20, maxPartitionBytes: 1 << 20, maxBufferedBytes: 50 << 20,
-  isolationLevel: 0, offsetReset: 'none', requestTimeoutMs: 30_000, clientId: 'bench', retry: DEFAULT_RETRY,
-} as ConstructorParameters<typeof Fetcher>[3], silentLogger)
-const fetcherInternals = fetcher as unknown as { onPartition: (s: PartitionState, offset: bigint, p: wire.PartitionFetchResponse__Output) => void }
-const response = { partition: 0, error_code: 0, high_watermark: '10000', records: fetched } as unknown as wire.PartitionFetchResponse__Output
+const fetcher = new Fetcher(
+  subs,
+  cache,
+  {} as unknown as ConnectionPool,
+  {
+    maxWaitMs: 500,
+    minBytes: 1,
+    maxBytes: 50 << 20,
+    maxPartitionBytes: 1 << 20,
+    maxBufferedBytes: 50 << 20,
+    isolationLevel: 0,
+    offsetReset: 'none',
+    requestTimeoutMs: 30_000,
+    clientId: 'bench',
+    retry: DEFAULT_RETRY,
+  } as ConstructorParameters<typeof Fetcher>[3],
+  silentLogger,
+)
+const fetcherInternals = fetcher as unknown as {
+  onPartition: (s: PartitionState, offset: bigint, p: wire.PartitionFetchResponse__Output) => void
+}
+const response = {
+  partition: 0,
+  error_code: 0,
+  high_watermark: '10000',
+  records: fetched,
+} as unknown as wire.PartitionFetchResponse__Output
 // Trees before the lazy decode (fetched-records.ts) decode at onPartition into s.buffered.
-const lazy = await import('../src/consumer/fetched-records.js').catch(() => undefined) as
-  { takeBuffered: (s: PartitionState) => { messages: ConsumerMessage[] } | undefined } | undefined
+const lazy = (await import('../src/consumer/fetched-records.js').catch(() => undefined)) as
+  | { takeBuffered: (s: PartitionState) => { messages: ConsumerMessage[] } | undefined }
+  | undefined
 
-function fetchAndDeliver (): number {
+function fetchAndDeliver(): number {
   const s = subs.add('t', 0)
   subs.seek(s, 0n)
   fetcherInternals.onPartition(s, 0n, response)
@@ -67,11 +89,21 @@ function fetchAndDeliver (): number {
 }
 
 describe('producer send path', () => {
-  bench('send() 1,000 x 100 B, keyless sticky, 6 partitions', async () => {
-    await producer.send({ topic: 't', records: chunk })
-  }, { time: 3000 })
+  bench(
+    'send() 1,000 x 100 B, keyless sticky, 6 partitions',
+    async () => {
+      await producer.send({ topic: 't', records: chunk })
+    },
+    { time: 3000 },
+  )
 })
 
 describe('consumer fetch path', () => {
-  bench('apply a ~1 MB fetch response (10 x 1,000 x 100 B) and hand out the messages', () => { fetchAndDeliver() }, { time: 3000 })
+  bench(
+    'apply a ~1 MB fetch response (10 x 1,000 x 100 B) and hand out the messages',
+    () => {
+      fetchAndDeliver()
+    },
+    { time: 3000 },
+  )
 })

@@ -17,7 +17,10 @@ try {
   }
 
   const producer = client.producer({ acks: 'all', lingerMs: 5, compression: 'lz4' })
-  const records = Array.from({ length: 10 }, (_, i) => ({ key: `user-${i % 3}`, value: JSON.stringify({ cents: 100 * i }) }))
+  const records = Array.from({ length: 10 }, (_, i) => ({
+    key: `user-${i % 3}`,
+    value: JSON.stringify({ cents: 100 * i }),
+  }))
   const acks = await producer.send({ topic, records })
   for (const a of acks) console.log(`acknowledged: partition ${a.partition} offset ${a.offset}`)
   await producer.close()

@@ -13,20 +13,24 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-async function setup (brokers = [1, 2]): Promise<{ cluster: FakeCluster, client: SluiceClient }> {
+async function setup(brokers = [1, 2]): Promise<{ cluster: FakeCluster; client: SluiceClient }> {
   const cluster = await FakeCluster.start(brokers)
-  cleanups.push(async () => { await cluster.stop() })
+  cleanups.push(async () => {
+    await cluster.stop()
+  })
   const client = await connect({
     bootstrap: cluster.bootstrap,
     retry: { retries: 3, initialBackoffMs: 5, maxBackoffMs: 20, factor: 2 },
     metadataMinRefreshMs: 0,
     requestTimeoutMs: 5000,
   })
-  cleanups.push(async () => { await client.close() })
+  cleanups.push(async () => {
+    await client.close()
+  })
   return { cluster, client }
 }
 
-async function take (it: AsyncIterator<ConsumerMessage>, n: number): Promise<ConsumerMessage[]> {
+async function take(it: AsyncIterator<ConsumerMessage>, n: number): Promise<ConsumerMessage[]> {
   const out: ConsumerMessage[] = []
   while (out.length < n) {
     const r = await it.next()
@@ -87,16 +91,22 @@ describe('producer against a fake broker', () => {
   it('fails with DELIVERY_TIMEOUT (cause: the last error) when retries outlast deliveryTimeoutMs', async () => {
     const { cluster, client } = await setup([1])
     cluster.createTopic('t', 1, () => 1)
-    cluster.produceErrors.set('t/0', Array.from({ length: 1000 }, () => 19)) // NOT_ENOUGH_REPLICAS
+    cluster.produceErrors.set(
+      't/0',
+      Array.from({ length: 1000 }, () => 19),
+    ) // NOT_ENOUGH_REPLICAS
     const producer = client.producer({ lingerMs: 0, deliveryTimeoutMs: 150 })
-    const err = await producer.send({ topic: 't', records: [{ value: 'x' }] }).catch((e: unknown) => e) as SluiceError
+    const err = (await producer.send({ topic: 't', records: [{ value: 'x' }] }).catch((e: unknown) => e)) as SluiceError
     expect(err.code).toBe('DELIVERY_TIMEOUT')
     expect((err.cause as SluiceError).code).toBe('NOT_ENOUGH_REPLICAS')
   })
 
   it('rejects an unknown topic with UNKNOWN_TOPIC_OR_PARTITION after the retries, listing attempts', async () => {
     const { client } = await setup([1])
-    const err = await client.producer().send({ topic: 'nope', records: [{ value: 'x' }] }).catch((e: unknown) => e) as SluiceError
+    const err = (await client
+      .producer()
+      .send({ topic: 'nope', records: [{ value: 'x' }] })
+      .catch((e: unknown) => e)) as SluiceError
     expect(err.code).toBe('UNKNOWN_TOPIC_OR_PARTITION')
     expect(err.details.attempts).toHaveLength(4)
   })
@@ -113,17 +123,28 @@ describe('producer against a fake broker', () => {
     cluster.createTopic('t', 2, () => 1)
     expect(() => client.producer({ acks: 2 as 1 })).toThrow(RangeError)
     const producer = client.producer()
-    await expect(producer.send({ topic: 't', records: [{ value: 42 as unknown as string }] })).rejects.toThrow(TypeError)
-    await expect(producer.send({ topic: 't', records: [{ value: 'x', partition: 9 }] })).rejects.toMatchObject({ code: 'UNKNOWN_TOPIC_OR_PARTITION' })
+    await expect(producer.send({ topic: 't', records: [{ value: 42 as unknown as string }] })).rejects.toThrow(
+      TypeError,
+    )
+    await expect(producer.send({ topic: 't', records: [{ value: 'x', partition: 9 }] })).rejects.toMatchObject({
+      code: 'UNKNOWN_TOPIC_OR_PARTITION',
+    })
     await producer.close()
-    await expect(producer.send({ topic: 't', records: [{ value: 'x' }] })).rejects.toMatchObject({ code: 'CLIENT_CLOSED' })
+    await expect(producer.send({ topic: 't', records: [{ value: 'x' }] })).rejects.toMatchObject({
+      code: 'CLIENT_CLOSED',
+    })
   })
   it('waits for buffer space (bufferBytes) instead of growing without bound, and still delivers everything', async () => {
     const { cluster, client } = await setup([1])
     cluster.createTopic('t', 2, () => 1)
     const producer = client.producer({ lingerMs: 1, bufferBytes: 2000, batchBytes: 600 })
-    const meta = await producer.send({ topic: 't', records: Array.from({ length: 200 }, (_, i) => ({ value: 'x'.repeat(100), partition: i % 2 })) })
-    expect(meta.filter((m) => m.partition === 0).map((m) => m.offset)).toEqual(Array.from({ length: 100 }, (_, i) => BigInt(i)))
+    const meta = await producer.send({
+      topic: 't',
+      records: Array.from({ length: 200 }, (_, i) => ({ value: 'x'.repeat(100), partition: i % 2 })),
+    })
+    expect(meta.filter((m) => m.partition === 0).map((m) => m.offset)).toEqual(
+      Array.from({ length: 100 }, (_, i) => BigInt(i)),
+    )
     // Many small requests were needed: the buffer never held all 20 KB at once.
     expect(cluster.produceRequests.length).toBeGreaterThan(10)
   })
@@ -132,12 +153,19 @@ describe('producer against a fake broker', () => {
     const { cluster, client } = await setup([1])
     cluster.createTopic('t', 6, () => 1)
     const producer = client.producer({ lingerMs: 0 })
-    const first = await producer.send({ topic: 't', records: Array.from({ length: 10 }, (_, i) => ({ value: String(i) })) })
+    const first = await producer.send({
+      topic: 't',
+      records: Array.from({ length: 10 }, (_, i) => ({ value: String(i) })),
+    })
     expect(new Set(first.map((m) => m.partition)).size).toBe(1)
-    const second = await producer.send({ topic: 't', records: Array.from({ length: 10 }, (_, i) => ({ value: String(i) })) })
+    const second = await producer.send({
+      topic: 't',
+      records: Array.from({ length: 10 }, (_, i) => ({ value: String(i) })),
+    })
     expect(new Set(second.map((m) => m.partition)).size).toBe(1)
     expect(second[0]!.partition).not.toBe(first[0]!.partition)
-    const rr = await client.producer({ lingerMs: 0, keylessStrategy: 'round-robin' })
+    const rr = await client
+      .producer({ lingerMs: 0, keylessStrategy: 'round-robin' })
       .send({ topic: 't', records: Array.from({ length: 12 }, (_, i) => ({ value: String(i) })) })
     const counts = new Map<number, number>()
     for (const m of rr) counts.set(m.partition, (counts.get(m.partition) ?? 0) + 1)
@@ -149,7 +177,9 @@ describe('consumer against a fake broker', () => {
   it('timestamp seek skips older records in front of the match (batch-granular brokers)', async () => {
     const { cluster, client } = await setup([1])
     cluster.createTopic('t', 1, () => 1)
-    await client.producer({ lingerMs: 0 }).send({ topic: 't', records: [10, 20, 30, 40].map((ts) => ({ value: String(ts), timestamp: ts })) })
+    await client
+      .producer({ lingerMs: 0 })
+      .send({ topic: 't', records: [10, 20, 30, 40].map((ts) => ({ value: String(ts), timestamp: ts })) })
     const consumer = client.consumer({ maxWaitMs: 50 })
     await consumer.assign([{ topic: 't' }])
     consumer.seek({ topic: 't', partition: 0, offset: { timestamp: 25 } })
@@ -160,7 +190,13 @@ describe('consumer against a fake broker', () => {
   it('pause() holds a partition back until resume()', async () => {
     const { cluster, client } = await setup([1])
     cluster.createTopic('t', 2, () => 1)
-    await client.producer({ lingerMs: 0 }).send({ topic: 't', records: [{ value: 'a', partition: 0 }, { value: 'b', partition: 1 }] })
+    await client.producer({ lingerMs: 0 }).send({
+      topic: 't',
+      records: [
+        { value: 'a', partition: 0 },
+        { value: 'b', partition: 1 },
+      ],
+    })
     const consumer = client.consumer({ maxWaitMs: 50, offsetReset: 'earliest' })
     await consumer.assign([{ topic: 't' }])
     consumer.pause([{ topic: 't', partition: 0 }])
@@ -171,14 +207,23 @@ describe('consumer against a fake broker', () => {
     expect(raced).toBe('still paused')
     consumer.resume([{ topic: 't', partition: 0 }])
     expect((await pending).value).toMatchObject({ partition: 0, offset: 0n })
-    expect(() => { consumer.pause([{ topic: 'other', partition: 0 }]) }).toThrow(SluiceError)
+    expect(() => {
+      consumer.pause([{ topic: 'other', partition: 0 }])
+    }).toThrow(SluiceError)
   })
 
   it('reads from the beginning in order, long-polls at the end, and seeks', async () => {
     const { cluster, client } = await setup()
     cluster.createTopic('t', 2, (p) => p + 1)
     const producer = client.producer({ lingerMs: 0 })
-    for (let i = 0; i < 5; i++) await producer.send({ topic: 't', records: [{ value: `p0-${i}`, partition: 0 }, { value: `p1-${i}`, partition: 1 }] })
+    for (let i = 0; i < 5; i++)
+      await producer.send({
+        topic: 't',
+        records: [
+          { value: `p0-${i}`, partition: 0 },
+          { value: `p1-${i}`, partition: 1 },
+        ],
+      })
     const consumer = client.consumer({ maxWaitMs: 200 })
     await consumer.assign([{ topic: 't' }])
     expect(await consumer.position({ topic: 't', partition: 0 })).toBe(5n) // default start: the end
@@ -208,7 +253,10 @@ describe('consumer against a fake broker', () => {
     const strict = client.consumer({ maxWaitMs: 50 })
     await strict.assign([{ topic: 't', partition: 0 }])
     strict.seek({ topic: 't', partition: 0, offset: 10n })
-    const err = await strict.messages().next().catch((e: unknown) => e) as SluiceError
+    const err = (await strict
+      .messages()
+      .next()
+      .catch((e: unknown) => e)) as SluiceError
     expect(err.code).toBe('OFFSET_OUT_OF_RANGE')
     expect(err.details).toMatchObject({ topic: 't', partition: 0, offset: 10n, logEndOffset: 2n })
     const lenient = client.consumer({ maxWaitMs: 50, offsetReset: 'earliest' })
@@ -221,12 +269,16 @@ describe('consumer against a fake broker', () => {
   it('run(): eachBatch and eachMessage, stop() ends the run', async () => {
     const { cluster, client } = await setup([1])
     cluster.createTopic('t', 1, () => 1)
-    await client.producer({ lingerMs: 0 }).send({ topic: 't', records: Array.from({ length: 20 }, (_, i) => ({ value: String(i) })) })
+    await client
+      .producer({ lingerMs: 0 })
+      .send({ topic: 't', records: Array.from({ length: 20 }, (_, i) => ({ value: String(i) })) })
     const consumer = client.consumer({ maxWaitMs: 50, offsetReset: 'earliest' })
     await consumer.assign([{ topic: 't' }])
     const seen: string[] = []
     let reached!: () => void
-    const all = new Promise<void>((resolve) => { reached = resolve })
+    const all = new Promise<void>((resolve) => {
+      reached = resolve
+    })
     const handle = consumer.run({
       eachMessage: ({ message }) => {
         seen.push(message.value!.toString())
@@ -243,7 +295,9 @@ describe('consumer against a fake broker', () => {
   it('run(): an async eachMessage is awaited before the next message; a sync throw ends the run', async () => {
     const { cluster, client } = await setup([1])
     cluster.createTopic('t', 1, () => 1)
-    await client.producer({ lingerMs: 0 }).send({ topic: 't', records: Array.from({ length: 10 }, (_, i) => ({ value: String(i) })) })
+    await client
+      .producer({ lingerMs: 0 })
+      .send({ topic: 't', records: Array.from({ length: 10 }, (_, i) => ({ value: String(i) })) })
     const consumer = client.consumer({ maxWaitMs: 50, offsetReset: 'earliest' })
     await consumer.assign([{ topic: 't' }])
     let running = 0
@@ -265,7 +319,12 @@ describe('consumer against a fake broker', () => {
     const sync = client.consumer({ maxWaitMs: 50, offsetReset: 'earliest' })
     await sync.assign([{ topic: 't' }])
     const handled: string[] = []
-    const run = sync.run({ eachMessage: ({ message }) => { handled.push(message.value!.toString()); if (handled.length === 3) throw new Error('sync stop') } })
+    const run = sync.run({
+      eachMessage: ({ message }) => {
+        handled.push(message.value!.toString())
+        if (handled.length === 3) throw new Error('sync stop')
+      },
+    })
     await expect(run.done).rejects.toThrow('sync stop')
     expect(handled).toEqual(['0', '1', '2'])
     expect(await sync.position({ topic: 't', partition: 0 })).toBe(3n)
@@ -275,7 +334,9 @@ describe('consumer against a fake broker', () => {
 describe('connect', () => {
   it('rejects bad options with every problem listed, before any network use', async () => {
     await expect(connect({ bootstrap: [] })).rejects.toThrow(TypeError)
-    const err = await connect({ bootstrap: ['nohost'], requestTimeoutMs: 0, retry: { retries: -1 } }).catch((e: unknown) => e) as Error
+    const err = (await connect({ bootstrap: ['nohost'], requestTimeoutMs: 0, retry: { retries: -1 } }).catch(
+      (e: unknown) => e,
+    )) as Error
     expect(err).toBeInstanceOf(RangeError)
     expect(err.message).toContain('"nohost" is not "host:port"')
     expect(err.message).toContain('requestTimeoutMs')
@@ -283,8 +344,11 @@ describe('connect', () => {
   })
 
   it('fails typed (NETWORK_EXCEPTION, every attempt listed) when no bootstrap broker answers', async () => {
-    const err = await connect({ bootstrap: ['127.0.0.1:1'], retry: { retries: 1, initialBackoffMs: 5, maxBackoffMs: 5, factor: 1 }, requestTimeoutMs: 2000 })
-      .catch((e: unknown) => e) as SluiceError
+    const err = (await connect({
+      bootstrap: ['127.0.0.1:1'],
+      retry: { retries: 1, initialBackoffMs: 5, maxBackoffMs: 5, factor: 1 },
+      requestTimeoutMs: 2000,
+    }).catch((e: unknown) => e)) as SluiceError
     expect(err).toBeInstanceOf(SluiceError)
     expect(err.code).toBe('NETWORK_EXCEPTION')
     expect(err.details.attempts).toHaveLength(2)

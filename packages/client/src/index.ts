@@ -4,22 +4,57 @@ export type { SluiceClient } from './client.js'
 export type { ConnectOptions, RetryOptions } from './options.js'
 export type { Logger, LogFn } from './logger.js'
 export type {
-  Admin, NewTopic, CreatedTopic, TopicDescription, PartitionDescription, ConfigEntry, ClusterDescription,
-  BrokerDescription, ConfigAlteration, ElectLeadersResult, DeleteRecordsTarget, DeletedRecords,
+  Admin,
+  NewTopic,
+  CreatedTopic,
+  TopicDescription,
+  PartitionDescription,
+  ConfigEntry,
+  ClusterDescription,
+  BrokerDescription,
+  ConfigAlteration,
+  ElectLeadersResult,
+  DeleteRecordsTarget,
+  DeletedRecords,
 } from './admin/admin-types.js'
 export type {
-  GroupListing, GroupDescription, GroupMemberDescription, GroupOffset, OffsetSpec, ListedOffset, ResetSpec, OffsetResetPlanItem,
+  GroupListing,
+  GroupDescription,
+  GroupMemberDescription,
+  GroupOffset,
+  OffsetSpec,
+  ListedOffset,
+  ResetSpec,
+  OffsetResetPlanItem,
 } from './admin/group-admin-types.js'
 export type {
-  Producer, ProducerOptions, ProducerRecord, RecordMetadata, HeadersInput,
+  Producer,
+  ProducerOptions,
+  ProducerRecord,
+  RecordMetadata,
+  HeadersInput,
 } from './producer/producer.js'
 export type { Partitioner, PartitionerArgs, KeylessStrategy } from './producer/partitioner.js'
 export type {
-  Consumer, ConsumerOptions, ConsumerMessage, ConsumerBatch, TopicPartition, SeekOffset, RunOptions, RunHandle,
-  EachMessagePayload, EachBatchPayload,
+  Consumer,
+  ConsumerOptions,
+  ConsumerMessage,
+  ConsumerBatch,
+  TopicPartition,
+  SeekOffset,
+  RunOptions,
+  RunHandle,
+  EachMessagePayload,
+  EachBatchPayload,
 } from './consumer/consumer-types.js'
 export type {
-  GroupConsumer, GroupConsumerOptions, GroupRunOptions, GroupMetadata, RebalanceListener, CommitOffset, RetryPolicy,
+  GroupConsumer,
+  GroupConsumerOptions,
+  GroupRunOptions,
+  GroupMetadata,
+  RebalanceListener,
+  CommitOffset,
+  RetryPolicy,
 } from './consumer/group/group-types.js'
 export type { AssignorName } from './consumer/assignors/assignor-types.js'
 export { DLQ_HEADERS } from './consumer/group/dead-letter.js'

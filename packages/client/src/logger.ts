@@ -10,7 +10,7 @@ export interface Logger {
   info: LogFn
   warn: LogFn
   error: LogFn
-  child (bindings: Record<string, unknown>): Logger
+  child(bindings: Record<string, unknown>): Logger
 }
 
 const noop: LogFn = () => {}

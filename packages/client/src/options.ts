@@ -53,9 +53,9 @@ export class OptionChecker {
   readonly problems: string[] = []
   private typeProblem = false
 
-  constructor (private readonly what: string) {}
+  constructor(private readonly what: string) {}
 
-  int (name: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  int(name: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
     if (v === undefined) return
     if (typeof v !== 'number' || !Number.isInteger(v)) {
       this.typeProblem = true
@@ -65,7 +65,7 @@ export class OptionChecker {
     }
   }
 
-  number (name: string, v: unknown, min: number): void {
+  number(name: string, v: unknown, min: number): void {
     if (v === undefined) return
     if (typeof v !== 'number' || !Number.isFinite(v)) {
       this.typeProblem = true
@@ -75,28 +75,30 @@ export class OptionChecker {
     }
   }
 
-  oneOf (name: string, v: unknown, allowed: readonly unknown[]): void {
+  oneOf(name: string, v: unknown, allowed: readonly unknown[]): void {
     if (v === undefined) return
     if (!allowed.includes(v)) {
-      this.problems.push(`${name} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(v)}`)
+      this.problems.push(
+        `${name} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(v)}`,
+      )
     }
   }
 
-  check (ok: boolean, problem: string, kind: 'type' | 'range' = 'range'): void {
+  check(ok: boolean, problem: string, kind: 'type' | 'range' = 'range'): void {
     if (ok) return
     if (kind === 'type') this.typeProblem = true
     this.problems.push(problem)
   }
 
   /** Throws every collected problem at once. */
-  done (): void {
+  done(): void {
     if (this.problems.length === 0) return
     const message = `invalid ${this.what} options: ${this.problems.join('; ')}`
     throw this.typeProblem ? new TypeError(message) : new RangeError(message)
   }
 }
 
-export function checkRetryOptions (c: OptionChecker, retry: Partial<RetryOptions> | undefined): RetryOptions {
+export function checkRetryOptions(c: OptionChecker, retry: Partial<RetryOptions> | undefined): RetryOptions {
   const r = { ...DEFAULT_RETRY, ...retry }
   c.int('retry.retries', r.retries, 0, 1000)
   c.int('retry.initialBackoffMs', r.initialBackoffMs, 0)
@@ -106,15 +108,22 @@ export function checkRetryOptions (c: OptionChecker, retry: Partial<RetryOptions
   return r
 }
 
-export function resolveConnectOptions (options: ConnectOptions): ResolvedConnectOptions {
+export function resolveConnectOptions(options: ConnectOptions): ResolvedConnectOptions {
   const c = new OptionChecker('connect')
-  if (options === null || typeof options !== 'object') throw new TypeError('connect() needs an options object with bootstrap')
+  if (options === null || typeof options !== 'object')
+    throw new TypeError('connect() needs an options object with bootstrap')
   const bootstrap = options.bootstrap
-  c.check(Array.isArray(bootstrap) && bootstrap.length > 0 && bootstrap.every((b) => typeof b === 'string'),
-    'bootstrap must be a non-empty array of "host:port" strings', 'type')
+  c.check(
+    Array.isArray(bootstrap) && bootstrap.length > 0 && bootstrap.every((b) => typeof b === 'string'),
+    'bootstrap must be a non-empty array of "host:port" strings',
+    'type',
+  )
   if (Array.isArray(bootstrap)) {
     for (const b of bootstrap) {
-      c.check(typeof b === 'string' && /^.+:\d{1,5}$/.test(b), `bootstrap entry ${JSON.stringify(b)} is not "host:port"`)
+      c.check(
+        typeof b === 'string' && /^.+:\d{1,5}$/.test(b),
+        `bootstrap entry ${JSON.stringify(b)} is not "host:port"`,
+      )
     }
   }
   c.check(options.clientId === undefined || typeof options.clientId === 'string', 'clientId must be a string', 'type')

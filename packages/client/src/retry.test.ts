@@ -5,26 +5,34 @@ import { backoffMs, withRetry } from './retry.js'
 const fast = { retries: 4, initialBackoffMs: 1, maxBackoffMs: 4, factor: 2 }
 
 /** Lets pending promise callbacks run (one macrotask turn), so a retry loop reaches its next wait. */
-const settle = async (): Promise<void> => { await new Promise<void>((resolve) => setImmediate(resolve)) }
+const settle = async (): Promise<void> => {
+  await new Promise<void>((resolve) => setImmediate(resolve))
+}
 
 describe('withRetry', () => {
   it('retries retriable errors until success', async () => {
     let calls = 0
-    const result = await withRetry(async (attempt) => {
-      calls++
-      if (attempt < 3) throw new SluiceError('NOT_LEADER_OR_FOLLOWER')
-      return 'ok'
-    }, { retry: fast })
+    const result = await withRetry(
+      async (attempt) => {
+        calls++
+        if (attempt < 3) throw new SluiceError('NOT_LEADER_OR_FOLLOWER')
+        return 'ok'
+      },
+      { retry: fast },
+    )
     expect(result).toBe('ok')
     expect(calls).toBe(3)
   })
 
   it('does not retry a non-retriable SluiceError', async () => {
     let calls = 0
-    const err = await withRetry(async () => {
-      calls++
-      throw new SluiceError('INVALID_TOPIC_EXCEPTION', 'bad name')
-    }, { retry: fast }).catch((e: unknown) => e)
+    const err = await withRetry(
+      async () => {
+        calls++
+        throw new SluiceError('INVALID_TOPIC_EXCEPTION', 'bad name')
+      },
+      { retry: fast },
+    ).catch((e: unknown) => e)
     expect(calls).toBe(1)
     expect(err).toBeInstanceOf(SluiceError)
     expect((err as SluiceError).code).toBe('INVALID_TOPIC_EXCEPTION')
@@ -32,22 +40,30 @@ describe('withRetry', () => {
   })
 
   it.each([new TypeError('wrong type'), new RangeError('out of range'), new Error('plain')])(
-    'never retries programmer errors (%s)', async (thrown) => {
+    'never retries programmer errors (%s)',
+    async (thrown) => {
       let calls = 0
-      const err = await withRetry(async () => {
-        calls++
-        throw thrown
-      }, { retry: fast }).catch((e: unknown) => e)
+      const err = await withRetry(
+        async () => {
+          calls++
+          throw thrown
+        },
+        { retry: fast },
+      ).catch((e: unknown) => e)
       expect(calls).toBe(1)
       expect(err).toBe(thrown)
-    })
+    },
+  )
 
   it('stops after retries + 1 attempts and lists every attempt', async () => {
     let calls = 0
-    const err = await withRetry(async () => {
-      calls++
-      throw new SluiceError('LEADER_NOT_AVAILABLE', `attempt ${calls}`)
-    }, { retry: fast, operation: 'probe' }).catch((e: unknown) => e) as SluiceError
+    const err = (await withRetry(
+      async () => {
+        calls++
+        throw new SluiceError('LEADER_NOT_AVAILABLE', `attempt ${calls}`)
+      },
+      { retry: fast, operation: 'probe' },
+    ).catch((e: unknown) => e)) as SluiceError
     expect(calls).toBe(5)
     expect(err.code).toBe('LEADER_NOT_AVAILABLE')
     expect(err.message).toContain('probe failed after 5 attempt(s)')
@@ -57,27 +73,39 @@ describe('withRetry', () => {
   })
 
   it('keeps the attempts when a non-retriable error follows retriable ones', async () => {
-    const err = await withRetry(async (attempt) => {
-      throw attempt === 1 ? new SluiceError('NETWORK_EXCEPTION') : new SluiceError('TOPIC_ALREADY_EXISTS')
-    }, { retry: fast }).catch((e: unknown) => e) as SluiceError
+    const err = (await withRetry(
+      async (attempt) => {
+        throw attempt === 1 ? new SluiceError('NETWORK_EXCEPTION') : new SluiceError('TOPIC_ALREADY_EXISTS')
+      },
+      { retry: fast },
+    ).catch((e: unknown) => e)) as SluiceError
     expect(err.code).toBe('TOPIC_ALREADY_EXISTS')
-    expect((err.details.attempts as SluiceError[]).map((a) => a.code)).toEqual(['NETWORK_EXCEPTION', 'TOPIC_ALREADY_EXISTS'])
+    expect((err.details.attempts as SluiceError[]).map((a) => a.code)).toEqual([
+      'NETWORK_EXCEPTION',
+      'TOPIC_ALREADY_EXISTS',
+    ])
   })
 
   it('gives up when the next backoff would pass the deadline', async () => {
     const clock = new ManualClock()
     let calls = 0
-    const p = withRetry(async () => {
-      calls++
-      clock.advance(40) // each attempt "takes" 40 ms of the clock
-      throw new SluiceError('REQUEST_TIMED_OUT')
-    }, {
-      retry: { retries: 100, initialBackoffMs: 1, maxBackoffMs: 1, factor: 1 },
-      deadlineMs: 100,
-      clock,
-    }).catch((e: unknown) => e)
-    while (calls < 3) { await settle(); clock.advance(1) } // each 1 ms backoff
-    const err = await p as SluiceError
+    const p = withRetry(
+      async () => {
+        calls++
+        clock.advance(40) // each attempt "takes" 40 ms of the clock
+        throw new SluiceError('REQUEST_TIMED_OUT')
+      },
+      {
+        retry: { retries: 100, initialBackoffMs: 1, maxBackoffMs: 1, factor: 1 },
+        deadlineMs: 100,
+        clock,
+      },
+    ).catch((e: unknown) => e)
+    while (calls < 3) {
+      await settle()
+      clock.advance(1)
+    } // each 1 ms backoff
+    const err = (await p) as SluiceError
     expect(calls).toBe(3)
     expect(err.code).toBe('REQUEST_TIMED_OUT')
     expect(err.message).toContain('deadline of 100 ms reached')
@@ -87,11 +115,14 @@ describe('withRetry', () => {
   it('waits each backoff on its clock: the next attempt starts when the backoff has passed, not one ms before', async () => {
     const clock = new ManualClock()
     const startedAt: number[] = []
-    const p = withRetry(async (attempt) => {
-      startedAt.push(clock.nowMs())
-      if (attempt < 3) throw new SluiceError('NETWORK_EXCEPTION')
-      return 'ok'
-    }, { retry: { retries: 5, initialBackoffMs: 100, maxBackoffMs: 1000, factor: 2 }, random: () => 1, clock })
+    const p = withRetry(
+      async (attempt) => {
+        startedAt.push(clock.nowMs())
+        if (attempt < 3) throw new SluiceError('NETWORK_EXCEPTION')
+        return 'ok'
+      },
+      { retry: { retries: 5, initialBackoffMs: 100, maxBackoffMs: 1000, factor: 2 }, random: () => 1, clock },
+    )
     await settle()
     clock.advance(99)
     await settle()
@@ -111,11 +142,16 @@ describe('withRetry', () => {
     const ac = new AbortController()
     const reason = new Error('stop now')
     let calls = 0
-    const p = withRetry(async () => {
-      calls++
-      queueMicrotask(() => { ac.abort(reason) })
-      throw new SluiceError('NETWORK_EXCEPTION')
-    }, { retry: { retries: 5, initialBackoffMs: 60_000, maxBackoffMs: 60_000, factor: 1 }, signal: ac.signal })
+    const p = withRetry(
+      async () => {
+        calls++
+        queueMicrotask(() => {
+          ac.abort(reason)
+        })
+        throw new SluiceError('NETWORK_EXCEPTION')
+      },
+      { retry: { retries: 5, initialBackoffMs: 60_000, maxBackoffMs: 60_000, factor: 1 }, signal: ac.signal },
+    )
     await expect(p).rejects.toBe(reason)
     expect(calls).toBe(1)
   })
@@ -124,15 +160,30 @@ describe('withRetry', () => {
     const ac = new AbortController()
     ac.abort(new Error('early'))
     let calls = 0
-    await expect(withRetry(async () => { calls++ }, { retry: fast, signal: ac.signal })).rejects.toThrow('early')
+    await expect(
+      withRetry(
+        async () => {
+          calls++
+        },
+        { retry: fast, signal: ac.signal },
+      ),
+    ).rejects.toThrow('early')
     expect(calls).toBe(0)
   })
 
   it('calls onRetry with the error before each backoff', async () => {
     const seen: string[] = []
-    await withRetry(async (attempt) => {
-      if (attempt < 3) throw new SluiceError(attempt === 1 ? 'NOT_LEADER_OR_FOLLOWER' : 'REQUEST_TIMED_OUT')
-    }, { retry: fast, onRetry: (err, attempt) => { seen.push(`${attempt}:${err.code}:${String(err.staleMetadata)}`) } })
+    await withRetry(
+      async (attempt) => {
+        if (attempt < 3) throw new SluiceError(attempt === 1 ? 'NOT_LEADER_OR_FOLLOWER' : 'REQUEST_TIMED_OUT')
+      },
+      {
+        retry: fast,
+        onRetry: (err, attempt) => {
+          seen.push(`${attempt}:${err.code}:${String(err.staleMetadata)}`)
+        },
+      },
+    )
     expect(seen).toEqual(['1:NOT_LEADER_OR_FOLLOWER:true', '2:REQUEST_TIMED_OUT:false'])
   })
 })

@@ -28,27 +28,27 @@ export interface RetryCallOptions {
   clock?: Clock
 }
 
-export function isRetriable (err: unknown): err is SluiceError {
+export function isRetriable(err: unknown): err is SluiceError {
   return err instanceof SluiceError && err.retriable
 }
 
 /** The backoff before retry number `retry` (1-based), with jitter in [50%, 100%]. */
-export function backoffMs (options: RetryOptions, retry: number, random: () => number = Math.random): number {
+export function backoffMs(options: RetryOptions, retry: number, random: () => number = Math.random): number {
   const base = Math.min(options.maxBackoffMs, options.initialBackoffMs * options.factor ** (retry - 1))
-  return Math.round(base / 2 + random() * base / 2)
+  return Math.round(base / 2 + (random() * base) / 2)
 }
 
 /** Sleeps `ms` on the system clock, rejecting with the signal's reason if it aborts first. */
-export async function sleep (ms: number, signal?: AbortSignal): Promise<void> {
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   await systemClock.sleep(ms, signal)
 }
 
-function abortReason (signal: AbortSignal): unknown {
+function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError')
 }
 
 /** Runs `fn` until it succeeds, fails for good, runs out of attempts or time, or is aborted. */
-export async function withRetry<T> (fn: (attempt: number) => Promise<T>, options: RetryCallOptions): Promise<T> {
+export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options: RetryCallOptions): Promise<T> {
   const clock = options.clock ?? systemClock
   const now = (): number => clock.nowMs()
   const random = options.random ?? Math.random
@@ -73,12 +73,15 @@ export async function withRetry<T> (fn: (attempt: number) => Promise<T>, options
   }
 }
 
-function finalError (errors: unknown[], operation: string | undefined, why?: string): SluiceError {
+function finalError(errors: unknown[], operation: string | undefined, why?: string): SluiceError {
   const last = errors[errors.length - 1] as SluiceError
   if (errors.length === 1 && why === undefined) return last
   const what = operation ?? 'operation'
   const reason = why ?? (last.retriable ? 'retries exhausted' : 'non-retriable error')
-  return new SluiceError(last.code,
+  return new SluiceError(
+    last.code,
     `${what} failed after ${errors.length} attempt(s) (${reason}): ${last.message}`,
-    { ...last.details, attempts: errors }, { cause: last })
+    { ...last.details, attempts: errors },
+    { cause: last },
+  )
 }

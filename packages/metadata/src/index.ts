@@ -9,6 +9,16 @@ export type { MetadataServerOptions, MetadataServerHandle, MetadataServerStatus 
 export { ZooKeeperStore } from './store/zookeeper-store.js'
 export type { ZooKeeperStoreOptions } from './store/zookeeper-store.js'
 export type {
-  MetadataStore, CreateMode, CreateOptions, NodeData, NodeStat, SessionId, StoreOp, StoreOpResult,
-  WatchCallback, WatchEvent, WatchEventType, CancelWatch,
+  MetadataStore,
+  CreateMode,
+  CreateOptions,
+  NodeData,
+  NodeStat,
+  SessionId,
+  StoreOp,
+  StoreOpResult,
+  WatchCallback,
+  WatchEvent,
+  WatchEventType,
+  CancelWatch,
 } from './store/metadata-store.js'

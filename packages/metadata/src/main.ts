@@ -16,9 +16,11 @@ import { startMetadataServerInternal } from './server/metadata-server.js'
 /** Exit code when this instance is fenced: its ZooKeeper session expired or another instance took over as controller (1 = bad config / crash). */
 const STORE_LOST_EXIT_CODE = 3
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
-    process.stdout.write(formatConfigHelp('usage: sluice metadata [--config file.json] [--flag value ...]', metadataConfigSchema))
+    process.stdout.write(
+      formatConfigHelp('usage: sluice metadata [--config file.json] [--flag value ...]', metadataConfigSchema),
+    )
     process.exit(0)
   }
   const parsed = parseMetadataConfig(process.argv.slice(2), process.env)
@@ -27,9 +29,18 @@ async function main (): Promise<void> {
     process.exit(1)
   }
   const config = parsed.config
-  const log = pino({ level: config.logLevel, base: { service: 'sluice-metadata', pid: process.pid } }, pino.destination({ dest: 1, sync: true }))
-  process.on('uncaughtException', (e) => { log.fatal({ err: e }, 'uncaught exception'); process.exit(1) })
-  process.on('unhandledRejection', (e) => { log.fatal({ err: e }, 'unhandled rejection'); process.exit(1) })
+  const log = pino(
+    { level: config.logLevel, base: { service: 'sluice-metadata', pid: process.pid } },
+    pino.destination({ dest: 1, sync: true }),
+  )
+  process.on('uncaughtException', (e) => {
+    log.fatal({ err: e }, 'uncaught exception')
+    process.exit(1)
+  })
+  process.on('unhandledRejection', (e) => {
+    log.fatal({ err: e }, 'unhandled rejection')
+    process.exit(1)
+  })
   let handle: Awaited<ReturnType<typeof startMetadataServerInternal>> | undefined
   const exitFenced = (why: string, err: Error): void => {
     log.fatal({ err }, `${why}; exiting so a supervisor restarts this service as a fresh standby`)
@@ -42,17 +53,27 @@ async function main (): Promise<void> {
       host: config.host,
       port: config.port,
       ...(config.dataDir !== undefined ? { dataDir: config.dataDir } : {}),
-      store: config.store === 'zookeeper'
-        ? { kind: 'zookeeper', connectString: config.zkConnect ?? '', chroot: config.zkChroot, sessionTimeoutMs: config.zkSessionTimeoutMs }
-        : { kind: 'embedded' },
+      store:
+        config.store === 'zookeeper'
+          ? {
+              kind: 'zookeeper',
+              connectString: config.zkConnect ?? '',
+              chroot: config.zkChroot,
+              sessionTimeoutMs: config.zkSessionTimeoutMs,
+            }
+          : { kind: 'embedded' },
       controllerId: config.controllerId,
       ...(config.advertisedHost !== undefined ? { advertisedHost: config.advertisedHost } : {}),
       adminPort: config.adminPort,
       adminHost: config.adminHost,
       // Printed as soon as it listens (before the store opens), so probes can be aimed early.
       onAdminListening: (port) => process.stdout.write(`ADMIN_LISTENING ${port}\n`),
-      onStoreLost: (err) => { exitFenced('metadata store lost (ZooKeeper session expired)', err) },
-      onDeposed: (err) => { exitFenced('fenced: another instance is the controller now', err) },
+      onStoreLost: (err) => {
+        exitFenced('metadata store lost (ZooKeeper session expired)', err)
+      },
+      onDeposed: (err) => {
+        exitFenced('fenced: another instance is the controller now', err)
+      },
       defaultNumPartitions: config.defaultNumPartitions,
       defaultReplicationFactor: config.defaultReplicationFactor,
       brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
@@ -78,7 +99,13 @@ async function main (): Promise<void> {
     if (stopping) process.exit(1)
     stopping = true
     log.info({ signal }, 'stopping')
-    handle.stop().then(() => process.exit(0), (e: unknown) => { log.error({ err: e }, 'unclean stop'); process.exit(1) })
+    handle.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        log.error({ err: e }, 'unclean stop')
+        process.exit(1)
+      },
+    )
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)

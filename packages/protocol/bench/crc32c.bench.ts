@@ -7,6 +7,10 @@ const batch = randomFillSync(Buffer.allocUnsafe(108_000))
 const mib = randomFillSync(Buffer.allocUnsafe(1024 * 1024))
 
 describe('crc32c', () => {
-  bench('108 KB (one 1,000 x 100 B batch)', () => { crc32c(batch) })
-  bench('1 MiB', () => { crc32c(mib) })
+  bench('108 KB (one 1,000 x 100 B batch)', () => {
+    crc32c(batch)
+  })
+  bench('1 MiB', () => {
+    crc32c(mib)
+  })
 })

@@ -12,32 +12,32 @@
 /** A pending timer set through a `Clock`. */
 export interface Timer {
   /** Stops the timer; a no-op once it fired (a one-shot timer) or was cancelled. */
-  cancel (): void
+  cancel(): void
   /** Lets the process exit while this timer is pending (Node's `unref`); returns the timer. */
-  unref (): Timer
+  unref(): Timer
 }
 
 export interface Clock {
   /** Wall-clock milliseconds since the Unix epoch (`Date.now()`): timestamps, retention, deadlines. */
-  nowMs (): number
+  nowMs(): number
   /**
    * Monotonic milliseconds from an arbitrary origin (`performance.now()`): for durations that
    * must not jump when the wall clock is set (session leases).
    */
-  monotonicMs (): number
+  monotonicMs(): number
   /** Calls `fn` once, `ms` from now (a delay below 1 ms counts as 1 ms, as in Node). */
-  setTimeout (fn: () => void, ms: number): Timer
+  setTimeout(fn: () => void, ms: number): Timer
   /** Calls `fn` every `ms` until the timer is cancelled. */
-  setInterval (fn: () => void, ms: number): Timer
+  setInterval(fn: () => void, ms: number): Timer
   /** Resolves `ms` from now; rejects with the signal's reason if it aborts first. */
-  sleep (ms: number, signal?: AbortSignal): Promise<void>
+  sleep(ms: number, signal?: AbortSignal): Promise<void>
 }
 
 /**
  * `sleep` on any clock's timers: the one rule for an abortable wait (the timer is cancelled on
  * abort, and the abort listener removed when the timer fires).
  */
-export async function sleepOn (clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+export async function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted === true) throw abortReason(signal)
   await new Promise<void>((resolve, reject) => {
     const onAbort = (): void => {
@@ -52,17 +52,19 @@ export async function sleepOn (clock: Clock, ms: number, signal?: AbortSignal): 
   })
 }
 
-function abortReason (signal: AbortSignal): unknown {
+function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError')
 }
 
 /** A Node timer behind the `Timer` interface (`clearTimeout` also clears an interval in Node). */
 class SystemTimer implements Timer {
-  constructor (private readonly handle: NodeJS.Timeout) {}
+  constructor(private readonly handle: NodeJS.Timeout) {}
 
-  cancel (): void { clearTimeout(this.handle) }
+  cancel(): void {
+    clearTimeout(this.handle)
+  }
 
-  unref (): Timer {
+  unref(): Timer {
     this.handle.unref()
     return this
   }
@@ -74,5 +76,7 @@ export const systemClock: Clock = {
   monotonicMs: () => performance.now(),
   setTimeout: (fn, ms) => new SystemTimer(setTimeout(fn, ms)),
   setInterval: (fn, ms) => new SystemTimer(setInterval(fn, ms)),
-  sleep: async (ms, signal) => { await sleepOn(systemClock, ms, signal) },
+  sleep: async (ms, signal) => {
+    await sleepOn(systemClock, ms, signal)
+  },
 }

@@ -8,6 +8,6 @@ import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 const native = require('@node-rs/crc32') as { crc32c: (input: Uint8Array, initial?: number) => number }
 
-export function crc32c (data: Uint8Array): number {
+export function crc32c(data: Uint8Array): number {
   return native.crc32c(data) >>> 0
 }

@@ -10,10 +10,18 @@ describe('error table', () => {
 
   it('uses Kafka ids where Kafka has the error', () => {
     const kafka: Partial<Record<ErrorCodeName, number>> = {
-      OFFSET_OUT_OF_RANGE: 1, CORRUPT_MESSAGE: 2, UNKNOWN_TOPIC_OR_PARTITION: 3, NOT_LEADER_OR_FOLLOWER: 6,
-      MESSAGE_TOO_LARGE: 10, INVALID_TOPIC_EXCEPTION: 17, NOT_ENOUGH_REPLICAS: 19,
-      NOT_ENOUGH_REPLICAS_AFTER_APPEND: 20, TOPIC_ALREADY_EXISTS: 36, OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
-      FENCED_LEADER_EPOCH: 74, MEMBER_ID_REQUIRED: 79,
+      OFFSET_OUT_OF_RANGE: 1,
+      CORRUPT_MESSAGE: 2,
+      UNKNOWN_TOPIC_OR_PARTITION: 3,
+      NOT_LEADER_OR_FOLLOWER: 6,
+      MESSAGE_TOO_LARGE: 10,
+      INVALID_TOPIC_EXCEPTION: 17,
+      NOT_ENOUGH_REPLICAS: 19,
+      NOT_ENOUGH_REPLICAS_AFTER_APPEND: 20,
+      TOPIC_ALREADY_EXISTS: 36,
+      OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
+      FENCED_LEADER_EPOCH: 74,
+      MEMBER_ID_REQUIRED: 79,
     }
     for (const [name, id] of Object.entries(kafka)) expect(ErrorCode[name as ErrorCodeName].id).toBe(id)
   })

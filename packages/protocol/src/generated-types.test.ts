@@ -14,11 +14,11 @@ const root = fileURLToPath(new URL('../../../', import.meta.url))
 const committed = join(root, 'packages/protocol/src/generated')
 
 /** Every file under `dir`, as sorted '/'-separated relative paths. */
-async function listFiles (dir: string, base = dir): Promise<string[]> {
+async function listFiles(dir: string, base = dir): Promise<string[]> {
   const files: string[] = []
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) files.push(...await listFiles(path, base))
+    if (entry.isDirectory()) files.push(...(await listFiles(path, base)))
     else files.push(relative(base, path).split('\\').join('/'))
   }
   return files.sort()
@@ -34,7 +34,10 @@ describe('generated wire types', () => {
   it('packages/protocol/src/generated is up to date with proto/ (run `pnpm gen` if not)', async () => {
     tmp = await mkdtemp(join(tmpdir(), 'sluice-gen-'))
     const out = join(tmp, 'generated')
-    execFileSync(process.execPath, [join(root, 'scripts/gen-proto-types.mjs'), '--out', out], { cwd: root, stdio: 'pipe' })
+    execFileSync(process.execPath, [join(root, 'scripts/gen-proto-types.mjs'), '--out', out], {
+      cwd: root,
+      stdio: 'pipe',
+    })
     const fresh = await listFiles(out)
     const current = await listFiles(committed)
     expect(fresh.length).toBeGreaterThan(1)

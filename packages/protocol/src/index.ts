@@ -10,11 +10,23 @@ export type * as wire from './generated/index.js'
 export * from './record-batch/record-types.js'
 export { encodeRecordBatch } from './record-batch/record-encoder.js'
 export { decodeRecordBatches } from './record-batch/record-decoder.js'
-export { frameBatchAt, walkBatch, walkRecordBatches, type RecordSink, type WalkOptions } from './record-batch/record-walker.js'
+export {
+  frameBatchAt,
+  walkBatch,
+  walkRecordBatches,
+  type RecordSink,
+  type WalkOptions,
+} from './record-batch/record-walker.js'
 export * from './murmur2.js'
 export { systemClock, type Clock, type Timer } from './clock.js'
 export { ManualClock } from './manual-clock.js'
 export {
-  encodeSubscription, decodeSubscription, encodeAssignment, decodeAssignment, SUBSCRIPTION_VERSION, ASSIGNMENT_VERSION,
-  type Subscription, type MemberAssignment,
+  encodeSubscription,
+  decodeSubscription,
+  encodeAssignment,
+  decodeAssignment,
+  SUBSCRIPTION_VERSION,
+  ASSIGNMENT_VERSION,
+  type Subscription,
+  type MemberAssignment,
 } from './group/consumer-protocol.js'

@@ -27,7 +27,11 @@ describe('ManualClock', () => {
       if (ticks.length === 3) interval.cancel()
     }, 5)
     let chained = -1
-    clock.setTimeout(() => { clock.setTimeout(() => { chained = clock.monotonicMs() }, 4) }, 3)
+    clock.setTimeout(() => {
+      clock.setTimeout(() => {
+        chained = clock.monotonicMs()
+      }, 4)
+    }, 3)
     clock.advance(100)
     expect(ticks).toEqual([5, 10, 15])
     expect(chained).toBe(7)
@@ -37,7 +41,9 @@ describe('ManualClock', () => {
   it('sleeps until advanced, and an abort cancels the sleep with the signal reason', async () => {
     const clock = new ManualClock()
     let woke = false
-    const sleeping = clock.sleep(50).then(() => { woke = true })
+    const sleeping = clock.sleep(50).then(() => {
+      woke = true
+    })
     clock.advance(49)
     await Promise.resolve()
     expect(woke).toBe(false)

@@ -11,12 +11,21 @@
 import { sleepOn, type Clock, type Timer } from './clock.js'
 
 class ManualTimer implements Timer {
-  constructor (readonly clock: ManualClock, readonly fn: () => void, public dueMs: number,
-    readonly everyMs: number | undefined, readonly seq: number) {}
+  constructor(
+    readonly clock: ManualClock,
+    readonly fn: () => void,
+    public dueMs: number,
+    readonly everyMs: number | undefined,
+    readonly seq: number,
+  ) {}
 
-  cancel (): void { this.clock.cancelTimer(this) }
+  cancel(): void {
+    this.clock.cancelTimer(this)
+  }
 
-  unref (): Timer { return this }
+  unref(): Timer {
+    return this
+  }
 }
 
 export class ManualClock implements Clock {
@@ -27,25 +36,37 @@ export class ManualClock implements Clock {
   private readonly timers: ManualTimer[] = []
 
   /** `startWallMs` is what `nowMs()` reads first; `monotonicMs()` starts at 0. */
-  constructor (startWallMs = 0) {
+  constructor(startWallMs = 0) {
     this.wallMs = startWallMs
   }
 
-  nowMs (): number { return this.wallMs }
+  nowMs(): number {
+    return this.wallMs
+  }
 
-  monotonicMs (): number { return this.elapsedMs }
+  monotonicMs(): number {
+    return this.elapsedMs
+  }
 
-  setTimeout (fn: () => void, ms: number): Timer { return this.add(fn, ms, undefined) }
+  setTimeout(fn: () => void, ms: number): Timer {
+    return this.add(fn, ms, undefined)
+  }
 
-  setInterval (fn: () => void, ms: number): Timer { return this.add(fn, ms, Math.max(1, ms)) }
+  setInterval(fn: () => void, ms: number): Timer {
+    return this.add(fn, ms, Math.max(1, ms))
+  }
 
-  async sleep (ms: number, signal?: AbortSignal): Promise<void> { await sleepOn(this, ms, signal) }
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    await sleepOn(this, ms, signal)
+  }
 
   /** Timers set and not yet fired (one-shot) or cancelled. */
-  get pendingTimers (): number { return this.timers.length }
+  get pendingTimers(): number {
+    return this.timers.length
+  }
 
   /** Moves time forward by `ms`, firing the timers that fall due on the way (see the file comment). */
-  advance (ms: number): void {
+  advance(ms: number): void {
     if (!(ms >= 0)) throw new RangeError(`cannot advance a clock by ${ms} ms`)
     const end = this.elapsedMs + ms
     for (let next = this.timers[0]; next !== undefined && next.dueMs <= end; next = this.timers[0]) {
@@ -61,24 +82,29 @@ export class ManualClock implements Clock {
   }
 
   /** @internal ManualTimer.cancel */
-  cancelTimer (timer: ManualTimer): void {
+  cancelTimer(timer: ManualTimer): void {
     const i = this.timers.indexOf(timer)
     if (i >= 0) this.timers.splice(i, 1)
   }
 
-  private add (fn: () => void, ms: number, everyMs: number | undefined): Timer {
+  private add(fn: () => void, ms: number, everyMs: number | undefined): Timer {
     const timer = new ManualTimer(this, fn, this.elapsedMs + (ms >= 1 ? ms : 1), everyMs, this.seq++)
     this.insert(timer)
     return timer
   }
 
-  private insert (timer: ManualTimer): void {
+  private insert(timer: ManualTimer): void {
     let i = this.timers.length
-    while (i > 0 && (this.timers[i - 1]!.dueMs > timer.dueMs || (this.timers[i - 1]!.dueMs === timer.dueMs && this.timers[i - 1]!.seq > timer.seq))) i--
+    while (
+      i > 0 &&
+      (this.timers[i - 1]!.dueMs > timer.dueMs ||
+        (this.timers[i - 1]!.dueMs === timer.dueMs && this.timers[i - 1]!.seq > timer.seq))
+    )
+      i--
     this.timers.splice(i, 0, timer)
   }
 
-  private moveTo (elapsedMs: number): void {
+  private moveTo(elapsedMs: number): void {
     this.wallMs += elapsedMs - this.elapsedMs
     this.elapsedMs = elapsedMs
   }

@@ -11,7 +11,7 @@ const M = 0x5bd1e995
 const R = 24
 
 /** Java-compatible MurmurHash2: a signed int32. */
-export function murmur2 (data: Uint8Array): number {
+export function murmur2(data: Uint8Array): number {
   const length = data.length
   let h = SEED ^ length
   const words = length >>> 2
@@ -40,12 +40,12 @@ export function murmur2 (data: Uint8Array): number {
 }
 
 /** Kafka's Utils.toPositive: clears the sign bit (not Math.abs, which breaks on -2^31). */
-export function toPositive (n: number): number {
+export function toPositive(n: number): number {
   return n & 0x7fffffff
 }
 
 /** The partition Kafka's default partitioner picks for a non-null key. */
-export function partitionForKey (key: Uint8Array, numPartitions: number): number {
+export function partitionForKey(key: Uint8Array, numPartitions: number): number {
   if (!Number.isInteger(numPartitions) || numPartitions < 1) {
     throw new SluiceError('INVALID_ARGUMENT', `numPartitions must be a positive integer, got ${numPartitions}`)
   }

@@ -23,7 +23,7 @@ export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
 }
 
 /** Where proto/ is: beside the repository root (src/ and dist/ are both one level down). */
-export function protoRoot (): string {
+export function protoRoot(): string {
   const candidates = [
     new URL('../proto/', import.meta.url), // packages/protocol/proto when copied for a package
     new URL('../../../proto/', import.meta.url), // the repository checkout
@@ -37,11 +37,13 @@ export function protoRoot (): string {
 
 let cached: SluiceProto | undefined
 
-export function loadSluiceProto (): SluiceProto {
+export function loadSluiceProto(): SluiceProto {
   if (cached !== undefined) return cached
   const root = protoRoot()
   // Every file of the contract, so a new .proto needs no change here.
-  const files = readdirSync(`${root}sluice/v1`).filter((f) => f.endsWith('.proto')).sort()
+  const files = readdirSync(`${root}sluice/v1`)
+    .filter((f) => f.endsWith('.proto'))
+    .sort()
     .map((f) => `sluice/v1/${f}`)
   const definition = protoLoader.loadSync(files, { ...PROTO_LOADER_OPTIONS, includeDirs: [root] })
   cached = grpc.loadPackageDefinition(definition) as unknown as SluiceProto

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { defaultTopicConfig, effectiveTopicConfig, TOPIC_CONFIG_NAMES, validateTopicConfigOverrides } from './topic-config.js'
+import {
+  defaultTopicConfig,
+  effectiveTopicConfig,
+  TOPIC_CONFIG_NAMES,
+  validateTopicConfigOverrides,
+} from './topic-config.js'
 import { SluiceError } from './errors.js'
 
 describe('topic configs', () => {
@@ -21,7 +26,9 @@ describe('topic configs', () => {
   it('every config has a default that its own parser accepts', () => {
     const defaults = defaultTopicConfig() as unknown as Record<string, unknown>
     for (const name of TOPIC_CONFIG_NAMES) {
-      expect(validateTopicConfigOverrides({ [name]: String(defaults[name]) }), name).toEqual({ [name]: String(defaults[name]) })
+      expect(validateTopicConfigOverrides({ [name]: String(defaults[name]) }), name).toEqual({
+        [name]: String(defaults[name]),
+      })
     }
   })
 })

@@ -5,9 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { camelToSnakeUpper, formatConfigHelp, kebabToCamel, loadConfigLayers } from './config-layers.js'
 
 const dirs: string[] = []
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }) })
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
 
-function configFile (content: string): string {
+function configFile(content: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-config-layers-'))
   dirs.push(dir)
   const file = join(dir, 'config.json')
@@ -49,13 +51,17 @@ describe('config layers', () => {
       'unknown flag --nope',
       `config file ${file}: unknown key "color"`,
     ])
-    expect(loadConfigLayers({ argv: ['--config', configFile('[1]')], keys }).problems[0]).toMatch(/must hold a JSON object$/)
-    expect(loadConfigLayers({ argv: ['--config', configFile('{')], keys }).problems[0]).toMatch(/^cannot read config file /)
+    expect(loadConfigLayers({ argv: ['--config', configFile('[1]')], keys }).problems[0]).toMatch(
+      /must hold a JSON object$/,
+    )
+    expect(loadConfigLayers({ argv: ['--config', configFile('{')], keys }).problems[0]).toMatch(
+      /^cannot read config file /,
+    )
   })
 
   it('formats --help from a schema shape: flag, environment variable, description and default', () => {
     const shape = {
-      brokerId: { description: 'this broker\'s id' },
+      brokerId: { description: "this broker's id" },
       dataDir: { description: 'where logs live', _zod: { def: { defaultValue: './data' } } },
     }
     const text = formatConfigHelp('usage: test', { shape })
@@ -63,7 +69,7 @@ describe('config layers', () => {
       'usage: test',
       'Every setting is a flag, an environment variable, or a key of a JSON file given with --config (flags win, then env, then the file).',
       '',
-      '  --broker-id  SLUICE_BROKER_ID  this broker\'s id',
+      "  --broker-id  SLUICE_BROKER_ID  this broker's id",
       '  --data-dir   SLUICE_DATA_DIR   where logs live (default "./data")',
       '',
     ])

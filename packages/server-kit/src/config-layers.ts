@@ -21,21 +21,24 @@ export interface LayeredConfig {
   readonly problems: string[]
 }
 
-export function camelToSnakeUpper (name: string): string {
+export function camelToSnakeUpper(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()
 }
 
-export function kebabToCamel (name: string): string {
+export function kebabToCamel(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 }
 
-export function loadConfigLayers (sources: ConfigSources): LayeredConfig {
+export function loadConfigLayers(sources: ConfigSources): LayeredConfig {
   const problems: string[] = []
   const flags: Record<string, unknown> = {}
   const argv = sources.argv ?? []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    if (!arg.startsWith('--')) { problems.push(`unexpected argument "${arg}"`); continue }
+    if (!arg.startsWith('--')) {
+      problems.push(`unexpected argument "${arg}"`)
+      continue
+    }
     const eq = arg.indexOf('=')
     const name = kebabToCamel(arg.slice(2, eq < 0 ? undefined : eq))
     let value: string | undefined
@@ -43,7 +46,10 @@ export function loadConfigLayers (sources: ConfigSources): LayeredConfig {
     else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) value = argv[++i]
     else value = 'true'
     const known = name === 'config' || sources.keys.includes(name)
-    if (!known) { problems.push(`unknown flag --${arg.slice(2, eq < 0 ? undefined : eq)}`); continue }
+    if (!known) {
+      problems.push(`unknown flag --${arg.slice(2, eq < 0 ? undefined : eq)}`)
+      continue
+    }
     flags[name] = value
   }
   const env = sources.env ?? {}
@@ -57,9 +63,11 @@ export function loadConfigLayers (sources: ConfigSources): LayeredConfig {
   if (file !== undefined) {
     try {
       const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'))
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) problems.push(`config file ${file} must hold a JSON object`)
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+        problems.push(`config file ${file} must hold a JSON object`)
       else fromFile = parsed as Record<string, unknown>
-      for (const k of Object.keys(fromFile)) if (!sources.keys.includes(k)) problems.push(`config file ${file}: unknown key "${k}"`)
+      for (const k of Object.keys(fromFile))
+        if (!sources.keys.includes(k)) problems.push(`config file ${file}: unknown key "${k}"`)
     } catch (e) {
       problems.push(`cannot read config file ${file}: ${(e as Error).message}`)
     }
@@ -73,12 +81,17 @@ export function loadConfigLayers (sources: ConfigSources): LayeredConfig {
  * default and description, read from a zod object schema's shape (typed structurally, so this
  * package needs no zod): `.describe()` texts and `.default()` values.
  */
-export function formatConfigHelp (usage: string, schema: { readonly shape: Record<string, unknown> }): string {
+export function formatConfigHelp(usage: string, schema: { readonly shape: Record<string, unknown> }): string {
   const rows = Object.entries(schema.shape).map(([key, field]) => {
-    const f = field as { description?: string, _zod?: { def?: { defaultValue?: unknown } } }
+    const f = field as { description?: string; _zod?: { def?: { defaultValue?: unknown } } }
     const dflt = f._zod?.def?.defaultValue
     const flag = `--${key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`
-    return { flag, env: `SLUICE_${camelToSnakeUpper(key)}`, dflt: dflt === undefined ? '' : `(default ${JSON.stringify(dflt)})`, text: f.description ?? '' }
+    return {
+      flag,
+      env: `SLUICE_${camelToSnakeUpper(key)}`,
+      dflt: dflt === undefined ? '' : `(default ${JSON.stringify(dflt)})`,
+      text: f.description ?? '',
+    }
   })
   const width = Math.max(...rows.map((r) => r.flag.length))
   const envWidth = Math.max(...rows.map((r) => r.env.length))
@@ -86,7 +99,10 @@ export function formatConfigHelp (usage: string, schema: { readonly shape: Recor
     usage,
     'Every setting is a flag, an environment variable, or a key of a JSON file given with --config (flags win, then env, then the file).',
     '',
-    ...rows.map((r) => `  ${r.flag.padEnd(width)}  ${r.env.padEnd(envWidth)}  ${[r.text, r.dflt].filter((x) => x !== '').join(' ')}`),
+    ...rows.map(
+      (r) =>
+        `  ${r.flag.padEnd(width)}  ${r.env.padEnd(envWidth)}  ${[r.text, r.dflt].filter((x) => x !== '').join(' ')}`,
+    ),
     '',
   ].join('\n')
 }

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { SerialQueue } from './serial-queue.js'
 
 /** A promise with its resolve function outside, so a test decides when a task finishes. */
-function gate (): { promise: Promise<void>, open (): void } {
+function gate(): { promise: Promise<void>; open(): void } {
   let open!: () => void
-  const promise = new Promise<void>((resolve) => { open = resolve })
+  const promise = new Promise<void>((resolve) => {
+    open = resolve
+  })
   return { promise, open }
 }
 
@@ -13,9 +15,20 @@ describe('SerialQueue', () => {
     const q = new SerialQueue()
     const events: string[] = []
     const first = gate()
-    const a = q.run(async () => { events.push('a start'); await first.promise; events.push('a end'); return 'a' })
-    const b = q.run(async () => { events.push('b start'); return 'b' })
-    const c = q.run(() => { events.push('c sync'); return 'c' })
+    const a = q.run(async () => {
+      events.push('a start')
+      await first.promise
+      events.push('a end')
+      return 'a'
+    })
+    const b = q.run(async () => {
+      events.push('b start')
+      return 'b'
+    })
+    const c = q.run(() => {
+      events.push('c sync')
+      return 'c'
+    })
     expect(q.size).toBe(3)
     // Let every pending microtask run: b must still wait for a.
     await new Promise<void>((resolve) => setImmediate(resolve))
@@ -29,8 +42,12 @@ describe('SerialQueue', () => {
 
   it('rejects only the failed task and runs the ones queued after it', async () => {
     const q = new SerialQueue()
-    const failed = q.run(async () => { throw new Error('boom') })
-    const thrownSync = q.run(() => { throw new Error('sync boom') })
+    const failed = q.run(async () => {
+      throw new Error('boom')
+    })
+    const thrownSync = q.run(() => {
+      throw new Error('sync boom')
+    })
     const next = q.run(async () => 42)
     await expect(failed).rejects.toThrow('boom')
     await expect(thrownSync).rejects.toThrow('sync boom')
@@ -43,9 +60,14 @@ describe('SerialQueue', () => {
     const q = new SerialQueue()
     const slow = gate()
     let finished = false
-    void q.run(async () => { await slow.promise; finished = true })
+    void q.run(async () => {
+      await slow.promise
+      finished = true
+    })
     let drained = false
-    const drain = q.drain().then(() => { drained = true })
+    const drain = q.drain().then(() => {
+      drained = true
+    })
     await new Promise<void>((resolve) => setImmediate(resolve))
     expect(drained).toBe(false)
     slow.open()

@@ -8,18 +8,27 @@ export class SerialQueue {
   private pending = 0
 
   /** Tasks queued or running. */
-  get size (): number { return this.pending }
+  get size(): number {
+    return this.pending
+  }
 
   /** Queues `task`; a synchronous task is allowed and still runs after every earlier one. */
-  run<T> (task: () => Promise<T> | T): Promise<T> {
+  run<T>(task: () => Promise<T> | T): Promise<T> {
     this.pending++
     const result = this.tail.then(task)
-    this.tail = result.then(() => { this.pending-- }, () => { this.pending-- })
+    this.tail = result.then(
+      () => {
+        this.pending--
+      },
+      () => {
+        this.pending--
+      },
+    )
     return result
   }
 
   /** Resolves once every task submitted so far has finished. */
-  async drain (): Promise<void> {
+  async drain(): Promise<void> {
     await this.tail
   }
 }

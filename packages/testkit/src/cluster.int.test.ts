@@ -28,7 +28,13 @@ describe('startCluster (in-process)', () => {
 
     await client.admin().createTopics([{ name: 'roundtrip', numPartitions: 2, replicationFactor: 3 }])
     const producer = client.producer({ acks: 'all' })
-    const sent = await producer.send({ topic: 'roundtrip', records: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }] })
+    const sent = await producer.send({
+      topic: 'roundtrip',
+      records: [
+        { key: 'a', value: '1' },
+        { key: 'b', value: '2' },
+      ],
+    })
     expect(sent).toHaveLength(2)
     const consumer = client.consumer({ offsetReset: 'earliest' })
     await consumer.assign([{ topic: 'roundtrip' }])

@@ -35,13 +35,13 @@ export interface Cluster {
   readonly bootstrap: string[]
   readonly dataDir: string
   /** Stops brokers (in parallel), then the metadata service; removes a temp data dir. Idempotent. */
-  stop (): Promise<void>
+  stop(): Promise<void>
 }
 
-export async function startCluster (options: StartClusterOptions = {}): Promise<Cluster> {
+export async function startCluster(options: StartClusterOptions = {}): Promise<Cluster> {
   const count = options.brokers ?? 3
   const ownsDataDir = options.dataDir === undefined
-  const dataDir = options.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'sluice-cluster-'))
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'sluice-cluster-')))
   const logger = options.logger ?? defaultTestLogger()
   const [{ startMetadataServer }, { startBroker }] = await Promise.all([
     import('@sluice/metadata'),
@@ -64,24 +64,30 @@ export async function startCluster (options: StartClusterOptions = {}): Promise<
       logger: logger.child({ process: 'metadata' }),
     })
     const metadataEndpoint = metadata.endpoint
-    const settled = await Promise.allSettled(Array.from({ length: count }, async (_, i) => {
-      const broker = await startBroker({
-        ...options.brokerOptions,
-        brokerId: i + 1,
-        host: '127.0.0.1',
-        port: 0,
-        dataDir: path.join(dataDir, `broker-${i + 1}`),
-        metadataEndpoints: [metadataEndpoint],
-        logger: logger.child({ process: `broker-${i + 1}` }),
-      })
-      brokers.push(broker)
-      return broker
-    }))
+    const settled = await Promise.allSettled(
+      Array.from({ length: count }, async (_, i) => {
+        const broker = await startBroker({
+          ...options.brokerOptions,
+          brokerId: i + 1,
+          host: '127.0.0.1',
+          port: 0,
+          dataDir: path.join(dataDir, `broker-${i + 1}`),
+          metadataEndpoints: [metadataEndpoint],
+          logger: logger.child({ process: `broker-${i + 1}` }),
+        })
+        brokers.push(broker)
+        return broker
+      }),
+    )
     const failed = settled.find((r) => r.status === 'rejected')
     if (failed !== undefined) throw failed.reason
     brokers.sort((a, b) => a.brokerId - b.brokerId)
     const bootstrap = brokers.map((b) => b.endpoint)
-    await waitForBrokers(bootstrap, brokers.map((b) => b.brokerId), { timeoutMs: options.readyTimeoutMs ?? 30_000 })
+    await waitForBrokers(
+      bootstrap,
+      brokers.map((b) => b.brokerId),
+      { timeoutMs: options.readyTimeoutMs ?? 30_000 },
+    )
     let stopping: Promise<void> | undefined
     const cluster: Cluster = {
       metadata,

@@ -1,10 +1,19 @@
 export { startCluster, type Cluster, type StartClusterOptions } from './cluster.js'
 export {
-  spawnProcess, type SpawnProcessOptions, type SpawnedProcess, type ExitInfo,
+  spawnProcess,
+  type SpawnProcessOptions,
+  type SpawnedProcess,
+  type ExitInfo,
 } from './spawn-process.js'
 export {
-  spawnMetadata, spawnBroker, spawnCluster, type SpawnMetadataOptions, type SpawnBrokerOptions,
-  type SpawnClusterOptions, type SpawnedCluster, type CommonSpawnOptions,
+  spawnMetadata,
+  spawnBroker,
+  spawnCluster,
+  type SpawnMetadataOptions,
+  type SpawnBrokerOptions,
+  type SpawnClusterOptions,
+  type SpawnedCluster,
+  type CommonSpawnOptions,
 } from './spawn-servers.js'
 export { serverMainPath, type ServerPackage } from './paths.js'
 export { stopAll, liveResources } from './tracker.js'

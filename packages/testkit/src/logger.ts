@@ -5,7 +5,7 @@
  */
 import { pino, type Logger } from 'pino'
 
-export function defaultTestLogger (): Logger {
+export function defaultTestLogger(): Logger {
   const level = process.env.SLUICE_TEST_LOG_LEVEL
   if (level === undefined || level === '') return pino({ level: 'silent' })
   return pino({ level }, pino.destination(2))

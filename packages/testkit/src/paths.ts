@@ -12,13 +12,13 @@ export type ServerPackage = 'metadata' | 'broker'
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-function serverPackageDir (pkg: ServerPackage): string {
+function serverPackageDir(pkg: ServerPackage): string {
   const linked = path.join(packageRoot, 'node_modules', '@sluice', pkg)
   if (existsSync(linked)) return realpathSync(linked)
   return path.resolve(packageRoot, '..', pkg)
 }
 
 /** Absolute path of `packages/<pkg>/dist/main.js` (which may not be built yet). */
-export function serverMainPath (pkg: ServerPackage): string {
+export function serverMainPath(pkg: ServerPackage): string {
   return path.join(serverPackageDir(pkg), 'dist', 'main.js')
 }

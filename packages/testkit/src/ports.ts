@@ -5,7 +5,7 @@
  */
 import net from 'node:net'
 
-export async function isPortFree (port: number, host = '127.0.0.1'): Promise<boolean> {
+export async function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   return await new Promise((resolve) => {
     const server = net.createServer()
     server.once('error', () => resolve(false))
@@ -14,7 +14,7 @@ export async function isPortFree (port: number, host = '127.0.0.1'): Promise<boo
 }
 
 /** `count` distinct ports that were free a moment ago; all are held until all are chosen. */
-export async function freePorts (count: number, host = '127.0.0.1'): Promise<number[]> {
+export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
   const servers: net.Server[] = []
   try {
     for (let i = 0; i < count; i++) {

@@ -6,13 +6,21 @@ import { liveResources, stopAll } from './tracker.js'
 
 const FAKE = fileURLToPath(new URL('./__fixtures__/fake-server.mjs', import.meta.url))
 
-function isAlive (pid: number): boolean {
-  try { process.kill(pid, 0); return true } catch { return false }
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
-async function connects (port: number): Promise<boolean> {
+async function connects(port: number): Promise<boolean> {
   return await new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true) })
+    const s = net.connect(port, '127.0.0.1', () => {
+      s.destroy()
+      resolve(true)
+    })
     s.once('error', () => resolve(false))
   })
 }
@@ -37,13 +45,15 @@ describe('spawnProcess', () => {
   })
 
   it('rejects with the stderr tail when the process exits before listening', async () => {
-    await expect(spawnProcess({ name: 'crashy', script: FAKE, args: ['crash'] }))
-      .rejects.toThrow(/crashy exited \(code 3.*\n.*config problem: dataDir: Required/)
+    await expect(spawnProcess({ name: 'crashy', script: FAKE, args: ['crash'] })).rejects.toThrow(
+      /crashy exited \(code 3.*\n.*config problem: dataDir: Required/,
+    )
   })
 
   it('rejects and kills the process when LISTENING does not come before the deadline', async () => {
-    await expect(spawnProcess({ name: 'mute', script: FAKE, args: ['silent'], listeningTimeoutMs: 500 }))
-      .rejects.toThrow('did not print LISTENING <port> within 500 ms')
+    await expect(
+      spawnProcess({ name: 'mute', script: FAKE, args: ['silent'], listeningTimeoutMs: 500 }),
+    ).rejects.toThrow('did not print LISTENING <port> within 500 ms')
     // Only an exited process leaves the tracker.
     expect(liveResources()).toEqual([])
   })
@@ -63,7 +73,8 @@ describe('spawnProcess', () => {
   })
 
   it('fails clearly when the script is not built', async () => {
-    await expect(spawnProcess({ name: 'x', script: '/nonexistent/dist/main.js', args: [] }))
-      .rejects.toThrow('build first')
+    await expect(spawnProcess({ name: 'x', script: '/nonexistent/dist/main.js', args: [] })).rejects.toThrow(
+      'build first',
+    )
   })
 })

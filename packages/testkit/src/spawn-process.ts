@@ -10,7 +10,10 @@ import { existsSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { track, trackChild } from './tracker.js'
 
-export interface ExitInfo { readonly code: number | null, readonly signal: NodeJS.Signals | null }
+export interface ExitInfo {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
 
 export interface SpawnProcessOptions {
   /** Shown in errors and passed to `onLine`, e.g. `broker-1`. */
@@ -43,16 +46,16 @@ export interface SpawnedProcess {
   /** Resolves when the process has exited, however that happened; never rejects. */
   readonly exited: Promise<ExitInfo>
   readonly exitInfo: ExitInfo | undefined
-  kill (signal?: NodeJS.Signals): void
+  kill(signal?: NodeJS.Signals): void
   /** SIGTERM, then SIGKILL if it has not exited within `timeoutMs` (default 15 s). */
-  stop (options?: { timeoutMs?: number }): Promise<ExitInfo>
+  stop(options?: { timeoutMs?: number }): Promise<ExitInfo>
   /** The last lines the process wrote (stderr and stdout interleaved). */
-  outputTail (): string
+  outputTail(): string
 }
 
 const TAIL_LINES = 60
 
-export async function spawnProcess (options: SpawnProcessOptions): Promise<SpawnedProcess> {
+export async function spawnProcess(options: SpawnProcessOptions): Promise<SpawnedProcess> {
   if (!existsSync(options.script)) {
     throw new Error(`${options.script} does not exist: build first (npx tsc -b at the repository root)`)
   }
@@ -87,7 +90,9 @@ export async function spawnProcess (options: SpawnProcessOptions): Promise<Spawn
 
   let adminPort: number | undefined
   let onListening: ((port: number) => void) | undefined
-  const listening = new Promise<number>((resolve) => { onListening = resolve })
+  const listening = new Promise<number>((resolve) => {
+    onListening = resolve
+  })
   const watch = (stream: NodeJS.ReadableStream, which: 'stdout' | 'stderr'): void => {
     const rl = createInterface({ input: stream, crlfDelay: Infinity })
     rl.on('line', (line) => {
@@ -108,7 +113,11 @@ export async function spawnProcess (options: SpawnProcessOptions): Promise<Spawn
 
   const kill = (signal: NodeJS.Signals = 'SIGTERM'): void => {
     if (exitInfo === undefined) {
-      try { child.kill(signal) } catch { /* exited meanwhile */ }
+      try {
+        child.kill(signal)
+      } catch {
+        /* exited meanwhile */
+      }
     }
   }
   const outputTail = (): string => tail.join('\n')
@@ -117,14 +126,20 @@ export async function spawnProcess (options: SpawnProcessOptions): Promise<Spawn
     kill('SIGTERM')
     let timer: NodeJS.Timeout | undefined
     const killed = new Promise<void>((resolve) => {
-      timer = setTimeout(() => { kill('SIGKILL'); resolve() }, stopOptions.timeoutMs ?? 15_000)
+      timer = setTimeout(() => {
+        kill('SIGKILL')
+        resolve()
+      }, stopOptions.timeoutMs ?? 15_000)
     })
     await Promise.race([exited, killed])
     clearTimeout(timer)
     return await exited
   }
 
-  const untrack = track({ description: `process ${options.name} (pid ${child.pid ?? '?'})`, stop: async () => await stop() })
+  const untrack = track({
+    description: `process ${options.name} (pid ${child.pid ?? '?'})`,
+    stop: async () => await stop(),
+  })
   void exited.then(untrack)
 
   const timeoutMs = options.listeningTimeoutMs ?? 60_000
@@ -132,15 +147,18 @@ export async function spawnProcess (options: SpawnProcessOptions): Promise<Spawn
   const outcome = await Promise.race([
     listening.then((port) => ({ kind: 'listening' as const, port })),
     exited.then((info) => ({ kind: 'exited' as const, info })),
-    new Promise<{ kind: 'timeout' }>((resolve) => { timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs) }),
+    new Promise<{ kind: 'timeout' }>((resolve) => {
+      timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs)
+    }),
   ])
   clearTimeout(timer)
   if (outcome.kind !== 'listening') {
     if (outcome.kind === 'timeout') await stop({ timeoutMs: 5_000 })
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())])
-    const how = outcome.kind === 'timeout'
-      ? `did not print LISTENING <port> within ${timeoutMs} ms`
-      : `exited (code ${String(exitInfo?.code)}, signal ${String(exitInfo?.signal)}) before listening`
+    const how =
+      outcome.kind === 'timeout'
+        ? `did not print LISTENING <port> within ${timeoutMs} ms`
+        : `exited (code ${String(exitInfo?.code)}, signal ${String(exitInfo?.signal)}) before listening`
     throw new Error(`${options.name} ${how}; last output:\n${outputTail()}`)
   }
   const host = options.host ?? '127.0.0.1'
@@ -149,10 +167,14 @@ export async function spawnProcess (options: SpawnProcessOptions): Promise<Spawn
     pid: child.pid!,
     port: outcome.port,
     endpoint: `${host}:${outcome.port}`,
-    get adminPort () { return adminPort },
+    get adminPort() {
+      return adminPort
+    },
     child,
     exited,
-    get exitInfo () { return exitInfo },
+    get exitInfo() {
+      return exitInfo
+    },
     kill,
     stop,
     outputTail,

@@ -15,8 +15,9 @@ import { track } from './tracker.js'
 import { waitForBrokers } from './wait-for-brokers.js'
 
 /** Options every spawn helper passes through to `spawnProcess`. */
-export type CommonSpawnOptions = Partial<Pick<SpawnProcessOptions,
-  'env' | 'cwd' | 'listeningTimeoutMs' | 'onLine' | 'ownProcessGroup' | 'name'>>
+export type CommonSpawnOptions = Partial<
+  Pick<SpawnProcessOptions, 'env' | 'cwd' | 'listeningTimeoutMs' | 'onLine' | 'ownProcessGroup' | 'name'>
+>
 
 export interface SpawnMetadataOptions extends CommonSpawnOptions {
   readonly dataDir: string
@@ -27,7 +28,7 @@ export interface SpawnMetadataOptions extends CommonSpawnOptions {
   readonly extraArgs?: readonly string[]
 }
 
-export async function spawnMetadata (options: SpawnMetadataOptions): Promise<SpawnedProcess> {
+export async function spawnMetadata(options: SpawnMetadataOptions): Promise<SpawnedProcess> {
   const host = options.host ?? '127.0.0.1'
   await mkdir(options.dataDir, { recursive: true })
   return await spawnProcess({
@@ -36,9 +37,12 @@ export async function spawnMetadata (options: SpawnMetadataOptions): Promise<Spa
     script: serverMainPath('metadata'),
     host,
     args: [
-      '--host', host,
-      '--port', String(options.port ?? 0),
-      '--data-dir', options.dataDir,
+      '--host',
+      host,
+      '--port',
+      String(options.port ?? 0),
+      '--data-dir',
+      options.dataDir,
       ...(options.adminPort !== undefined ? ['--admin-port', String(options.adminPort)] : []),
       ...(options.extraArgs ?? []),
     ],
@@ -56,7 +60,7 @@ export interface SpawnBrokerOptions extends CommonSpawnOptions {
   readonly extraArgs?: readonly string[]
 }
 
-export async function spawnBroker (options: SpawnBrokerOptions): Promise<SpawnedProcess> {
+export async function spawnBroker(options: SpawnBrokerOptions): Promise<SpawnedProcess> {
   const host = options.host ?? '127.0.0.1'
   await mkdir(options.dataDir, { recursive: true })
   return await spawnProcess({
@@ -65,11 +69,16 @@ export async function spawnBroker (options: SpawnBrokerOptions): Promise<Spawned
     script: serverMainPath('broker'),
     host,
     args: [
-      '--broker-id', String(options.brokerId),
-      '--host', host,
-      '--port', String(options.port ?? 0),
-      '--data-dir', options.dataDir,
-      '--metadata-endpoints', options.metadataEndpoints.join(','),
+      '--broker-id',
+      String(options.brokerId),
+      '--host',
+      host,
+      '--port',
+      String(options.port ?? 0),
+      '--data-dir',
+      options.dataDir,
+      '--metadata-endpoints',
+      options.metadataEndpoints.join(','),
       ...(options.adminPort !== undefined ? ['--admin-port', String(options.adminPort)] : []),
       ...(options.extraArgs ?? []),
     ],
@@ -102,13 +111,13 @@ export interface SpawnedCluster {
   readonly bootstrap: string[]
   readonly dataDir: string
   /** Brokers first (so they leave the cluster cleanly), then the metadata service. */
-  stop (options?: { timeoutMs?: number }): Promise<void>
+  stop(options?: { timeoutMs?: number }): Promise<void>
 }
 
-export async function spawnCluster (options: SpawnClusterOptions = {}): Promise<SpawnedCluster> {
+export async function spawnCluster(options: SpawnClusterOptions = {}): Promise<SpawnedCluster> {
   const count = options.brokers ?? 3
   const ownsDataDir = options.dataDir === undefined
-  const dataDir = options.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'sluice-cluster-'))
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'sluice-cluster-')))
   const common = {
     env: options.env,
     ownProcessGroup: options.ownProcessGroup,
@@ -133,25 +142,31 @@ export async function spawnCluster (options: SpawnClusterOptions = {}): Promise<
     })
     started.push(metadata)
     // allSettled, not all: every broker that did start must be known before cleaning up.
-    const settled = await Promise.allSettled(Array.from({ length: count }, async (_, i) => {
-      const broker = await spawnBroker({
-        ...common,
-        brokerId: i + 1,
-        dataDir: path.join(dataDir, `broker-${i + 1}`),
-        metadataEndpoints: [metadata.endpoint],
-        port: options.brokerPorts?.[i],
-        ...(options.adminPorts === true ? { adminPort: 0 } : {}),
-        extraArgs: options.brokerArgs,
-        onLine: onLine(`broker-${i + 1}`),
-      })
-      started.push(broker)
-      return broker
-    }))
+    const settled = await Promise.allSettled(
+      Array.from({ length: count }, async (_, i) => {
+        const broker = await spawnBroker({
+          ...common,
+          brokerId: i + 1,
+          dataDir: path.join(dataDir, `broker-${i + 1}`),
+          metadataEndpoints: [metadata.endpoint],
+          port: options.brokerPorts?.[i],
+          ...(options.adminPorts === true ? { adminPort: 0 } : {}),
+          extraArgs: options.brokerArgs,
+          onLine: onLine(`broker-${i + 1}`),
+        })
+        started.push(broker)
+        return broker
+      }),
+    )
     const failed = settled.find((r) => r.status === 'rejected')
     if (failed !== undefined) throw failed.reason
     const brokers = settled.map((r) => (r as PromiseFulfilledResult<SpawnedProcess>).value)
     const bootstrap = brokers.map((b) => b.endpoint)
-    await waitForBrokers(bootstrap, brokers.map((_, i) => i + 1), { timeoutMs: options.readyTimeoutMs ?? 60_000 })
+    await waitForBrokers(
+      bootstrap,
+      brokers.map((_, i) => i + 1),
+      { timeoutMs: options.readyTimeoutMs ?? 60_000 },
+    )
     let stopping: Promise<void> | undefined
     const cluster: SpawnedCluster = {
       metadata,

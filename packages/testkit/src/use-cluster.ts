@@ -10,13 +10,13 @@ import { spawnCluster, type SpawnClusterOptions, type SpawnedCluster } from './s
 
 export type CleanupHook = (cleanup: () => Promise<void>) => unknown
 
-export async function useCluster (hook: CleanupHook, options?: StartClusterOptions): Promise<Cluster> {
+export async function useCluster(hook: CleanupHook, options?: StartClusterOptions): Promise<Cluster> {
   const cluster = await startCluster(options)
   hook(async () => await cluster.stop())
   return cluster
 }
 
-export async function useSpawnedCluster (hook: CleanupHook, options?: SpawnClusterOptions): Promise<SpawnedCluster> {
+export async function useSpawnedCluster(hook: CleanupHook, options?: SpawnClusterOptions): Promise<SpawnedCluster> {
   const cluster = await spawnCluster(options)
   hook(async () => await cluster.stop())
   return cluster

@@ -8,8 +8,14 @@ describe('waitFor', () => {
   })
 
   it('treats throwing checks as not yet, and reports the last error at the deadline', async () => {
-    await expect(waitFor(() => { throw new Error('still down') }, { timeoutMs: 50, intervalMs: 5, description: 'the broker' }))
-      .rejects.toThrow('timed out after 50 ms waiting for the broker; last error: still down')
+    await expect(
+      waitFor(
+        () => {
+          throw new Error('still down')
+        },
+        { timeoutMs: 50, intervalMs: 5, description: 'the broker' },
+      ),
+    ).rejects.toThrow('timed out after 50 ms waiting for the broker; last error: still down')
   })
 })
 

@@ -6,7 +6,11 @@
 import { ZooKeeperStore } from '@sluice/metadata'
 
 /** Every node under `root` (inclusive) with its data as text, keyed by path; ephemeral owners dropped. */
-export async function readZooKeeperTree (connectString: string, chroot: string, root = '/'): Promise<Map<string, string>> {
+export async function readZooKeeperTree(
+  connectString: string,
+  chroot: string,
+  root = '/',
+): Promise<Map<string, string>> {
   const store = await ZooKeeperStore.open({ connectString, chroot })
   try {
     const out = new Map<string, string>()

@@ -27,11 +27,12 @@ import { track, trackChild } from './tracker.js'
 /** Where Debian puts the jar; SLUICE_ZOOKEEPER_JAR points elsewhere (a tarball install's lib/zookeeper-*.jar). */
 export const ZOOKEEPER_JAR = process.env.SLUICE_ZOOKEEPER_JAR ?? '/usr/share/java/zookeeper.jar'
 const CLASSPATH = `${ZOOKEEPER_JAR}:/usr/share/java/slf4j-simple.jar`
-export const ZOOKEEPER_INSTALL_HINT = 'install it with: apt-get install -y --no-install-recommends zookeeper ' +
+export const ZOOKEEPER_INSTALL_HINT =
+  'install it with: apt-get install -y --no-install-recommends zookeeper ' +
   '(Debian package 3.8; see docs/zookeeper.md, "Running ZooKeeper locally")'
 
 /** Whether the ZooKeeper jar this harness runs is on the machine. */
-export function zookeeperInstalled (): boolean {
+export function zookeeperInstalled(): boolean {
   return existsSync(ZOOKEEPER_JAR)
 }
 
@@ -58,13 +59,13 @@ export interface ZooKeeperHandle {
   readonly pids: ReadonlyArray<number | undefined>
   readonly dataDir: string
   /** SIGTERM every server, SIGKILL after 5 s; removes `dataDir` if the harness created it. */
-  stop (): Promise<void>
+  stop(): Promise<void>
   /** SIGKILL server `index` (0-based) and wait for it to exit. */
-  kill (index: number): Promise<void>
+  kill(index: number): Promise<void>
   /** Starts server `index` again with its config and data and waits until it is ready. */
-  restart (index: number): Promise<void>
+  restart(index: number): Promise<void>
   /** The server's `Mode:` from `srvr` (standalone, leader, follower), undefined if not serving. */
-  mode (index: number): Promise<string | undefined>
+  mode(index: number): Promise<string | undefined>
 }
 
 interface Server {
@@ -75,49 +76,75 @@ interface Server {
   untrack?: () => void
 }
 
-export async function startZooKeeper (options: StartZooKeeperOptions = {}): Promise<ZooKeeperHandle> {
-  if (!zookeeperInstalled()) throw new Error(`ZooKeeper is not installed (${ZOOKEEPER_JAR} is missing); ${ZOOKEEPER_INSTALL_HINT}`)
+export async function startZooKeeper(options: StartZooKeeperOptions = {}): Promise<ZooKeeperHandle> {
+  if (!zookeeperInstalled())
+    throw new Error(`ZooKeeper is not installed (${ZOOKEEPER_JAR} is missing); ${ZOOKEEPER_INSTALL_HINT}`)
   const count = options.ensemble ?? 1
   const ownDir = options.dataDir === undefined
-  const base = options.dataDir ?? await mkdtemp(join(tmpdir(), 'sluice-zk-'))
+  const base = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'sluice-zk-')))
   const fixed = options.port !== undefined && options.port !== 0
   const picked = await freePorts(fixed ? 2 * count : 3 * count)
   const clientPorts = fixed ? Array.from({ length: count }, (_, i) => options.port! + i) : picked.splice(0, count)
   const peerPorts = picked
   const servers: Server[] = clientPorts.map((clientPort, i) => ({ dir: join(base, `zk${i + 1}`), clientPort }))
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000
-  const mainClass = count === 1 ? 'org.apache.zookeeper.server.ZooKeeperServerMain' : 'org.apache.zookeeper.server.quorum.QuorumPeerMain'
-  const quorumLines = count === 1
-    ? []
-    : ['initLimit=10', 'syncLimit=5', ...servers.map((_, i) => `server.${i + 1}=127.0.0.1:${peerPorts[2 * i]!}:${peerPorts[2 * i + 1]!}`)]
+  const mainClass =
+    count === 1
+      ? 'org.apache.zookeeper.server.ZooKeeperServerMain'
+      : 'org.apache.zookeeper.server.quorum.QuorumPeerMain'
+  const quorumLines =
+    count === 1
+      ? []
+      : [
+          'initLimit=10',
+          'syncLimit=5',
+          ...servers.map((_, i) => `server.${i + 1}=127.0.0.1:${peerPorts[2 * i]!}:${peerPorts[2 * i + 1]!}`),
+        ]
   for (const [i, s] of servers.entries()) {
     await mkdir(join(s.dir, 'data'), { recursive: true })
     if (count > 1) await writeFile(join(s.dir, 'data', 'myid'), `${i + 1}\n`)
-    await writeFile(join(s.dir, 'zoo.cfg'), `${[
-      `tickTime=${options.tickTimeMs ?? 2000}`,
-      `dataDir=${join(s.dir, 'data')}`,
-      `clientPort=${s.clientPort}`,
-      'clientPortAddress=127.0.0.1',
-      'maxClientCnxns=0',
-      'admin.enableServer=false',
-      '4lw.commands.whitelist=ruok,srvr,stat,mntr',
-      ...quorumLines,
-    ].join('\n')}\n`)
+    await writeFile(
+      join(s.dir, 'zoo.cfg'),
+      `${[
+        `tickTime=${options.tickTimeMs ?? 2000}`,
+        `dataDir=${join(s.dir, 'data')}`,
+        `clientPort=${s.clientPort}`,
+        'clientPortAddress=127.0.0.1',
+        'maxClientCnxns=0',
+        'admin.enableServer=false',
+        '4lw.commands.whitelist=ruok,srvr,stat,mntr',
+        ...quorumLines,
+      ].join('\n')}\n`,
+    )
   }
 
   const launch = (s: Server, index: number): void => {
     // Output goes to a file, not a pipe: nobody has to drain it, and it outlives a crash.
     const fd = openSync(join(s.dir, 'zk.log'), 'a')
-    const child = spawn('java', [`-Xmx${options.heapMb ?? 256}m`, '-cp', CLASSPATH, mainClass, join(s.dir, 'zoo.cfg')],
-      { stdio: ['ignore', fd, fd], detached: options.ownProcessGroup ?? false })
+    const child = spawn(
+      'java',
+      [`-Xmx${options.heapMb ?? 256}m`, '-cp', CLASSPATH, mainClass, join(s.dir, 'zoo.cfg')],
+      { stdio: ['ignore', fd, fd], detached: options.ownProcessGroup ?? false },
+    )
     closeSync(fd)
     const untrackChild = trackChild(child)
     s.child = child
     s.exited = new Promise<void>((resolve) => {
-      child.once('exit', () => { untrackChild(); resolve() })
-      child.once('error', () => { untrackChild(); resolve() })
+      child.once('exit', () => {
+        untrackChild()
+        resolve()
+      })
+      child.once('error', () => {
+        untrackChild()
+        resolve()
+      })
     })
-    s.untrack = track({ description: `zookeeper ${index + 1} (pid ${child.pid ?? '?'}, port ${s.clientPort})`, stop: async () => { await halt(s, 'SIGTERM') } })
+    s.untrack = track({
+      description: `zookeeper ${index + 1} (pid ${child.pid ?? '?'}, port ${s.clientPort})`,
+      stop: async () => {
+        await halt(s, 'SIGTERM')
+      },
+    })
   }
 
   const waitReady = async (s: Server, index: number, deadline: number): Promise<void> => {
@@ -128,20 +155,31 @@ export async function startZooKeeper (options: StartZooKeeperOptions = {}): Prom
       }
       const ok = /^Mode: (standalone|leader|follower)$/m.test(await fourLetterWord(s.clientPort, 'srvr'))
       if (ok) return
-      if (Date.now() > deadline) throw new Error(`zookeeper ${index + 1} (port ${s.clientPort}) not ready within ${readyTimeoutMs} ms; log tail:\n${logTail(s)}`)
+      if (Date.now() > deadline)
+        throw new Error(
+          `zookeeper ${index + 1} (port ${s.clientPort}) not ready within ${readyTimeoutMs} ms; log tail:\n${logTail(s)}`,
+        )
       await delay(100)
     }
   }
 
   const stop = async (): Promise<void> => {
-    await Promise.all(servers.map(async (s) => { await halt(s, 'SIGTERM') }))
+    await Promise.all(
+      servers.map(async (s) => {
+        await halt(s, 'SIGTERM')
+      }),
+    )
     if (ownDir) await rm(base, { recursive: true, force: true })
   }
 
   try {
     servers.forEach(launch)
     const deadline = Date.now() + readyTimeoutMs
-    await Promise.all(servers.map(async (s, i) => { await waitReady(s, i, deadline) }))
+    await Promise.all(
+      servers.map(async (s, i) => {
+        await waitReady(s, i, deadline)
+      }),
+    )
   } catch (e) {
     await stop()
     throw e
@@ -155,10 +193,16 @@ export async function startZooKeeper (options: StartZooKeeperOptions = {}): Prom
   return {
     connectString: clientPorts.map((p) => `127.0.0.1:${p}`).join(','),
     ports: clientPorts,
-    get pids () { return servers.map((s) => (s.child !== undefined && s.child.exitCode === null && s.child.signalCode === null ? s.child.pid : undefined)) },
+    get pids() {
+      return servers.map((s) =>
+        s.child !== undefined && s.child.exitCode === null && s.child.signalCode === null ? s.child.pid : undefined,
+      )
+    },
     dataDir: base,
     stop,
-    kill: async (index) => { await halt(at(index), 'SIGKILL') },
+    kill: async (index) => {
+      await halt(at(index), 'SIGKILL')
+    },
     restart: async (index) => {
       const s = at(index)
       await halt(s, 'SIGTERM')
@@ -175,12 +219,14 @@ export async function startZooKeeper (options: StartZooKeeperOptions = {}): Prom
 }
 
 /** Signals the server's JVM and waits for it to exit (SIGKILL after 5 s if SIGTERM was not enough). */
-async function halt (s: Server, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+async function halt(s: Server, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
   const child = s.child
   if (child === undefined || s.exited === undefined) return
   if (child.exitCode === null && child.signalCode === null) {
     child.kill(signal)
-    const timer = setTimeout(() => { child.kill('SIGKILL') }, 5_000)
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+    }, 5_000)
     await s.exited
     clearTimeout(timer)
   }
@@ -188,7 +234,7 @@ async function halt (s: Server, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
   s.child = undefined
 }
 
-function logTail (s: Server): string {
+function logTail(s: Server): string {
   try {
     return readFileSync(join(s.dir, 'zk.log'), 'utf8').split('\n').slice(-30).join('\n')
   } catch {
@@ -197,13 +243,19 @@ function logTail (s: Server): string {
 }
 
 /** Sends a four-letter word and returns the whole answer ('' if the server is not reachable). */
-export async function fourLetterWord (port: number, word: string, timeoutMs = 2_000): Promise<string> {
+export async function fourLetterWord(port: number, word: string, timeoutMs = 2_000): Promise<string> {
   return await new Promise((resolve) => {
     const chunks: Buffer[] = []
     const socket = net.connect({ host: '127.0.0.1', port })
-    const done = (): void => { clearTimeout(timer); socket.destroy(); resolve(Buffer.concat(chunks).toString('utf8')) }
+    const done = (): void => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(Buffer.concat(chunks).toString('utf8'))
+    }
     const timer = setTimeout(done, timeoutMs)
-    socket.on('connect', () => { socket.write(word) })
+    socket.on('connect', () => {
+      socket.write(word)
+    })
     socket.on('data', (c) => chunks.push(c))
     socket.on('end', done)
     socket.on('error', done)
@@ -214,32 +266,51 @@ export interface ZooKeeperProxy {
   /** `127.0.0.1:<proxy port>`: give this to clients instead of the server's address. */
   readonly connectString: string
   /** Drops every proxied connection and refuses new ones: a network partition for its clients. */
-  cut (): void
+  cut(): void
   /** Accepts connections again. */
-  restore (): void
-  close (): Promise<void>
+  restore(): void
+  close(): Promise<void>
 }
 
 /**
  * A TCP proxy in front of one ZooKeeper server, to partition the clients that use it from the
  * server (which keeps running, so it expires their sessions on time) and heal it again.
  */
-export async function startZooKeeperProxy (targetPort: number): Promise<ZooKeeperProxy> {
+export async function startZooKeeperProxy(targetPort: number): Promise<ZooKeeperProxy> {
   const pairs = new Set<net.Socket>()
   let refusing = false
   const server = net.createServer((down) => {
-    if (refusing) { down.destroy(); return }
+    if (refusing) {
+      down.destroy()
+      return
+    }
     const up = net.connect({ host: '127.0.0.1', port: targetPort })
     pairs.add(down).add(up)
-    const drop = (): void => { down.destroy(); up.destroy(); pairs.delete(down); pairs.delete(up) }
+    const drop = (): void => {
+      down.destroy()
+      up.destroy()
+      pairs.delete(down)
+      pairs.delete(up)
+    }
     down.on('error', drop).on('close', drop)
     up.on('error', drop).on('close', drop)
     down.pipe(up)
     up.pipe(down)
   })
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen({ host: '127.0.0.1', port: 0 }, () => resolve()) })
-  const cutAll = (): void => { for (const s of pairs) s.destroy(); pairs.clear() }
-  const untrack = track({ description: `zookeeper proxy to port ${targetPort}`, stop: async () => { await close() } })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen({ host: '127.0.0.1', port: 0 }, () => resolve())
+  })
+  const cutAll = (): void => {
+    for (const s of pairs) s.destroy()
+    pairs.clear()
+  }
+  const untrack = track({
+    description: `zookeeper proxy to port ${targetPort}`,
+    stop: async () => {
+      await close()
+    },
+  })
   const close = async (): Promise<void> => {
     untrack()
     refusing = true
@@ -248,8 +319,13 @@ export async function startZooKeeperProxy (targetPort: number): Promise<ZooKeepe
   }
   return {
     connectString: `127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    cut: () => { refusing = true; cutAll() },
-    restore: () => { refusing = false },
+    cut: () => {
+      refusing = true
+      cutAll()
+    },
+    restore: () => {
+      refusing = false
+    },
     close,
   }
 }

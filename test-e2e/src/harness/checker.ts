@@ -17,9 +17,19 @@
  * - foreign: records not in `<key>:<seq>` form (other writers; ignored, counted).
  */
 
-export interface AckedRecord { partition: number, offset: bigint, key: string, seq: number }
+export interface AckedRecord {
+  partition: number
+  offset: bigint
+  key: string
+  seq: number
+}
 
-export interface ReadRecord { partition: number, offset: bigint, key: string | null, value: string | null }
+export interface ReadRecord {
+  partition: number
+  offset: bigint
+  key: string | null
+  value: string | null
+}
 
 /** The producer side of the history: filled from send() outcomes. */
 export class LoadRecorder {
@@ -27,11 +37,11 @@ export class LoadRecorder {
   readonly failedIds = new Set<string>()
   readonly failureCodes = new Map<string, number>()
 
-  acked (r: AckedRecord): void {
+  acked(r: AckedRecord): void {
     this.ackedById.set(recordId(r.key, r.seq), r)
   }
 
-  failed (r: { key: string, seq: number }, code = 'UNKNOWN'): void {
+  failed(r: { key: string; seq: number }, code = 'UNKNOWN'): void {
     this.failedIds.add(recordId(r.key, r.seq))
     this.failureCodes.set(code, (this.failureCodes.get(code) ?? 0) + 1)
   }
@@ -56,11 +66,11 @@ export interface CheckReport {
 
 const MAX_EXAMPLES = 12
 
-export function recordId (key: string, seq: number): string {
+export function recordId(key: string, seq: number): string {
   return `${key}:${seq}`
 }
 
-export function parseValue (key: string | null, value: string | null): { key: string, seq: number } | undefined {
+export function parseValue(key: string | null, value: string | null): { key: string; seq: number } | undefined {
   if (key === null || value === null) return undefined
   const m = /^(.*):(\d+)$/.exec(value)
   if (m === null || m[1] !== key) return undefined
@@ -69,23 +79,32 @@ export function parseValue (key: string | null, value: string | null): { key: st
 
 const where = (partition: number, offset: bigint): string => `${partition}@${offset}`
 
-export function analyze (load: LoadRecorder, read: readonly ReadRecord[]): CheckReport {
+export function analyze(load: LoadRecorder, read: readonly ReadRecord[]): CheckReport {
   const examples: string[] = []
-  const note = (s: string): void => { if (examples.length < MAX_EXAMPLES) examples.push(s) }
-  const sorted = [...read].sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0))
-  const places = new Map<string, Array<{ partition: number, offset: bigint }>>()
+  const note = (s: string): void => {
+    if (examples.length < MAX_EXAMPLES) examples.push(s)
+  }
+  const sorted = [...read].sort(
+    (a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0),
+  )
+  const places = new Map<string, Array<{ partition: number; offset: bigint }>>()
   const highestSeq = new Map<string, number>() // `${partition}/${key}` -> highest seq read so far
   let duplicates = 0
   let reordered = 0
   let foreign = 0
   for (const r of sorted) {
     const parsed = parseValue(r.key, r.value)
-    if (parsed === undefined) { foreign++; continue }
+    if (parsed === undefined) {
+      foreign++
+      continue
+    }
     const id = recordId(parsed.key, parsed.seq)
     const seen = places.get(id)
     if (seen !== undefined) {
       duplicates++
-      note(`duplicate ${id} at ${seen.map((p) => where(p.partition, p.offset)).join(', ')} and ${where(r.partition, r.offset)}`)
+      note(
+        `duplicate ${id} at ${seen.map((p) => where(p.partition, p.offset)).join(', ')} and ${where(r.partition, r.offset)}`,
+      )
       seen.push({ partition: r.partition, offset: r.offset })
       continue
     }
@@ -108,7 +127,9 @@ export function analyze (load: LoadRecorder, read: readonly ReadRecord[]): Check
       note(`missing ${id} acked at ${where(a.partition, a.offset)}`)
     } else if (!found.some((p) => p.partition === a.partition && p.offset === a.offset)) {
       offsetMismatch++
-      note(`offset mismatch ${id} acked at ${where(a.partition, a.offset)}, read at ${found.map((p) => where(p.partition, p.offset)).join(', ')}`)
+      note(
+        `offset mismatch ${id} acked at ${where(a.partition, a.offset)}, read at ${found.map((p) => where(p.partition, p.offset)).join(', ')}`,
+      )
     }
   }
   let unacknowledgedReadable = 0
@@ -140,8 +161,9 @@ export function analyze (load: LoadRecorder, read: readonly ReadRecord[]): Check
 }
 
 /** One line to grep for in CI logs, then the first problems. */
-export function formatReport (label: string, r: CheckReport): string {
-  const head = `CHECK ${label}: ${r.ok ? 'OK' : 'FAILED'} acked=${r.acknowledged} failed=${r.failed} read=${r.read} ` +
+export function formatReport(label: string, r: CheckReport): string {
+  const head =
+    `CHECK ${label}: ${r.ok ? 'OK' : 'FAILED'} acked=${r.acknowledged} failed=${r.failed} read=${r.read} ` +
     `missing=${r.acknowledgedMissing} offsetMismatch=${r.offsetMismatch} duplicates=${r.duplicates} ` +
     `reordered=${r.reordered} unackedReadable=${r.unacknowledgedReadable} phantom=${r.phantom} foreign=${r.foreign}`
   return [head, ...r.examples.map((e) => `  ${e}`)].join('\n')

@@ -22,22 +22,24 @@ export interface DockerStatus {
 }
 
 /** Points DOCKER_HOST at the CI daemon when none is set and the default socket is absent. */
-function defaultDockerHost (): void {
+function defaultDockerHost(): void {
   if (process.env.DOCKER_HOST !== undefined && process.env.DOCKER_HOST !== '') return
-  if (!existsSync('/var/run/docker.sock') && existsSync(CI_DOCKER_SOCKET)) process.env.DOCKER_HOST = `unix://${CI_DOCKER_SOCKET}`
+  if (!existsSync('/var/run/docker.sock') && existsSync(CI_DOCKER_SOCKET))
+    process.env.DOCKER_HOST = `unix://${CI_DOCKER_SOCKET}`
 }
 
 /** Synchronous so that it can decide `describe.skipIf` while the file is collected. */
-export function dockerStatus (): DockerStatus {
+export function dockerStatus(): DockerStatus {
   defaultDockerHost()
   const r = spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], { encoding: 'utf8', timeout: 15_000 })
   if (r.error !== undefined) return { usable: false, reason: `the docker CLI cannot run (${r.error.message})` }
-  if (r.status !== 0) return { usable: false, reason: `no Docker daemon answers (${(r.stderr ?? '').trim().split('\n')[0]})` }
+  if (r.status !== 0)
+    return { usable: false, reason: `no Docker daemon answers (${(r.stderr ?? '').trim().split('\n')[0]})` }
   return { usable: true }
 }
 
 /** Environment testcontainers needs here; call before importing it. */
-export function configureTestcontainers (): void {
+export function configureTestcontainers(): void {
   defaultDockerHost()
   process.env.TESTCONTAINERS_RYUK_DISABLED = 'true'
   process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1'
@@ -49,17 +51,21 @@ export function configureTestcontainers (): void {
  * answers. Returns the seconds it took. SLUICE_E2E_REUSE_IMAGE=1 keeps an existing `tag` (for
  * iterating on the tests; CI always builds).
  */
-export function buildSluiceImage (tag: string): number {
+export function buildSluiceImage(tag: string): number {
   const started = Date.now()
-  if (process.env.SLUICE_E2E_REUSE_IMAGE === '1' && spawnSync('docker', ['image', 'inspect', tag]).status === 0) return 0
+  if (process.env.SLUICE_E2E_REUSE_IMAGE === '1' && spawnSync('docker', ['image', 'inspect', tag]).status === 0)
+    return 0
   execFileSync(path.join(REPO_ROOT, 'deploy/build-image.sh'), [tag], {
-    cwd: REPO_ROOT, env: { ...process.env, SKIP_BUILD: '1' }, stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000,
+    cwd: REPO_ROOT,
+    env: { ...process.env, SKIP_BUILD: '1' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 600_000,
   })
   return (Date.now() - started) / 1000
 }
 
 /** `docker-compose` (v1) or `docker compose` (v2), whichever answers; undefined if neither. */
-export function composeCommand (): string[] | undefined {
+export function composeCommand(): string[] | undefined {
   for (const cmd of [['docker-compose'], ['docker', 'compose']]) {
     const r = spawnSync(cmd[0]!, [...cmd.slice(1), 'version'], { encoding: 'utf8', timeout: 15_000 })
     if (r.error === undefined && r.status === 0) return cmd

@@ -46,36 +46,36 @@ export interface FaultCluster {
   /** A client of the test (direct connections), for admin calls, producers and consumers. */
   readonly client: SluiceClient
   readonly admin: Admin
-  brokerDataDir (id: number): string
-  state (id: number): BrokerState
-  pid (id: number): number | undefined
+  brokerDataDir(id: number): string
+  state(id: number): BrokerState
+  pid(id: number): number | undefined
   /** The proxy `from` uses to reach `to`. */
-  proxy (from: number, to: ProcessRef): TcpProxy
-  kill (id: number): Promise<void>
-  pause (id: number): void
-  resume (id: number): void
+  proxy(from: number, to: ProcessRef): TcpProxy
+  kill(id: number): Promise<void>
+  pause(id: number): void
+  resume(id: number): void
   /** Cuts every link of the broker (to the metadata service and both ways to each peer). */
-  isolate (id: number, mode?: Exclude<ProxyMode, 'pass'>): void
+  isolate(id: number, mode?: Exclude<ProxyMode, 'pass'>): void
   /** Every proxy back to 'pass', every paused broker continued. Dead brokers stay dead. */
-  heal (): void
+  heal(): void
   /** Stops the broker (SIGTERM, or SIGKILL) if it runs and starts it again on its data dir and port. */
-  restart (id: number, options?: { signal?: 'SIGTERM' | 'SIGKILL' }): Promise<void>
+  restart(id: number, options?: { signal?: 'SIGTERM' | 'SIGKILL' }): Promise<void>
   /** Starts a dead broker again. */
-  start (id: number): Promise<void>
-  describe (topic: string): Promise<TopicDescription>
-  leaderOf (topic: string, partition: number): Promise<number>
+  start(id: number): Promise<void>
+  describe(topic: string): Promise<TopicDescription>
+  leaderOf(topic: string, partition: number): Promise<number>
   /** Waits until the partition has a leader other than `from`, and returns it. */
-  waitForNewLeader (topic: string, partition: number, from: number, timeoutMs?: number): Promise<number>
+  waitForNewLeader(topic: string, partition: number, from: number, timeoutMs?: number): Promise<number>
   /** Waits until every partition has a leader and a full ISR (all replicas back and caught up). */
-  waitForHealthy (topic: string, timeoutMs?: number): Promise<TopicDescription>
+  waitForHealthy(topic: string, timeoutMs?: number): Promise<TopicDescription>
   /** Problems if some follower did not reach its leader through the per-pair proxy (the wiring is not in effect). */
-  wiringProblems (description: TopicDescription): string[]
+  wiringProblems(description: TopicDescription): string[]
   /** `p0 L1 e2 isr[1,2,3] | p1 ...`, for the timeline. */
-  summary (topic: string): Promise<string>
-  log (line: string): void
+  summary(topic: string): Promise<string>
+  log(line: string): void
   /** The last `lines` lines of a process's output (default 60), each cut to 400 characters. */
-  outputTail (ref: ProcessRef, lines?: number): string
-  close (): Promise<void>
+  outputTail(ref: ProcessRef, lines?: number): string
+  close(): Promise<void>
 }
 
 interface BrokerSlot {
@@ -86,7 +86,7 @@ interface BrokerSlot {
   state: BrokerState
 }
 
-export async function startFaultCluster (options: FaultClusterOptions = {}): Promise<FaultCluster> {
+export async function startFaultCluster(options: FaultClusterOptions = {}): Promise<FaultCluster> {
   const count = options.brokers ?? 3
   const timeouts: ClusterTimeouts = {
     sessionTimeoutMs: options.sessionTimeoutMs ?? 3000,
@@ -94,7 +94,11 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
     replicaLagMaxMs: options.replicaLagMaxMs ?? 3000,
   }
   const startedAt = Date.now()
-  const onEvent = options.onEvent ?? ((line: string) => { console.log(line) })
+  const onEvent =
+    options.onEvent ??
+    ((line: string) => {
+      console.log(line)
+    })
   const log = (line: string): void => onEvent(`[fault +${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${line}`)
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-e2e-faults-'))
   await mkdir(path.join(dataDir, 'logs'))
@@ -115,10 +119,12 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
     }
     return f
   }
-  const onLine = (name: string) => (line: string): void => {
-    logFile(name).write(`${line}\n`)
-    options.onOutputLine?.(name, line)
-  }
+  const onLine =
+    (name: string) =>
+    (line: string): void => {
+      logFile(name).write(`${line}\n`)
+      options.onOutputLine?.(name, line)
+    }
 
   const closeAll = async (): Promise<void> => {
     closing = true
@@ -132,27 +138,41 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
     }
     await Promise.all(procs.map(async (p) => await withTimeout(p.exited, 10_000, `${p.name} to exit`).catch(() => {})))
     await Promise.all([...proxies.values()].map(async (p) => await p.close()))
-    await Promise.all([...logFiles.values()].map(async (f) => await new Promise<void>((resolve) => f.end(() => resolve()))))
+    await Promise.all(
+      [...logFiles.values()].map(async (f) => await new Promise<void>((resolve) => f.end(() => resolve()))),
+    )
     if (process.env.SLUICE_E2E_KEEP === '1') log(`kept ${dataDir}`)
     else await rm(dataDir, { recursive: true, force: true })
   }
 
   try {
     metadata = await spawnMetadata({
-      dataDir: path.join(dataDir, 'metadata'), extraArgs: metadataArgs(timeouts), onLine: onLine('metadata'),
+      dataDir: path.join(dataDir, 'metadata'),
+      extraArgs: metadataArgs(timeouts),
+      onLine: onLine('metadata'),
     })
     // Proxies first (their targets are looked up per connection), broker ports after: so no
     // proxy can be handed a port chosen for a broker.
-    for (const id of ids) proxies.set(`${id}->md`, await startTcpProxy({ target: metadata.endpoint, name: `b${id}->md` }))
+    for (const id of ids)
+      proxies.set(`${id}->md`, await startTcpProxy({ target: metadata.endpoint, name: `b${id}->md` }))
     for (const from of ids) {
       for (const to of ids) {
         if (from === to) continue
-        proxies.set(`${from}->${to}`, await startTcpProxy({ target: () => `127.0.0.1:${slots.get(to)?.port ?? 0}`, name: `b${from}->b${to}` }))
+        proxies.set(
+          `${from}->${to}`,
+          await startTcpProxy({ target: () => `127.0.0.1:${slots.get(to)?.port ?? 0}`, name: `b${from}->b${to}` }),
+        )
       }
     }
     const ports = await freePorts(count)
     for (const id of ids) {
-      slots.set(id, { id, port: ports[id - 1]!, dataDir: path.join(dataDir, `broker-${id}`), process: undefined, state: 'dead' })
+      slots.set(id, {
+        id,
+        port: ports[id - 1]!,
+        dataDir: path.join(dataDir, `broker-${id}`),
+        process: undefined,
+        state: 'dead',
+      })
     }
   } catch (err) {
     await closeAll()
@@ -195,7 +215,8 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
       }
     }
     const proc = s.process!
-    if (closing) { // close() ran while this broker was starting: it must not outlive the cluster
+    if (closing) {
+      // close() ran while this broker was starting: it must not outlive the cluster
       proc.kill('SIGKILL')
       throw new Error(`broker ${id} started after the cluster was closed`)
     }
@@ -215,12 +236,18 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
     if (failed !== undefined) throw failed.reason
     const bootstrap = ids.map((id) => `127.0.0.1:${slot(id).port}`)
     client = await connect({
-      bootstrap, clientId: 'fault-test', requestTimeoutMs: 5_000, retry: { retries: 30, initialBackoffMs: 50, maxBackoffMs: 500 },
+      bootstrap,
+      clientId: 'fault-test',
+      requestTimeoutMs: 5_000,
+      retry: { retries: 30, initialBackoffMs: 50, maxBackoffMs: 500 },
     })
-    await waitFor(async () => {
-      const c = await client!.admin().describeCluster()
-      return ids.every((id) => c.brokers.some((b) => b.brokerId === id))
-    }, { timeoutMs: 30_000, description: 'every broker to be registered' })
+    await waitFor(
+      async () => {
+        const c = await client!.admin().describeCluster()
+        return ids.every((id) => c.brokers.some((b) => b.brokerId === id))
+      },
+      { timeoutMs: 30_000, description: 'every broker to be registered' },
+    )
   } catch (err) {
     await closeAll()
     throw err
@@ -314,22 +341,28 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
       return p.leader
     },
     waitForNewLeader: async (topic, partition, from, timeoutMs = 30_000) => {
-      const leader = await waitFor(async () => {
-        const l = await cluster.leaderOf(topic, partition)
-        return l >= 0 && l !== from ? l : undefined
-      }, { timeoutMs, description: `${topic}-${partition} to get a leader other than ${from}` })
+      const leader = await waitFor(
+        async () => {
+          const l = await cluster.leaderOf(topic, partition)
+          return l >= 0 && l !== from ? l : undefined
+        },
+        { timeoutMs, description: `${topic}-${partition} to get a leader other than ${from}` },
+      )
       log(`${topic}-${partition}: leader ${from} -> ${leader}`)
       return leader
     },
     waitForHealthy: async (topic, timeoutMs = 60_000) => {
       let last = ''
       try {
-        return await waitFor(async () => {
-          const d = await describe(topic)
-          last = formatDescription(d)
-          const healthy = d.partitions.every((p) => p.leader >= 0 && sameSet(p.isr, p.replicas))
-          return healthy ? d : undefined
-        }, { timeoutMs, description: `${topic}: every partition led, with a full ISR` })
+        return await waitFor(
+          async () => {
+            const d = await describe(topic)
+            last = formatDescription(d)
+            const healthy = d.partitions.every((p) => p.leader >= 0 && sameSet(p.isr, p.replicas))
+            return healthy ? d : undefined
+          },
+          { timeoutMs, description: `${topic}: every partition led, with a full ISR` },
+        )
       } catch (err) {
         throw new Error(`${(err as Error).message}; last seen: ${last}`, { cause: err })
       }
@@ -339,7 +372,10 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
       for (const p of d.partitions) {
         for (const f of p.isr) {
           if (f === p.leader || p.leader < 0) continue
-          if (proxy(f, p.leader).stats().accepted === 0) problems.push(`broker ${f} follows ${d.name}-${p.partition} but never connected to broker ${p.leader} through its proxy`)
+          if (proxy(f, p.leader).stats().accepted === 0)
+            problems.push(
+              `broker ${f} follows ${d.name}-${p.partition} but never connected to broker ${p.leader} through its proxy`,
+            )
         }
       }
       return problems
@@ -347,8 +383,13 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
     summary: async (topic) => formatDescription(await describe(topic)),
     log,
     outputTail: (ref, lines = 60) => {
-      const tail = ref === 'metadata' ? metadata?.outputTail() ?? '' : slot(ref).process?.outputTail() ?? '(not running)'
-      return tail.split('\n').slice(-lines).map((l) => l.length > 400 ? `${l.slice(0, 400)}...` : l).join('\n')
+      const tail =
+        ref === 'metadata' ? (metadata?.outputTail() ?? '') : (slot(ref).process?.outputTail() ?? '(not running)')
+      return tail
+        .split('\n')
+        .slice(-lines)
+        .map((l) => (l.length > 400 ? `${l.slice(0, 400)}...` : l))
+        .join('\n')
     },
     close: async () => {
       log('closing the cluster')
@@ -359,17 +400,22 @@ export async function startFaultCluster (options: FaultClusterOptions = {}): Pro
 }
 
 /** Registers close() with the test's cleanup hook the moment the cluster exists (also on failure). */
-export async function useFaultCluster (hook: (cleanup: () => Promise<void>) => unknown, options?: FaultClusterOptions): Promise<FaultCluster> {
+export async function useFaultCluster(
+  hook: (cleanup: () => Promise<void>) => unknown,
+  options?: FaultClusterOptions,
+): Promise<FaultCluster> {
   const cluster = await startFaultCluster(options)
   hook(async () => await cluster.close())
   return cluster
 }
 
-function sameSet (a: readonly number[], b: readonly number[]): boolean {
+function sameSet(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((x) => b.includes(x))
 }
 
-export function formatDescription (d: TopicDescription): string {
-  return [...d.partitions].sort((a, b) => a.partition - b.partition)
-    .map((p) => `p${p.partition} L${p.leader} e${p.leaderEpoch} isr[${p.isr.join(',')}]`).join(' | ')
+export function formatDescription(d: TopicDescription): string {
+  return [...d.partitions]
+    .sort((a, b) => a.partition - b.partition)
+    .map((p) => `p${p.partition} L${p.leader} e${p.leaderEpoch} isr[${p.isr.join(',')}]`)
+    .join(' | ')
 }

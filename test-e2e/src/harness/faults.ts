@@ -25,15 +25,23 @@ const REACT_TIMEOUT_MS = 30_000
  * ISR is itself alone would take the partition offline by design (no clean election possible),
  * which is not what these steps test.
  */
-async function leaderWithFollower (cluster: FaultCluster, w: Workload, partition: number): Promise<number> {
-  return await waitFor(async () => {
-    const p = (await cluster.describe(w.topic)).partitions.find((x) => x.partition === partition)
-    return p !== undefined && p.leader >= 0 && p.isr.length >= 2 ? p.leader : undefined
-  }, { timeoutMs: 60_000, description: `${w.topic}-${partition} to have a leader and an in-sync follower` })
+async function leaderWithFollower(cluster: FaultCluster, w: Workload, partition: number): Promise<number> {
+  return await waitFor(
+    async () => {
+      const p = (await cluster.describe(w.topic)).partitions.find((x) => x.partition === partition)
+      return p !== undefined && p.leader >= 0 && p.isr.length >= 2 ? p.leader : undefined
+    },
+    { timeoutMs: 60_000, description: `${w.topic}-${partition} to have a leader and an in-sync follower` },
+  )
 }
 
 /** kill -9 the leader of `partition` while it takes writes; optionally start it again afterwards. */
-export async function killLeader (cluster: FaultCluster, w: Workload, partition: number, options: { restart: boolean }): Promise<StepResult> {
+export async function killLeader(
+  cluster: FaultCluster,
+  w: Workload,
+  partition: number,
+  options: { restart: boolean },
+): Promise<StepResult> {
   await w.load.waitForMoreAcks(100, { description: 'writes before the kill' })
   const leader = await leaderWithFollower(cluster, w, partition)
   await cluster.kill(leader)
@@ -50,7 +58,7 @@ export async function killLeader (cluster: FaultCluster, w: Workload, partition:
  * acknowledged as written (the checker would find them missing) and truncation must drop its
  * unacknowledged tail (the replica comparison would find the divergence).
  */
-export async function zombieLeader (cluster: FaultCluster, w: Workload, partition: number): Promise<StepResult> {
+export async function zombieLeader(cluster: FaultCluster, w: Workload, partition: number): Promise<StepResult> {
   await w.load.waitForMoreAcks(100, { description: 'writes before the pause' })
   const leader = await leaderWithFollower(cluster, w, partition)
   cluster.pause(leader)
@@ -70,8 +78,12 @@ const ISOLATION_MIN_MS = 8_000
  * it must not be registered with the metadata service; every sample that finds it registered
  * means it reached the service around its proxy, and is reported as a problem.
  */
-export async function isolateBroker (cluster: FaultCluster, w: Workload, partition: number,
-  options: { mode: 'hold' | 'drop', heal: boolean }): Promise<StepResult> {
+export async function isolateBroker(
+  cluster: FaultCluster,
+  w: Workload,
+  partition: number,
+  options: { mode: 'hold' | 'drop'; heal: boolean },
+): Promise<StepResult> {
   await w.load.waitForMoreAcks(100, { description: 'writes before the isolation' })
   const leader = await leaderWithFollower(cluster, w, partition)
   const isolatedAt = Date.now()
@@ -84,23 +96,36 @@ export async function isolateBroker (cluster: FaultCluster, w: Workload, partiti
   let dropped = false
   let leaked = 0
   let samples = 0
-  await waitFor(async () => {
-    const registered = (await cluster.admin.describeCluster()).brokers.some((b) => b.brokerId === leader)
-    samples++
-    if (!registered) dropped = true
-    else if (dropped) leaked++
-    return Date.now() - isolatedAt >= ISOLATION_MIN_MS && dropped
-  }, { timeoutMs: ISOLATION_MIN_MS + 10_000, intervalMs: 250, description: `the isolation period, until broker ${leader} lost its registration` })
+  await waitFor(
+    async () => {
+      const registered = (await cluster.admin.describeCluster()).brokers.some((b) => b.brokerId === leader)
+      samples++
+      if (!registered) dropped = true
+      else if (dropped) leaked++
+      return Date.now() - isolatedAt >= ISOLATION_MIN_MS && dropped
+    },
+    {
+      timeoutMs: ISOLATION_MIN_MS + 10_000,
+      intervalMs: 250,
+      description: `the isolation period, until broker ${leader} lost its registration`,
+    },
+  )
   await acks
-  const problems = leaked > 0
-    ? [`isolated broker ${leader} was registered with the metadata service again in ${leaked} of ${samples} samples after losing its registration: it reached the service around its proxy`]
-    : []
+  const problems =
+    leaked > 0
+      ? [
+          `isolated broker ${leader} was registered with the metadata service again in ${leaked} of ${samples} samples after losing its registration: it reached the service around its proxy`,
+        ]
+      : []
   if (options.heal) cluster.heal()
-  return { what: `isolate (${options.mode}) leader ${leader} of p${partition} -> ${next}${options.heal ? ', heal' : ''}`, problems }
+  return {
+    what: `isolate (${options.mode}) leader ${leader} of p${partition} -> ${next}${options.heal ? ', heal' : ''}`,
+    problems,
+  }
 }
 
 /** Restarts every broker in turn (clean stop), each only once the previous one is back in every ISR. */
-export async function rollingRestart (cluster: FaultCluster, w: Workload): Promise<StepResult> {
+export async function rollingRestart(cluster: FaultCluster, w: Workload): Promise<StepResult> {
   for (const id of cluster.brokerIds) {
     await w.load.waitForMoreAcks(100, { description: `writes before restarting broker ${id}` })
     await cluster.restart(id, { signal: 'SIGTERM' })
@@ -111,15 +136,28 @@ export async function rollingRestart (cluster: FaultCluster, w: Workload): Promi
   return { what: `rolling restart of ${cluster.brokerIds.join(', ')}`, problems: [] }
 }
 
-export type FaultKind = 'kill-leader' | 'zombie-leader' | 'isolate-hold' | 'isolate-drop' | 'restart-one' | 'kill-follower'
+export type FaultKind =
+  | 'kill-leader'
+  | 'zombie-leader'
+  | 'isolate-hold'
+  | 'isolate-drop'
+  | 'restart-one'
+  | 'kill-follower'
 
-const KINDS: readonly FaultKind[] = ['kill-leader', 'zombie-leader', 'isolate-hold', 'isolate-drop', 'restart-one', 'kill-follower']
+const KINDS: readonly FaultKind[] = [
+  'kill-leader',
+  'zombie-leader',
+  'isolate-hold',
+  'isolate-drop',
+  'restart-one',
+  'kill-follower',
+]
 
 /**
  * One random step: a fault on a random partition's leader (or a follower), its undoing, and a
  * wait for a full ISR unless the dice say to stack the next fault on a still-recovering cluster.
  */
-export async function randomStep (cluster: FaultCluster, w: Workload, rng: Rng): Promise<StepResult> {
+export async function randomStep(cluster: FaultCluster, w: Workload, rng: Rng): Promise<StepResult> {
   const kind = rng.pick(KINDS)
   const partition = rng.int(0, w.partitions - 1)
   let result: StepResult
@@ -132,7 +170,10 @@ export async function randomStep (cluster: FaultCluster, w: Workload, rng: Rng):
       break
     case 'isolate-hold':
     case 'isolate-drop':
-      result = await isolateBroker(cluster, w, partition, { mode: kind === 'isolate-hold' ? 'hold' : 'drop', heal: true })
+      result = await isolateBroker(cluster, w, partition, {
+        mode: kind === 'isolate-hold' ? 'hold' : 'drop',
+        heal: true,
+      })
       break
     case 'restart-one': {
       const id = rng.pick(cluster.brokerIds)

@@ -35,18 +35,18 @@ export interface LoadSummary {
 }
 
 export interface RunningLoad {
-  sent (): number
-  acked (): number
-  failed (): number
+  sent(): number
+  acked(): number
+  failed(): number
   /** Resolves once `more` records beyond those acked now are acknowledged. */
-  waitForMoreAcks (more: number, options?: { timeoutMs?: number, description?: string }): Promise<void>
+  waitForMoreAcks(more: number, options?: { timeoutMs?: number; description?: string }): Promise<void>
   /** Stops sending and waits until every send settled (the producer's delivery timeout bounds it). */
-  stop (): Promise<LoadSummary>
+  stop(): Promise<LoadSummary>
   /** Resolves when the loop ends by itself (limits) or by stop(), once every send settled. */
   readonly done: Promise<LoadSummary>
 }
 
-export function startLoad (options: LoadOptions): RunningLoad {
+export function startLoad(options: LoadOptions): RunningLoad {
   const keys = options.keys ?? 32
   const maxRecords = options.maxRecords ?? 200_000
   const maxDurationMs = options.maxDurationMs ?? 120_000
@@ -64,15 +64,23 @@ export function startLoad (options: LoadOptions): RunningLoad {
     const k = i % keys
     const key = `k${k}`
     const seq = nextSeq[k]!++
-    const p = options.producer.send({ topic: options.topic, records: [{ key, value: `${key}:${seq}` }] }).then((md) => {
-      const m = md[0]!
-      acked++
-      options.recorder.acked({ partition: m.partition, offset: m.offset, key, seq })
-    }, (err: unknown) => {
-      failed++
-      const code = (err as { code?: unknown }).code
-      options.recorder.failed({ key, seq }, typeof code === 'string' ? code : (err as Error).name)
-    }).finally(() => { outstanding.delete(p) })
+    const p = options.producer
+      .send({ topic: options.topic, records: [{ key, value: `${key}:${seq}` }] })
+      .then(
+        (md) => {
+          const m = md[0]!
+          acked++
+          options.recorder.acked({ partition: m.partition, offset: m.offset, key, seq })
+        },
+        (err: unknown) => {
+          failed++
+          const code = (err as { code?: unknown }).code
+          options.recorder.failed({ key, seq }, typeof code === 'string' ? code : (err as Error).name)
+        },
+      )
+      .finally(() => {
+        outstanding.delete(p)
+      })
     outstanding.add(p)
     sent++
   }

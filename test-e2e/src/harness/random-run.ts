@@ -26,12 +26,14 @@ export interface RandomRunResult {
   readonly durationMs: number
 }
 
-export async function runRandomFaults (cluster: FaultCluster, options: RandomRunOptions): Promise<RandomRunResult> {
+export async function runRandomFaults(cluster: FaultCluster, options: RandomRunOptions): Promise<RandomRunResult> {
   const started = Date.now()
   const rng = createRng(options.seed)
   const maxSteps = options.maxSteps ?? 3
   const budgetMs = options.budgetMs ?? 40_000
-  cluster.log(`random run: seed ${options.seed} (replay: SLUICE_E2E_SEED=${options.seed} or pnpm soak --seed ${options.seed})`)
+  cluster.log(
+    `random run: seed ${options.seed} (replay: SLUICE_E2E_SEED=${options.seed} or pnpm soak --seed ${options.seed})`,
+  )
   const w = await startWorkload(cluster, {
     topic: options.topic,
     partitions: options.partitions ?? 3 + rng.int(0, 3),
@@ -41,7 +43,9 @@ export async function runRandomFaults (cluster: FaultCluster, options: RandomRun
   const steps: StepResult[] = []
   while (steps.length < maxSteps && Date.now() - started < budgetMs) {
     const step = await randomStep(cluster, w, rng)
-    cluster.log(`step ${steps.length + 1}: ${step.what}${step.problems.length > 0 ? ` PROBLEMS: ${step.problems.join('; ')}` : ''}`)
+    cluster.log(
+      `step ${steps.length + 1}: ${step.what}${step.problems.length > 0 ? ` PROBLEMS: ${step.problems.join('; ')}` : ''}`,
+    )
     steps.push(step)
   }
   const verdict = await finishWorkload(cluster, w, `random seed=${options.seed}`)

@@ -5,7 +5,7 @@
  */
 
 /** mulberry32: a tiny, good-enough 32-bit PRNG; returns floats in [0, 1). */
-export function mulberry32 (seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -19,11 +19,11 @@ export function mulberry32 (seed: number): () => number {
 export interface Rng {
   readonly seed: number
   /** Integer in [min, max]. */
-  int (min: number, max: number): number
-  pick<T> (items: readonly T[]): T
+  int(min: number, max: number): number
+  pick<T>(items: readonly T[]): T
 }
 
-export function createRng (seed: number): Rng {
+export function createRng(seed: number): Rng {
   const next = mulberry32(seed)
   return {
     seed,
@@ -36,16 +36,19 @@ export function createRng (seed: number): Rng {
 }
 
 /** A seed from the environment (SLUICE_E2E_SEED) or the clock. */
-export function seedFromEnv (env: NodeJS.ProcessEnv = process.env): number {
+export function seedFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const s = env.SLUICE_E2E_SEED
   if (s !== undefined && /^\d+$/.test(s)) return Number(s) >>> 0
   return (Date.now() ^ (process.pid << 16)) >>> 0
 }
 
-export interface SoakArgs { seed: number, minutes: number }
+export interface SoakArgs {
+  seed: number
+  minutes: number
+}
 
 /** `[--seed N] [--minutes M]`; throws a RangeError naming the bad argument. */
-export function parseSoakArgs (argv: readonly string[]): SoakArgs {
+export function parseSoakArgs(argv: readonly string[]): SoakArgs {
   let seed = seedFromEnv()
   let minutes = 5
   for (let i = 0; i < argv.length; i++) {
@@ -53,12 +56,14 @@ export function parseSoakArgs (argv: readonly string[]): SoakArgs {
     const value = argv[i + 1]
     if (arg === '--') continue
     if (arg === '--seed') {
-      if (value === undefined || !/^\d+$/.test(value)) throw new RangeError(`--seed needs a non-negative integer, got ${String(value)}`)
+      if (value === undefined || !/^\d+$/.test(value))
+        throw new RangeError(`--seed needs a non-negative integer, got ${String(value)}`)
       seed = Number(value) >>> 0
       i++
     } else if (arg === '--minutes') {
       const m = Number(value)
-      if (value === undefined || !Number.isFinite(m) || m <= 0) throw new RangeError(`--minutes needs a positive number, got ${String(value)}`)
+      if (value === undefined || !Number.isFinite(m) || m <= 0)
+        throw new RangeError(`--minutes needs a positive number, got ${String(value)}`)
       minutes = m
       i++
     } else {

@@ -15,10 +15,14 @@ import type { SluiceClient, TopicPartition } from '@sluice/client'
 import { decodeRecordBatches } from '@sluice/protocol'
 import type { ReadRecord } from './checker.js'
 
-const text = (b: Buffer | null): string | null => b === null ? null : b.toString('utf8')
+const text = (b: Buffer | null): string | null => (b === null ? null : b.toString('utf8'))
 
 /** Every record of every partition of `topic` up to the end offsets seen at the start. */
-export async function readTopic (client: SluiceClient, topic: string, options: { timeoutMs?: number } = {}): Promise<ReadRecord[]> {
+export async function readTopic(
+  client: SluiceClient,
+  topic: string,
+  options: { timeoutMs?: number } = {},
+): Promise<ReadRecord[]> {
   const timeoutMs = options.timeoutMs ?? 60_000
   const ends = new Map<number, bigint>()
   const endReader = client.consumer({ offsetReset: 'latest' })
@@ -59,10 +63,19 @@ export async function readTopic (client: SluiceClient, topic: string, options: {
   return records
 }
 
-export interface ReplicaRecord { offset: bigint, leaderEpoch: number, key: string | null, value: string | null }
+export interface ReplicaRecord {
+  offset: bigint
+  leaderEpoch: number
+  key: string | null
+  value: string | null
+}
 
 /** The records of one replica's log files, in offset order ([] when the replica has no dir). */
-export async function readReplicaFiles (brokerDataDir: string, topic: string, partition: number): Promise<ReplicaRecord[]> {
+export async function readReplicaFiles(
+  brokerDataDir: string,
+  topic: string,
+  partition: number,
+): Promise<ReplicaRecord[]> {
   const dir = path.join(brokerDataDir, `${topic}-${partition}`)
   let names: string[]
   try {
@@ -76,7 +89,12 @@ export async function readReplicaFiles (brokerDataDir: string, topic: string, pa
   for (const name of segments) {
     for (const batch of decodeRecordBatches(await readFile(path.join(dir, name)))) {
       for (const r of batch.records) {
-        out.push({ offset: r.offset, leaderEpoch: batch.header.partitionLeaderEpoch, key: text(r.key), value: text(r.value) })
+        out.push({
+          offset: r.offset,
+          leaderEpoch: batch.header.partitionLeaderEpoch,
+          key: text(r.key),
+          value: text(r.value),
+        })
       }
     }
   }
@@ -87,14 +105,21 @@ export async function readReplicaFiles (brokerDataDir: string, topic: string, pa
  * Undefined when the two copies hold the same records at the same offsets, stamped with the same
  * leader epochs (followers append the leader's batches unchanged), else the first difference.
  */
-export function replicaDifference (a: readonly ReplicaRecord[], b: readonly ReplicaRecord[]): string | undefined {
+export function replicaDifference(a: readonly ReplicaRecord[], b: readonly ReplicaRecord[]): string | undefined {
   const n = Math.max(a.length, b.length)
   for (let i = 0; i < n; i++) {
     const x = a[i]
     const y = b[i]
-    const show = (r: ReplicaRecord | undefined): string => r === undefined ? 'nothing' : `${r.offset}:${String(r.value)} (epoch ${r.leaderEpoch})`
-    if (x === undefined || y === undefined || x.offset !== y.offset || x.value !== y.value || x.key !== y.key ||
-      x.leaderEpoch !== y.leaderEpoch) {
+    const show = (r: ReplicaRecord | undefined): string =>
+      r === undefined ? 'nothing' : `${r.offset}:${String(r.value)} (epoch ${r.leaderEpoch})`
+    if (
+      x === undefined ||
+      y === undefined ||
+      x.offset !== y.offset ||
+      x.value !== y.value ||
+      x.key !== y.key ||
+      x.leaderEpoch !== y.leaderEpoch
+    ) {
       return `record #${i}: ${show(x)} vs ${show(y)}`
     }
   }

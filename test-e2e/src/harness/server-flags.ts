@@ -12,7 +12,7 @@ export interface ClusterTimeouts {
   readonly replicaLagMaxMs: number
 }
 
-export function metadataArgs (t: ClusterTimeouts): string[] {
+export function metadataArgs(t: ClusterTimeouts): string[] {
   return ['--broker-session-timeout-ms', String(t.sessionTimeoutMs)]
 }
 
@@ -21,11 +21,15 @@ export function metadataArgs (t: ClusterTimeouts): string[] {
  * proxy) instead of the peer's registered endpoint. FaultCluster.wiringProblems() checks the
  * override is in effect.
  */
-export function brokerArgs (t: ClusterTimeouts, peers: ReadonlyArray<{ brokerId: number, endpoint: string }>): string[] {
+export function brokerArgs(t: ClusterTimeouts, peers: ReadonlyArray<{ brokerId: number; endpoint: string }>): string[] {
   return [
-    '--session-timeout-ms', String(t.sessionTimeoutMs),
-    '--heartbeat-interval-ms', String(t.heartbeatIntervalMs),
-    '--replica-lag-max-ms', String(t.replicaLagMaxMs),
-    '--replica-connect-overrides', peers.map((p) => `${p.brokerId}=${p.endpoint}`).join(','),
+    '--session-timeout-ms',
+    String(t.sessionTimeoutMs),
+    '--heartbeat-interval-ms',
+    String(t.heartbeatIntervalMs),
+    '--replica-lag-max-ms',
+    String(t.replicaLagMaxMs),
+    '--replica-connect-overrides',
+    peers.map((p) => `${p.brokerId}=${p.endpoint}`).join(','),
   ]
 }

@@ -32,12 +32,12 @@ export interface TcpProxy {
   /** 127.0.0.1:<port>, to hand to the process that should go through the proxy. */
   readonly endpoint: string
   readonly mode: ProxyMode
-  setMode (mode: ProxyMode): void
+  setMode(mode: ProxyMode): void
   /** Back to 'pass': held connections resume, new ones connect upstream. */
-  heal (): void
-  stats (): ProxyStats
+  heal(): void
+  stats(): ProxyStats
   /** Resets every connection and stops listening. Idempotent. */
-  close (): Promise<void>
+  close(): Promise<void>
 }
 
 export interface TcpProxyOptions {
@@ -55,14 +55,15 @@ interface Link {
   flowing: boolean
 }
 
-function parseTarget (target: string): { host: string, port: number } {
+function parseTarget(target: string): { host: string; port: number } {
   const i = target.lastIndexOf(':')
   const port = Number(target.slice(i + 1))
-  if (i <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) throw new RangeError(`proxy target must be host:port, got ${target}`)
+  if (i <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535)
+    throw new RangeError(`proxy target must be host:port, got ${target}`)
   return { host: target.slice(0, i), port }
 }
 
-export async function startTcpProxy (options: TcpProxyOptions): Promise<TcpProxy> {
+export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy> {
   const targetOf = typeof options.target === 'function' ? options.target : () => options.target as string
   if (typeof options.target === 'string') parseTarget(options.target) // a static target is checked up front
   const name = options.name ?? (typeof options.target === 'string' ? `proxy->${options.target}` : 'proxy')
@@ -99,7 +100,7 @@ export async function startTcpProxy (options: TcpProxyOptions): Promise<TcpProxy
   }
 
   const connectUpstream = (link: Link): void => {
-    let target: { host: string, port: number }
+    let target: { host: string; port: number }
     try {
       target = parseTarget(targetOf())
     } catch {
@@ -138,7 +139,10 @@ export async function startTcpProxy (options: TcpProxyOptions): Promise<TcpProxy
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => { server.off('error', reject); resolve() })
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
   const port = (server.address() as net.AddressInfo).port
 
@@ -163,7 +167,9 @@ export async function startTcpProxy (options: TcpProxyOptions): Promise<TcpProxy
     name,
     port,
     endpoint: `127.0.0.1:${port}`,
-    get mode () { return mode },
+    get mode() {
+      return mode
+    },
     setMode,
     heal: () => setMode('pass'),
     stats: () => ({ accepted, open: links.size, reset }),

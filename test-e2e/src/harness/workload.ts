@@ -41,50 +41,76 @@ export interface Verdict {
   readonly text: string
 }
 
-export async function startWorkload (cluster: FaultCluster, options: WorkloadOptions): Promise<Workload> {
+export async function startWorkload(cluster: FaultCluster, options: WorkloadOptions): Promise<Workload> {
   const partitions = options.partitions ?? 4
   const replicationFactor = options.replicationFactor ?? 3
-  await cluster.admin.createTopics([{
-    name: options.topic,
-    numPartitions: partitions,
-    replicationFactor,
-    configs: { 'min.insync.replicas': replicationFactor >= 3 ? '2' : '1', ...options.configs },
-  }])
+  await cluster.admin.createTopics([
+    {
+      name: options.topic,
+      numPartitions: partitions,
+      replicationFactor,
+      configs: { 'min.insync.replicas': replicationFactor >= 3 ? '2' : '1', ...options.configs },
+    },
+  ])
   // A new topic's ISR is full from the start: wait until every follower has actually dialled
   // its leader, and through the proxy, or the faults would not cut what they claim to cut.
   let problems: string[] = []
-  await waitFor(async () => {
-    problems = cluster.wiringProblems(await cluster.waitForHealthy(options.topic, 30_000))
-    return problems.length === 0
-  }, { timeoutMs: 20_000, description: 'followers to connect to their leaders' }).catch(() => {
-    throw new Error(`the fault proxies are not in the replication path (is the broker's replica connect override supported?):\n${problems.join('\n')}`)
+  await waitFor(
+    async () => {
+      problems = cluster.wiringProblems(await cluster.waitForHealthy(options.topic, 30_000))
+      return problems.length === 0
+    },
+    { timeoutMs: 20_000, description: 'followers to connect to their leaders' },
+  ).catch(() => {
+    throw new Error(
+      `the fault proxies are not in the replication path (is the broker's replica connect override supported?):\n${problems.join('\n')}`,
+    )
   })
   cluster.log(`topic ${options.topic}: ${await cluster.summary(options.topic)}`)
   const recorder = new LoadRecorder()
-  const producer = cluster.client.producer({ acks: 'all', idempotent: true, lingerMs: 5, maxInFlight: 5, deliveryTimeoutMs: 30_000, requestTimeoutMs: 5_000 })
+  const producer = cluster.client.producer({
+    acks: 'all',
+    idempotent: true,
+    lingerMs: 5,
+    maxInFlight: 5,
+    deliveryTimeoutMs: 30_000,
+    requestTimeoutMs: 5_000,
+  })
   const load = startLoad({ producer, topic: options.topic, recorder, ...options.load })
   return { topic: options.topic, partitions, recorder, producer, load }
 }
 
-export async function finishWorkload (cluster: FaultCluster, w: Workload, label: string): Promise<Verdict> {
+export async function finishWorkload(cluster: FaultCluster, w: Workload, label: string): Promise<Verdict> {
   const loadSummary = await w.load.stop()
   await w.producer.close().catch(() => {})
-  cluster.log(`load stopped: sent ${loadSummary.sent}, acked ${loadSummary.acked}, failed ${loadSummary.failed} in ${loadSummary.durationMs} ms` +
-    (w.recorder.failureCodes.size > 0 ? ` (failures: ${[...w.recorder.failureCodes].map(([c, n]) => `${c} x${n}`).join(', ')})` : ''))
+  cluster.log(
+    `load stopped: sent ${loadSummary.sent}, acked ${loadSummary.acked}, failed ${loadSummary.failed} in ${loadSummary.durationMs} ms` +
+      (w.recorder.failureCodes.size > 0
+        ? ` (failures: ${[...w.recorder.failureCodes].map(([c, n]) => `${c} x${n}`).join(', ')})`
+        : ''),
+  )
   cluster.heal()
   for (const id of cluster.brokerIds) if (cluster.state(id) === 'dead') await cluster.start(id)
   const healthy = await cluster.waitForHealthy(w.topic, 60_000)
   cluster.log(`healed: ${await cluster.summary(w.topic)}`)
   const read = await readTopic(cluster.client, w.topic, { timeoutMs: 60_000 })
   const report = analyze(w.recorder, read)
-  const divergence = await replicaDivergence(cluster, w.topic, healthy.partitions.map((p) => ({ partition: p.partition, leader: p.leader })))
+  const divergence = await replicaDivergence(
+    cluster,
+    w.topic,
+    healthy.partitions.map((p) => ({ partition: p.partition, leader: p.leader })),
+  )
   const text = [formatReport(label, report), ...divergence.map((d) => `  DIVERGED ${d}`)].join('\n')
   cluster.log(text)
   return { report, load: loadSummary, divergence, text }
 }
 
 /** Waits (bounded) for every replica's files to equal its leader's; returns what still differs. */
-async function replicaDivergence (cluster: FaultCluster, topic: string, partitions: Array<{ partition: number, leader: number }>): Promise<string[]> {
+async function replicaDivergence(
+  cluster: FaultCluster,
+  topic: string,
+  partitions: Array<{ partition: number; leader: number }>,
+): Promise<string[]> {
   let problems: string[] = []
   const check = async (): Promise<boolean> => {
     problems = []

@@ -11,14 +11,22 @@ import { FAST_REPLICATION, ReplicationCluster } from '../../src/broker/replicati
 
 type Client = ReturnType<ReplicationCluster['client']>
 
-async function produce (client: Client, topic: string, values: string[]): Promise<void> {
-  const r = onlyPartition(await client.produce({ acks: -1, timeout_ms: 10_000, topics: [{ topic, partitions: [{ partition: 0, records: batch(values) }] }] }))
+async function produce(client: Client, topic: string, values: string[]): Promise<void> {
+  const r = onlyPartition(
+    await client.produce({
+      acks: -1,
+      timeout_ms: 10_000,
+      topics: [{ topic, partitions: [{ partition: 0, records: batch(values) }] }],
+    }),
+  )
   expect(r.error_code).toBe(0)
 }
 
-function deleteRecords (client: Client, topic: string, offset: string, timeoutMs: number) {
-  return unaryCall<wire.DeleteRecordsRequest, wire.DeleteRecordsResponse__Output>((r, cb) => client.raw.DeleteRecords(r, cb),
-    { timeout_ms: timeoutMs, topics: [{ topic, partitions: [{ partition: 0, offset }] }] })
+function deleteRecords(client: Client, topic: string, offset: string, timeoutMs: number) {
+  return unaryCall<wire.DeleteRecordsRequest, wire.DeleteRecordsResponse__Output>(
+    (r, cb) => client.raw.DeleteRecords(r, cb),
+    { timeout_ms: timeoutMs, topics: [{ topic, partitions: [{ partition: 0, offset }] }] },
+  )
 }
 
 describe('DeleteRecords with replication', () => {

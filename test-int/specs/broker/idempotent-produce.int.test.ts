@@ -1,19 +1,37 @@
 import { describe, expect, it } from 'vitest'
 import { decodeRecordBatches, encodeRecordBatch, errorId } from '@sluice/protocol'
 import {
-  BrokerTestClient, createTopic, eventually, onlyPartition, startTestCluster, uniqueTopic, waitForLeaders,
+  BrokerTestClient,
+  createTopic,
+  eventually,
+  onlyPartition,
+  startTestCluster,
+  uniqueTopic,
+  waitForLeaders,
 } from '../../src/broker/harness.js'
 
-function idem (pid: bigint, epoch: number, seq: number, values: string[]): Buffer {
-  return encodeRecordBatch(values.map((v) => ({ value: Buffer.from(v) })), { producerId: pid, producerEpoch: epoch, baseSequence: seq })
+function idem(pid: bigint, epoch: number, seq: number, values: string[]): Buffer {
+  return encodeRecordBatch(
+    values.map((v) => ({ value: Buffer.from(v) })),
+    { producerId: pid, producerEpoch: epoch, baseSequence: seq },
+  )
 }
 
-async function produce (client: BrokerTestClient, topic: string, records: Buffer) {
+async function produce(client: BrokerTestClient, topic: string, records: Buffer) {
   return onlyPartition(await client.produce({ acks: -1, topics: [{ topic, partitions: [{ partition: 0, records }] }] }))
 }
 
-async function readAll (client: BrokerTestClient, topic: string): Promise<string[]> {
-  const f = onlyPartition(await client.fetch({ topics: [{ topic, partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 1 << 20, current_leader_epoch: -1 }] }] }))
+async function readAll(client: BrokerTestClient, topic: string): Promise<string[]> {
+  const f = onlyPartition(
+    await client.fetch({
+      topics: [
+        {
+          topic,
+          partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 1 << 20, current_leader_epoch: -1 }],
+        },
+      ],
+    }),
+  )
   expect(f.error_code).toBe(0)
   return decodeRecordBatches(f.records).flatMap((b) => b.records.map((r) => r.value?.toString() ?? ''))
 }
@@ -49,8 +67,12 @@ describe('idempotent produce at the broker', () => {
     await waitForLeaders(client, topic, 1)
     const afterRestart = await produce(client, topic, idem(11n, 1, 0, ['d']))
     expect([afterRestart.error_code, afterRestart.base_offset]).toEqual([0, '3'])
-    expect((await produce(client, topic, idem(11n, 0, 9, ['stale']))).error_code).toBe(errorId('INVALID_PRODUCER_EPOCH'))
-    expect((await produce(client, topic, idem(11n, 1, 2, ['gap']))).error_code).toBe(errorId('OUT_OF_ORDER_SEQUENCE_NUMBER'))
+    expect((await produce(client, topic, idem(11n, 0, 9, ['stale']))).error_code).toBe(
+      errorId('INVALID_PRODUCER_EPOCH'),
+    )
+    expect((await produce(client, topic, idem(11n, 1, 2, ['gap']))).error_code).toBe(
+      errorId('OUT_OF_ORDER_SEQUENCE_NUMBER'),
+    )
     const next = await produce(client, topic, idem(11n, 1, 1, ['e']))
     expect([next.error_code, next.base_offset]).toEqual([0, '4'])
     // Non-idempotent batches skip all checks.
@@ -87,7 +109,9 @@ describe('idempotent produce at the broker', () => {
       return r.error_code === 0 ? r : undefined
     }, 'the new leader to accept writes')
     expect(retry.base_offset).toBe('2')
-    expect((await produce(follower, topic, idem(21n, 0, 4, ['gap']))).error_code).toBe(errorId('OUT_OF_ORDER_SEQUENCE_NUMBER'))
+    expect((await produce(follower, topic, idem(21n, 0, 4, ['gap']))).error_code).toBe(
+      errorId('OUT_OF_ORDER_SEQUENCE_NUMBER'),
+    )
     expect(await readAll(follower, topic)).toEqual(['a', 'b', 'c'])
   })
 })

@@ -6,22 +6,66 @@ import { ReplicationCluster, logBytes } from '../../src/broker/replication-clust
 
 type Client = ReturnType<ReplicationCluster['client']>
 
-async function produce (client: Client, topic: string, values: string[], acks = -1, timeoutMs = 10_000): Promise<wire.PartitionProduceResponse__Output> {
-  return onlyPartition(await client.produce({ acks, timeout_ms: timeoutMs, topics: [{ topic, partitions: [{ partition: 0, records: batch(values) }] }] }))
+async function produce(
+  client: Client,
+  topic: string,
+  values: string[],
+  acks = -1,
+  timeoutMs = 10_000,
+): Promise<wire.PartitionProduceResponse__Output> {
+  return onlyPartition(
+    await client.produce({
+      acks,
+      timeout_ms: timeoutMs,
+      topics: [{ topic, partitions: [{ partition: 0, records: batch(values) }] }],
+    }),
+  )
 }
 
-async function consume (client: Client, topic: string): Promise<{ values: string[], hw: bigint, lastOffset: bigint }> {
-  const f = onlyPartition(await client.fetch({ topics: [{ topic, partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 1 << 20, current_leader_epoch: -1 }] }] }))
+async function consume(client: Client, topic: string): Promise<{ values: string[]; hw: bigint; lastOffset: bigint }> {
+  const f = onlyPartition(
+    await client.fetch({
+      topics: [
+        {
+          topic,
+          partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 1 << 20, current_leader_epoch: -1 }],
+        },
+      ],
+    }),
+  )
   expect(f.error_code).toBe(0)
   const records = decodeRecordBatches(f.records).flatMap((b) => b.records)
-  return { values: records.map((r) => r.value?.toString() ?? ''), hw: BigInt(f.high_watermark), lastOffset: records.at(-1)?.offset ?? -1n }
+  return {
+    values: records.map((r) => r.value?.toString() ?? ''),
+    hw: BigInt(f.high_watermark),
+    lastOffset: records.at(-1)?.offset ?? -1n,
+  }
 }
 
-function followerFetch (client: Client, topic: string, part: Partial<wire.PartitionFetchData> & { replica_id: number, replica_epoch: string }) {
+function followerFetch(
+  client: Client,
+  topic: string,
+  part: Partial<wire.PartitionFetchData> & { replica_id: number; replica_epoch: string },
+) {
   const { replica_id: replicaId, replica_epoch: replicaEpoch, ...p } = part
   return client.fetch({
-    replica_id: replicaId, replica_epoch: replicaEpoch,
-    topics: [{ topic, partitions: [{ partition: 0, fetch_offset: '0', partition_max_bytes: 1 << 20, current_leader_epoch: 0, last_fetched_epoch: -1, ...p }] }],
+    replica_id: replicaId,
+    replica_epoch: replicaEpoch,
+    topics: [
+      {
+        topic,
+        partitions: [
+          {
+            partition: 0,
+            fetch_offset: '0',
+            partition_max_bytes: 1 << 20,
+            current_leader_epoch: 0,
+            last_fetched_epoch: -1,
+            ...p,
+          },
+        ],
+      },
+    ],
   })
 }
 
@@ -37,7 +81,10 @@ describe('replication', () => {
     for (const id of [2, 3]) expect(c.replica(id, topic)!.logEndOffset).toBe(10n)
     const expected = await logBytes(leader)
     for (const id of [2, 3]) {
-      await eventually(async () => c.replica(id, topic)!.highWatermark === 10n || undefined, `follower ${id} learns the HW`)
+      await eventually(
+        async () => c.replica(id, topic)!.highWatermark === 10n || undefined,
+        `follower ${id} learns the HW`,
+      )
       expect((await logBytes(c.replica(id, topic)!)).equals(expected)).toBe(true)
     }
     expect((await consume(c.client(1), topic)).values).toHaveLength(10)
@@ -132,16 +179,23 @@ describe('replication', () => {
     expect(c.replica(1, topic)!.log.leaderEpochs()).toEqual(c.replica(2, topic)!.log.leaderEpochs())
   })
 
-  it('followers follow the leader\'s log start offset, and one that fell behind it restarts there', async () => {
+  it("followers follow the leader's log start offset, and one that fell behind it restarts there", async () => {
     const c = await ReplicationCluster.start(3)
     const topic = await c.topic([1, 2, 3], { 'min.insync.replicas': '1' })
     await c.waitForState(topic, (s) => s.leader === 1 && s.isr.length === 3, 'full ISR')
     for (let i = 0; i < 4; i++) expect((await produce(c.client(1), topic, [`a${i}`, `b${i}`])).error_code).toBe(0)
     const deleteBefore = async (offset: bigint): Promise<wire.DeleteRecordsPartitionResponse__Output> =>
-      onlyPartition(await c.client(1).deleteRecords({ topics: [{ topic, partitions: [{ partition: 0, offset: offset.toString() }] }] }))
+      onlyPartition(
+        await c
+          .client(1)
+          .deleteRecords({ topics: [{ topic, partitions: [{ partition: 0, offset: offset.toString() }] }] }),
+      )
     expect((await deleteBefore(4n)).error_code).toBe(0)
     for (const id of [2, 3]) {
-      await eventually(async () => c.replica(id, topic)!.logStartOffset === 4n || undefined, `follower ${id} moves its log start to 4`)
+      await eventually(
+        async () => c.replica(id, topic)!.logStartOffset === 4n || undefined,
+        `follower ${id} moves its log start to 4`,
+      )
     }
 
     // Broker 3 stops; the leader moves on and deletes past everything broker 3 holds.
@@ -150,7 +204,11 @@ describe('replication', () => {
     for (let i = 4; i < 8; i++) expect((await produce(c.client(1), topic, [`a${i}`, `b${i}`])).error_code).toBe(0)
     expect((await deleteBefore(12n)).error_code).toBe(0)
     await c.start(3)
-    await c.waitForState(topic, (s) => s.isr.length === 3, 'broker 3 back in the ISR after restarting at the leader\'s log start')
+    await c.waitForState(
+      topic,
+      (s) => s.isr.length === 3,
+      "broker 3 back in the ISR after restarting at the leader's log start",
+    )
     const back = c.replica(3, topic)!
     expect(back.logStartOffset).toBe(12n)
     expect(back.logEndOffset).toBe(16n)
@@ -165,9 +223,11 @@ describe('replication', () => {
     const leader = c.replica(1, topic)!
     const epoch2 = brokerInternals(c.brokers.get(2)!)!.session.brokerEpoch!.toString()
     const epoch3 = brokerInternals(c.brokers.get(3)!)!.session.brokerEpoch!.toString()
-    const snapshot = (): string => JSON.stringify([String(leader.highWatermark), String(leader.logEndOffset), leader.isr, leader.maximalIsr])
+    const snapshot = (): string =>
+      JSON.stringify([String(leader.highWatermark), String(leader.logEndOffset), leader.isr, leader.maximalIsr])
     const before = snapshot()
-    const ask = async (p: Parameters<typeof followerFetch>[2]) => onlyPartition(await followerFetch(c.client(1), topic, p))
+    const ask = async (p: Parameters<typeof followerFetch>[2]) =>
+      onlyPartition(await followerFetch(c.client(1), topic, p))
 
     const stranger = await ask({ replica_id: 3, replica_epoch: epoch3, current_leader_epoch: s.leaderEpoch })
     expect(stranger.error_code).toBe(errorId('REPLICA_NOT_AVAILABLE'))
@@ -179,12 +239,28 @@ describe('replication', () => {
     expect(future.error_code).toBe(errorId('UNKNOWN_LEADER_EPOCH'))
     const staleBroker = await ask({ replica_id: 2, replica_epoch: '0', current_leader_epoch: s.leaderEpoch })
     expect(staleBroker.error_code).toBe(errorId('STALE_BROKER_EPOCH'))
-    const diverging = await ask({ replica_id: 2, replica_epoch: epoch2, current_leader_epoch: s.leaderEpoch, fetch_offset: '7', last_fetched_epoch: s.leaderEpoch })
-    expect([diverging.error_code, diverging.records.length, diverging.diverging_epoch]).toEqual([0, 0, { epoch: s.leaderEpoch, end_offset: '3' }])
+    const diverging = await ask({
+      replica_id: 2,
+      replica_epoch: epoch2,
+      current_leader_epoch: s.leaderEpoch,
+      fetch_offset: '7',
+      last_fetched_epoch: s.leaderEpoch,
+    })
+    expect([diverging.error_code, diverging.records.length, diverging.diverging_epoch]).toEqual([
+      0,
+      0,
+      { epoch: s.leaderEpoch, end_offset: '3' },
+    ])
     for (const r of [stranger, self, fenced, future, staleBroker]) expect(r.records.length).toBe(0)
     expect(snapshot()).toBe(before)
     // A follower fetch sent to a follower is refused too.
-    const atFollower = onlyPartition(await followerFetch(c.client(2), topic, { replica_id: 3, replica_epoch: epoch3, current_leader_epoch: s.leaderEpoch }))
+    const atFollower = onlyPartition(
+      await followerFetch(c.client(2), topic, {
+        replica_id: 3,
+        replica_epoch: epoch3,
+        current_leader_epoch: s.leaderEpoch,
+      }),
+    )
     expect(atFollower.error_code).toBe(errorId('NOT_LEADER_OR_FOLLOWER'))
   })
 

@@ -9,21 +9,29 @@ import { join } from 'node:path'
 import { startBroker } from '@sluice/broker'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { ConsumerMessage, RecordMetadata } from '@sluice/client'
-import { createTopicWithLeaders, readMessages, startRealCluster, until, type RealCluster } from '../../src/client/real-cluster.js'
+import {
+  createTopicWithLeaders,
+  readMessages,
+  startRealCluster,
+  until,
+  type RealCluster,
+} from '../../src/client/real-cluster.js'
 
-async function startAll (brokers: number): Promise<RealCluster> {
+async function startAll(brokers: number): Promise<RealCluster> {
   const c = await startRealCluster({
     prefix: 'sluice-idem-int-',
     brokers,
     broker: { heartbeatIntervalMs: 500 },
     connect: { retry: { retries: 10, initialBackoffMs: 20, maxBackoffMs: 300, factor: 2 }, metadataMinRefreshMs: 20 },
   })
-  onTestFinished(async () => { await c.stop() })
+  onTestFinished(async () => {
+    await c.stop()
+  })
   return c
 }
 
 /** Every acknowledged record once, at its acknowledged offset, in send order per partition. */
-function checkExactlyOnceInOrder (sent: Array<{ value: string, meta: RecordMetadata }>, read: ConsumerMessage[]): void {
+function checkExactlyOnceInOrder(sent: Array<{ value: string; meta: RecordMetadata }>, read: ConsumerMessage[]): void {
   const byPartition = new Map<number, ConsumerMessage[]>()
   for (const m of read) byPartition.set(m.partition, [...(byPartition.get(m.partition) ?? []), m])
   const seen = new Set<string>()
@@ -51,7 +59,8 @@ describe('idempotent producer on a real cluster', () => {
     const total = 20_000
     const calls = Array.from({ length: 100 }, (_, k) => {
       const values = Array.from({ length: total / 100 }, (_, i) => String(k * (total / 100) + i).padStart(6, '0'))
-      return producer.send({ topic, records: values.map((v) => ({ key: `k${Number(v) % 97}`, value: v })) })
+      return producer
+        .send({ topic, records: values.map((v) => ({ key: `k${Number(v) % 97}`, value: v })) })
         .then((metas) => metas.map((meta, i) => ({ value: values[i]!, meta })))
     })
     const sent = (await Promise.all(calls)).flat()
@@ -66,20 +75,43 @@ describe('idempotent producer on a real cluster', () => {
     const consumer = c.client.consumer({ offsetReset: 'earliest', maxWaitMs: 200 })
     await consumer.assign([{ topic }])
     const read: ConsumerMessage[] = []
-    const reading = (async () => { for await (const m of consumer) read.push(m) })()
-    onTestFinished(async () => { await consumer.close(); await reading })
+    const reading = (async () => {
+      for await (const m of consumer) read.push(m)
+    })()
+    onTestFinished(async () => {
+      await consumer.close()
+      await reading
+    })
 
-    const producer = c.client.producer({ maxInFlight: 5, lingerMs: 0, batchBytes: 1024, deliveryTimeoutMs: 30_000, requestTimeoutMs: 5000 })
-    const sent: Array<{ value: string, meta: RecordMetadata }> = []
+    const producer = c.client.producer({
+      maxInFlight: 5,
+      lingerMs: 0,
+      batchBytes: 1024,
+      deliveryTimeoutMs: 30_000,
+      requestTimeoutMs: 5000,
+    })
+    const sent: Array<{ value: string; meta: RecordMetadata }> = []
     const failures: unknown[] = []
     const calls = 200
     let acked = 0
     let firstAck!: () => void
-    const firstAcked = new Promise<void>((resolve) => { firstAck = resolve })
+    const firstAcked = new Promise<void>((resolve) => {
+      firstAck = resolve
+    })
     const sends = Array.from({ length: calls }, (_, k) => {
       const values = Array.from({ length: 50 }, (_, i) => `r${String(k * 50 + i).padStart(5, '0')}`)
-      return producer.send({ topic, records: values.map((v) => ({ value: v, partition: Math.floor(k / 3) % 2 })) })
-        .then((metas) => { acked++; firstAck(); for (const [i, meta] of metas.entries()) sent.push({ value: values[i]!, meta }) }, (err: unknown) => { failures.push(err) })
+      return producer
+        .send({ topic, records: values.map((v) => ({ value: v, partition: Math.floor(k / 3) % 2 })) })
+        .then(
+          (metas) => {
+            acked++
+            firstAck()
+            for (const [i, meta] of metas.entries()) sent.push({ value: values[i]!, meta })
+          },
+          (err: unknown) => {
+            failures.push(err)
+          },
+        )
     })
     await firstAcked
     // Stop (streams end, in-flight requests fail, partitions lose their leader) and restart from
@@ -88,7 +120,14 @@ describe('idempotent producer on a real cluster', () => {
     const old = c.brokers[0]!
     const port = old.port
     await old.stop()
-    c.brokers[0] = await startBroker({ brokerId: 1, host: '127.0.0.1', port, dataDir: join(c.dir, 'b1'), metadataEndpoints: [c.metadata.endpoint], heartbeatIntervalMs: 500 })
+    c.brokers[0] = await startBroker({
+      brokerId: 1,
+      host: '127.0.0.1',
+      port,
+      dataDir: join(c.dir, 'b1'),
+      metadataEndpoints: [c.metadata.endpoint],
+      heartbeatIntervalMs: 500,
+    })
     await Promise.all(sends)
     expect(pendingAtStop).toBeGreaterThan(0)
     expect(failures).toEqual([])

@@ -7,7 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConsumerMessage, Producer, Sender, SluiceClient } from '@sluice/client/internal'
-import { createTopicWithLeaders, readMessages, startRealCluster, type RealCluster } from '../../src/client/real-cluster.js'
+import {
+  createTopicWithLeaders,
+  readMessages,
+  startRealCluster,
+  type RealCluster,
+} from '../../src/client/real-cluster.js'
 
 let cluster: RealCluster
 let client: SluiceClient
@@ -17,10 +22,12 @@ beforeAll(async () => {
   client = cluster.client
 }, 60_000)
 
-afterAll(async () => { await cluster?.stop() })
+afterAll(async () => {
+  await cluster?.stop()
+})
 
 /** Sends `n` records in one call while sampling, every event-loop turn, the batches in flight. */
-async function sendSampling (producer: Producer, topic: string, n: number): Promise<number> {
+async function sendSampling(producer: Producer, topic: string, n: number): Promise<number> {
   const sender = (producer as unknown as { sender: Sender }).sender
   let most = 0
   let sending = true
@@ -39,7 +46,7 @@ async function sendSampling (producer: Producer, topic: string, n: number): Prom
   return most
 }
 
-function expectInOrder (read: ConsumerMessage[], n: number): void {
+function expectInOrder(read: ConsumerMessage[], n: number): void {
   expect(read).toHaveLength(n)
   for (let i = 0; i < n; i++) {
     if (read[i]!.offset !== BigInt(i) || read[i]!.value!.subarray(0, 8).toString() !== String(i).padStart(8, '0')) {

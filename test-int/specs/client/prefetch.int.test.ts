@@ -6,7 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Consumer, Fetcher, SluiceClient, SubscriptionState } from '@sluice/client/internal'
-import { createTopicWithLeaders, startRealCluster, until as waitUntil, type RealCluster } from '../../src/client/real-cluster.js'
+import {
+  createTopicWithLeaders,
+  startRealCluster,
+  until as waitUntil,
+  type RealCluster,
+} from '../../src/client/real-cluster.js'
 
 let cluster: RealCluster
 let client: SluiceClient
@@ -15,16 +20,20 @@ const RECORDS = 30_000 // 100-byte values in ~16 KiB batches: about 3 MB per top
 const BATCH_BYTES = 16 * 1024
 
 /** Checks often: the states it waits for can be brief. */
-const until = async (what: string, check: () => boolean | Promise<boolean>): Promise<void> => { await waitUntil(what, check, 20_000, 20) }
+const until = async (what: string, check: () => boolean | Promise<boolean>): Promise<void> => {
+  await waitUntil(what, check, 20_000, 20)
+}
 
 beforeAll(async () => {
   cluster = await startRealCluster({ prefix: 'sluice-prefetch-int-' })
   client = cluster.client
 }, 60_000)
 
-afterAll(async () => { await cluster?.stop() })
+afterAll(async () => {
+  await cluster?.stop()
+})
 
-async function filledTopic (name: string, partitions: number): Promise<void> {
+async function filledTopic(name: string, partitions: number): Promise<void> {
   await createTopicWithLeaders(client, name, partitions)
   const producer = client.producer({ acks: 1, batchBytes: BATCH_BYTES, lingerMs: 5, keylessStrategy: 'round-robin' })
   const value = (i: number): string => `${String(i).padStart(8, '0')}${'v'.repeat(92)}`
@@ -33,8 +42,8 @@ async function filledTopic (name: string, partitions: number): Promise<void> {
   }
 }
 
-function internals (consumer: Consumer): { fetcher: Fetcher, subs: SubscriptionState } {
-  return consumer as unknown as { fetcher: Fetcher, subs: SubscriptionState }
+function internals(consumer: Consumer): { fetcher: Fetcher; subs: SubscriptionState } {
+  return consumer as unknown as { fetcher: Fetcher; subs: SubscriptionState }
 }
 
 describe('consumer prefetch', () => {
@@ -46,12 +55,16 @@ describe('consumer prefetch', () => {
     const s = subs.get('ahead', 0)!
     let held = false
     let release!: () => void
-    const released = new Promise<void>((resolve) => { release = resolve })
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
     let seen = 0
     let next = 0n
     let failure: unknown
     let finish!: () => void
-    const all = new Promise<void>((resolve) => { finish = resolve })
+    const all = new Promise<void>((resolve) => {
+      finish = resolve
+    })
     const handle = consumer.run({
       eachBatch: async ({ batch }) => {
         for (const m of batch.messages) expect(m.offset).toBe(next++)
@@ -65,7 +78,10 @@ describe('consumer prefetch', () => {
     })
     // While the first batch is held, more than one further response arrives: the partition was
     // fetched again although undelivered data was already buffered.
-    handle.done.then(finish, (err: unknown) => { failure = err; finish() })
+    handle.done.then(finish, (err: unknown) => {
+      failure = err
+      finish()
+    })
     await until('two responses buffered behind the held batch', () => held && s.fetched.length >= 2)
     release()
     await all
@@ -78,7 +94,12 @@ describe('consumer prefetch', () => {
   it('does not let data held by a paused partition starve the others', async () => {
     await filledTopic('paused', 2)
     const maxBufferedBytes = 64 * 1024
-    const consumer = client.consumer({ offsetReset: 'earliest', maxWaitMs: 100, maxPartitionBytes: 32 * 1024, maxBufferedBytes })
+    const consumer = client.consumer({
+      offsetReset: 'earliest',
+      maxWaitMs: 100,
+      maxPartitionBytes: 32 * 1024,
+      maxBufferedBytes,
+    })
     const { fetcher } = internals(consumer)
     await consumer.assign([{ topic: 'paused', partition: 0 }])
     await until('partition 0 filled the whole budget', () => {
@@ -86,7 +107,10 @@ describe('consumer prefetch', () => {
       return buffered >= maxBufferedBytes && reserved === 0
     })
     consumer.pause([{ topic: 'paused', partition: 0 }])
-    await consumer.assign([{ topic: 'paused', partition: 0 }, { topic: 'paused', partition: 1 }])
+    await consumer.assign([
+      { topic: 'paused', partition: 0 },
+      { topic: 'paused', partition: 1 },
+    ])
     const want = RECORDS / 2 // round-robin: half of the records are in partition 1
     let got = 0
     for await (const m of consumer.messages({ signal: AbortSignal.timeout(30_000) })) {
@@ -101,7 +125,11 @@ describe('consumer prefetch', () => {
     await filledTopic('bounded', 3)
     const maxBufferedBytes = 96 * 1024
     const consumer = client.consumer({
-      offsetReset: 'earliest', maxWaitMs: 100, maxBytes: 64 * 1024, maxPartitionBytes: 32 * 1024, maxBufferedBytes,
+      offsetReset: 'earliest',
+      maxWaitMs: 100,
+      maxBytes: 64 * 1024,
+      maxPartitionBytes: 32 * 1024,
+      maxBufferedBytes,
     })
     await consumer.assign([{ topic: 'bounded' }])
     const { fetcher } = internals(consumer)
@@ -124,7 +152,9 @@ describe('consumer prefetch', () => {
     const next = new Map<number, bigint>()
     const seen = new Set<string>()
     let finish!: () => void
-    const all = new Promise<void>((resolve) => { finish = resolve })
+    const all = new Promise<void>((resolve) => {
+      finish = resolve
+    })
     let failure: unknown
     const handle = consumer.run({
       eachBatch: ({ batch }) => {
@@ -137,7 +167,10 @@ describe('consumer prefetch', () => {
         if (seen.size >= RECORDS) finish()
       },
     })
-    handle.done.then(finish, (err: unknown) => { failure = err; finish() })
+    handle.done.then(finish, (err: unknown) => {
+      failure = err
+      finish()
+    })
     await all
     await handle.stop()
     await consumer.close()

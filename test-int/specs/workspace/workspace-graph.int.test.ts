@@ -7,36 +7,49 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
-  directionViolations, importSpecifiers, importViolations, isTestFile, packageOf, readWorkspace, referenceMismatches, workspaceCycles,
-  type Workspace, type WorkspaceProject,
+  directionViolations,
+  importSpecifiers,
+  importViolations,
+  isTestFile,
+  packageOf,
+  readWorkspace,
+  referenceMismatches,
+  workspaceCycles,
+  type Workspace,
+  type WorkspaceProject,
 } from '../../src/workspace-graph.js'
 
-function project (name: string, dir: string, dependencies: string[] = [], devDependencies: string[] = []): WorkspaceProject {
+function project(
+  name: string,
+  dir: string,
+  dependencies: string[] = [],
+  devDependencies: string[] = [],
+): WorkspaceProject {
   return { name, dir, dependencies: new Set(dependencies), devDependencies: new Set(devDependencies) }
 }
 
-function workspace (projects: WorkspaceProject[]): Workspace {
+function workspace(projects: WorkspaceProject[]): Workspace {
   return { root: '/nowhere', rootDevDependencies: new Set(['vitest']), projects }
 }
 
 describe('workspace graph checker', () => {
   it('reads static, re-exported, dynamic, type-position and require() specifiers, and not those in comments or strings', () => {
     const source = [
-      '// import { a } from \'commented-out\'',
-      'import { b } from \'b\'',
-      'import type { C } from \'@scope/c/internal\'',
-      'export * from \'./d.js\'',
+      "// import { a } from 'commented-out'",
+      "import { b } from 'b'",
+      "import type { C } from '@scope/c/internal'",
+      "export * from './d.js'",
       'const s = "import { z } from \'in-a-string\'"',
-      'let t: import(\'typed\').T',
-      'const m = await import(\'dynamic\')',
-      'const r = require(\'required\')',
+      "let t: import('typed').T",
+      "const m = await import('dynamic')",
+      "const r = require('required')",
     ].join('\n')
     expect(importSpecifiers(source)).toEqual(['b', '@scope/c/internal', './d.js', 'typed', 'dynamic', 'required'])
     expect(packageOf('@scope/c/internal')).toBe('@scope/c')
     expect(packageOf('vitest/config')).toBe('vitest')
   })
 
-  it('tells a package\'s test code from its shipped code', () => {
+  it("tells a package's test code from its shipped code", () => {
     const client = project('@x/client', 'packages/client')
     expect(isTestFile(client, 'packages/client/src/producer/sender.ts')).toBe(false)
     expect(isTestFile(client, 'packages/client/src/producer/sender.test.ts')).toBe(true)
@@ -65,7 +78,9 @@ describe('the workspace', () => {
   const ws = readWorkspace()
 
   it('has the projects pnpm-workspace.yaml names, test-int among them', () => {
-    expect(ws.projects.map((p) => p.dir)).toEqual(expect.arrayContaining(['packages/protocol', 'packages/client', 'test-int', 'test-e2e', 'bench']))
+    expect(ws.projects.map((p) => p.dir)).toEqual(
+      expect.arrayContaining(['packages/protocol', 'packages/client', 'test-int', 'test-e2e', 'bench']),
+    )
   })
 
   it('imports only declared packages (test code may also use devDependencies), and never across projects by relative path', () => {
@@ -81,7 +96,7 @@ describe('the workspace', () => {
     expect(directionViolations(ws)).toEqual([])
   })
 
-  it('has tsconfig references that mirror each package\'s workspace dependencies', () => {
+  it("has tsconfig references that mirror each package's workspace dependencies", () => {
     expect(referenceMismatches(ws)).toEqual([])
   })
 })

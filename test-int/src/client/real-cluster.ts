@@ -15,7 +15,7 @@ export interface RealCluster {
   readonly metadata: MetadataServerHandle
   readonly brokers: BrokerHandle[]
   readonly client: SluiceClient
-  stop (): Promise<void>
+  stop(): Promise<void>
 }
 
 export interface RealClusterOptions {
@@ -27,7 +27,7 @@ export interface RealClusterOptions {
   readonly connect?: Partial<ConnectOptions>
 }
 
-export async function startRealCluster (options: RealClusterOptions): Promise<RealCluster> {
+export async function startRealCluster(options: RealClusterOptions): Promise<RealCluster> {
   const dir = await mkdtemp(join(tmpdir(), options.prefix))
   let metadata: MetadataServerHandle | undefined
   const brokers: BrokerHandle[] = []
@@ -39,9 +39,23 @@ export async function startRealCluster (options: RealClusterOptions): Promise<Re
     await rm(dir, { recursive: true, force: true })
   }
   try {
-    metadata = await startMetadataServer({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'meta'), defaultReplicationFactor: options.defaultReplicationFactor ?? 1 })
+    metadata = await startMetadataServer({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: join(dir, 'meta'),
+      defaultReplicationFactor: options.defaultReplicationFactor ?? 1,
+    })
     for (let id = 1; id <= (options.brokers ?? 1); id++) {
-      brokers.push(await startBroker({ brokerId: id, host: '127.0.0.1', port: 0, dataDir: join(dir, `b${id}`), metadataEndpoints: [metadata.endpoint], ...options.broker }))
+      brokers.push(
+        await startBroker({
+          brokerId: id,
+          host: '127.0.0.1',
+          port: 0,
+          dataDir: join(dir, `b${id}`),
+          metadataEndpoints: [metadata.endpoint],
+          ...options.broker,
+        }),
+      )
     }
     client = await connect({ bootstrap: brokers.map((b) => b.endpoint), ...options.connect })
     return { dir, metadata, brokers, client, stop }
@@ -52,17 +66,32 @@ export async function startRealCluster (options: RealClusterOptions): Promise<Re
 }
 
 /** Polls `check` (a throw counts as false) until it holds, or fails after `timeoutMs`. */
-export async function until (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000, everyMs = 50): Promise<void> {
+export async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  everyMs = 50,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    if (await Promise.resolve().then(check).catch(() => false)) return
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
 }
 
 /** Creates a topic and waits until every partition has a leader. */
-export async function createTopicWithLeaders (client: SluiceClient, name: string, partitions: number, replicationFactor = 1): Promise<void> {
+export async function createTopicWithLeaders(
+  client: SluiceClient,
+  name: string,
+  partitions: number,
+  replicationFactor = 1,
+): Promise<void> {
   await client.admin().createTopics([{ name, numPartitions: partitions, replicationFactor }])
   await until(`leaders for ${name}`, async () => {
     const [d] = await client.admin().describeTopics([name])
@@ -71,11 +100,21 @@ export async function createTopicWithLeaders (client: SluiceClient, name: string
 }
 
 /** The first `n` messages of every partition of `topic` from the beginning (an assigned consumer). */
-export async function readMessages (client: SluiceClient, topic: string, n: number, options: { timeoutMs?: number, maxWaitMs?: number } = {}): Promise<ConsumerMessage[]> {
-  const consumer = client.consumer({ offsetReset: 'earliest', ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}) })
+export async function readMessages(
+  client: SluiceClient,
+  topic: string,
+  n: number,
+  options: { timeoutMs?: number; maxWaitMs?: number } = {},
+): Promise<ConsumerMessage[]> {
+  const consumer = client.consumer({
+    offsetReset: 'earliest',
+    ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
+  })
   await consumer.assign([{ topic }])
   const out: ConsumerMessage[] = []
-  const deadline = setTimeout(() => { void consumer.close() }, options.timeoutMs ?? 30_000)
+  const deadline = setTimeout(() => {
+    void consumer.close()
+  }, options.timeoutMs ?? 30_000)
   try {
     for await (const m of consumer) {
       out.push(m)

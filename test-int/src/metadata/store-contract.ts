@@ -24,7 +24,7 @@ export interface ContractStore {
 
 export type ContractFactory = () => Promise<ContractStore>
 
-export async function codeOf (p: Promise<unknown>): Promise<string> {
+export async function codeOf(p: Promise<unknown>): Promise<string> {
   try {
     await p
   } catch (e) {
@@ -34,7 +34,7 @@ export async function codeOf (p: Promise<unknown>): Promise<string> {
   return 'NO_ERROR'
 }
 
-export async function until (cond: () => boolean | Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {
+export async function until(cond: () => boolean | Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {
   const end = Date.now() + deadlineMs
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`)
@@ -44,10 +44,12 @@ export async function until (cond: () => boolean | Promise<boolean>, what: strin
 
 const b = (s: string): Buffer => Buffer.from(s)
 
-export function describeMetadataStoreContract (name: string, factory: ContractFactory): void {
+export function describeMetadataStoreContract(name: string, factory: ContractFactory): void {
   const open = async (): Promise<ContractStore> => {
     const h = await factory()
-    onTestFinished(async () => { await h.cleanup() })
+    onTestFinished(async () => {
+      await h.cleanup()
+    })
     return h
   }
 
@@ -86,7 +88,11 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       expect(await codeOf(s.delete('/', -1))).toBe('INVALID_ARGUMENT')
       const err = await s.set('/p', b(''), 7).catch((e: unknown) => e)
       expect(err).toBeInstanceOf(SluiceError)
-      expect([(err as SluiceError).code, (err as SluiceError).retriable, (err as SluiceError).details.path]).toEqual(['META_BAD_VERSION', false, '/p'])
+      expect([(err as SluiceError).code, (err as SluiceError).retriable, (err as SluiceError).details.path]).toEqual([
+        'META_BAD_VERSION',
+        false,
+        '/p',
+      ])
     })
 
     it('rejects invalid paths with INVALID_ARGUMENT', async () => {
@@ -100,7 +106,12 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
         expect(await codeOf(s.children(bad))).toBe('INVALID_ARGUMENT')
         expect(await codeOf(s.watchData(bad, () => {}))).toBe('INVALID_ARGUMENT')
       }
-      const err = await s.multi([{ type: 'create', path: '/ok', data: b('') }, { type: 'check', path: 'bad', version: -1 }]).catch((e: unknown) => e)
+      const err = await s
+        .multi([
+          { type: 'create', path: '/ok', data: b('') },
+          { type: 'check', path: 'bad', version: -1 },
+        ])
+        .catch((e: unknown) => e)
       expect([(err as SluiceError).code, (err as SluiceError).details.opIndex]).toEqual(['INVALID_ARGUMENT', 1])
       expect(await s.exists('/ok')).toBeUndefined()
     })
@@ -125,7 +136,10 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       const seen = ['/q/item-0000000000', '/q/item-0000000001']
       seen.push(await s.create('/q/e-', b(''), { mode: 'ephemeral-sequential', sessionId: sid }))
       seen.push(await s.create('/q/item-', b('c'), { mode: 'persistent-sequential' }))
-      const numbers = seen.map((p) => { expect(p).toMatch(/-\d{10}$/); return Number(p.slice(-10)) })
+      const numbers = seen.map((p) => {
+        expect(p).toMatch(/-\d{10}$/)
+        return Number(p.slice(-10))
+      })
       for (let i = 1; i < numbers.length; i++) expect(numbers[i]).toBeGreaterThan(numbers[i - 1]!)
       expect((await s.get(seen[3]!)).data.toString()).toBe('c')
       await s.closeSession(sid)
@@ -135,7 +149,9 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       const { store: s } = await open()
       await mkdirp(s, '/brokers/ids')
       expect(await codeOf(s.create('/brokers/ids/0', b(''), { mode: 'ephemeral' }))).toBe('META_SESSION_EXPIRED')
-      expect(await codeOf(s.create('/brokers/ids/0', b(''), { mode: 'ephemeral', sessionId: 'no-such-session' }))).toBe('META_SESSION_EXPIRED')
+      expect(await codeOf(s.create('/brokers/ids/0', b(''), { mode: 'ephemeral', sessionId: 'no-such-session' }))).toBe(
+        'META_SESSION_EXPIRED',
+      )
       const sid = await s.createSession(60_000)
       const other = await s.createSession(60_000)
       expect(sid).not.toBe(other)
@@ -147,10 +163,12 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       expect(await s.set('/brokers/ids/1', b('z'), 0)).toBe(1)
       await s.touchSession(sid)
       await s.closeSession(sid)
-      await until(async () => (await s.children('/brokers/ids')).length === 1, 'the closed session\'s node to vanish')
+      await until(async () => (await s.children('/brokers/ids')).length === 1, "the closed session's node to vanish")
       expect(await s.children('/brokers/ids')).toEqual(['2'])
       expect(await codeOf(s.touchSession(sid))).toBe('META_SESSION_EXPIRED')
-      expect(await codeOf(s.create('/brokers/ids/3', b(''), { mode: 'ephemeral', sessionId: sid }))).toBe('META_SESSION_EXPIRED')
+      expect(await codeOf(s.create('/brokers/ids/3', b(''), { mode: 'ephemeral', sessionId: sid }))).toBe(
+        'META_SESSION_EXPIRED',
+      )
       await s.closeSession(sid) // closing twice is a no-op
       await s.closeSession(other)
       expect(await codeOf(s.createSession(0))).toBe('INVALID_ARGUMENT')
@@ -166,9 +184,16 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       await s.create('/e/busy', b(''), { mode: 'ephemeral', sessionId: busy })
       const deleted: WatchEvent[] = []
       await s.watchData('/e/lazy', (e) => deleted.push(e))
-      const keepAlive = setInterval(() => { s.touchSession(busy).catch(() => {}) }, 40)
-      onTestFinished(() => { clearInterval(keepAlive) })
-      await until(async () => expired.length > 0 && (await s.exists('/e/lazy')) === undefined && deleted.length > 0, 'the untouched session to expire')
+      const keepAlive = setInterval(() => {
+        s.touchSession(busy).catch(() => {})
+      }, 40)
+      onTestFinished(() => {
+        clearInterval(keepAlive)
+      })
+      await until(
+        async () => expired.length > 0 && (await s.exists('/e/lazy')) === undefined && deleted.length > 0,
+        'the untouched session to expire',
+      )
       expect(expired).toEqual([lazy])
       expect(deleted).toEqual([{ type: 'deleted', path: '/e/lazy' }])
       expect(await codeOf(s.touchSession(lazy))).toBe('META_SESSION_EXPIRED')
@@ -183,17 +208,24 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       const { store: s } = await open()
       await s.create('/v', b('0'))
       await s.set('/v', b('1'), -1)
-      const err = await s.multi([
-        { type: 'create', path: '/m', data: b('') },
-        { type: 'create', path: '/m/x', data: b('') },
-        { type: 'set', path: '/v', data: b('2'), version: -1 },
-        { type: 'check', path: '/v', version: 1 },
-      ]).catch((e: unknown) => e)
+      const err = await s
+        .multi([
+          { type: 'create', path: '/m', data: b('') },
+          { type: 'create', path: '/m/x', data: b('') },
+          { type: 'set', path: '/v', data: b('2'), version: -1 },
+          { type: 'check', path: '/v', version: 1 },
+        ])
+        .catch((e: unknown) => e)
       expect(err).toBeInstanceOf(SluiceError)
       expect([(err as SluiceError).code, (err as SluiceError).details.opIndex]).toEqual(['META_BAD_VERSION', 3])
       expect(await s.exists('/m')).toBeUndefined()
       expect(await s.get('/v')).toMatchObject({ version: 1, data: b('1') })
-      const missing = await s.multi([{ type: 'set', path: '/v', data: b('x'), version: 1 }, { type: 'delete', path: '/gone', version: -1 }]).catch((e: unknown) => e)
+      const missing = await s
+        .multi([
+          { type: 'set', path: '/v', data: b('x'), version: 1 },
+          { type: 'delete', path: '/gone', version: -1 },
+        ])
+        .catch((e: unknown) => e)
       expect([(missing as SluiceError).code, (missing as SluiceError).details.opIndex]).toEqual(['META_NO_NODE', 1])
       expect((await s.get('/v')).version).toBe(1)
       // Version 0 is a real expectation, not "any" (node-zookeeper-client's transaction gets this wrong).
@@ -207,11 +239,19 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
         { type: 'set', path: '/v', data: b('2'), version: 1 },
         { type: 'delete', path: '/m/s-0000000000', version: 0 },
       ])
-      expect(res).toEqual([{ type: 'check' }, { type: 'create', path: '/m' }, { type: 'create', path: '/m/s-0000000000' },
-        { type: 'set', version: 2 }, { type: 'delete' }])
+      expect(res).toEqual([
+        { type: 'check' },
+        { type: 'create', path: '/m' },
+        { type: 'create', path: '/m/s-0000000000' },
+        { type: 'set', version: 2 },
+        { type: 'delete' },
+      ])
       expect(await s.multi([])).toEqual([])
       const sid = await s.createSession(60_000)
-      const eph = await s.multi([{ type: 'check', path: '/v', version: 2 }, { type: 'create', path: '/m/e', data: b(''), mode: 'ephemeral', sessionId: sid }])
+      const eph = await s.multi([
+        { type: 'check', path: '/v', version: 2 },
+        { type: 'create', path: '/m/e', data: b(''), mode: 'ephemeral', sessionId: sid },
+      ])
       expect(eph[1]).toEqual({ type: 'create', path: '/m/e' })
       expect((await s.get('/m/e')).ephemeralOwner).toBe(sid)
       await s.closeSession(sid)
@@ -232,10 +272,14 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       await until(() => kids.length === 1, 'the children event')
       expect(data).toEqual([{ type: 'created', path: '/w' }])
       expect(kids).toEqual([{ type: 'children', path: '/w' }])
-      const twice = (e: WatchEvent): void => { data.push(e) }
+      const twice = (e: WatchEvent): void => {
+        data.push(e)
+      }
       await s.watchData('/w', twice)
       await s.watchData('/w', twice) // the same callback twice is one registration
-      const cancel = await s.watchData('/w', () => { throw new Error('cancelled watch fired') })
+      const cancel = await s.watchData('/w', () => {
+        throw new Error('cancelled watch fired')
+      })
       cancel()
       await s.set('/w', b('2'), -1)
       await s.set('/w', b('3'), -1)
@@ -244,13 +288,18 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       await s.watchChildren('/w/a', (e) => kids.push(e))
       await s.delete('/w/a', -1)
       await until(() => data.length === 3 && kids.length === 2, 'the deletion events')
-      expect(data.slice(1)).toEqual([{ type: 'changed', path: '/w' }, { type: 'deleted', path: '/w/a' }])
+      expect(data.slice(1)).toEqual([
+        { type: 'changed', path: '/w' },
+        { type: 'deleted', path: '/w/a' },
+      ])
       expect(kids[1]).toEqual({ type: 'deleted', path: '/w/a' })
       expect(await codeOf(s.watchChildren('/nope', () => {}))).toBe('META_NO_NODE')
       // Nothing fires twice: later changes reach nobody. Events arrive in commit order, so once
       // the sentinel's watch has fired, any stray event would have arrived before it.
       let sentinel = false
-      await s.watchData('/sentinel', () => { sentinel = true })
+      await s.watchData('/sentinel', () => {
+        sentinel = true
+      })
       await s.set('/w', b('4'), -1)
       await s.create('/w/c', b(''))
       await s.create('/sentinel', b(''))
@@ -258,7 +307,7 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       expect([data.length, kids.length]).toEqual([3, 2])
     })
 
-    it('fires watches when a closed session\'s ephemerals vanish', async () => {
+    it("fires watches when a closed session's ephemerals vanish", async () => {
       const { store: s } = await open()
       await mkdirp(s, '/brokers/ids')
       const sid = await s.createSession(60_000)
@@ -268,12 +317,20 @@ export function describeMetadataStoreContract (name: string, factory: ContractFa
       await s.watchChildren('/brokers/ids', (e) => events.push(e))
       await s.closeSession(sid)
       await until(() => events.length === 2, 'both watches')
-      expect(events).toEqual(expect.arrayContaining([{ type: 'deleted', path: '/brokers/ids/7' }, { type: 'children', path: '/brokers/ids' }]))
+      expect(events).toEqual(
+        expect.arrayContaining([
+          { type: 'deleted', path: '/brokers/ids/7' },
+          { type: 'children', path: '/brokers/ids' },
+        ]),
+      )
     })
 
     it('keeps persistent nodes and versions across reopen and drops ephemerals', async (ctx) => {
       const h = await open()
-      if (h.reopen === undefined) { ctx.skip(); return }
+      if (h.reopen === undefined) {
+        ctx.skip()
+        return
+      }
       let s = h.store
       await mkdirp(s, '/brokers/topics')
       await s.create('/brokers/topics/t', b('{"v":1}'))

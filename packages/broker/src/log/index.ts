@@ -5,9 +5,21 @@
 // checkpoints), cleaner/ (compaction and the retention plan), io/ (file handles, positional I/O,
 // checkpoint files, group commit, delayed deletion), __fixtures__/ (test helpers, not built).
 export { PartitionLog, type RetentionResult } from './partition/partition-log.js'
-export { LogCleaner, cleanableRange, type CleanableRange, type CleanResult, type LogCleanerOptions } from './cleaner/log-cleaner.js'
+export {
+  LogCleaner,
+  cleanableRange,
+  type CleanableRange,
+  type CleanResult,
+  type LogCleanerOptions,
+} from './cleaner/log-cleaner.js'
 export { LogManager, type LogManagerOptions } from './manager/log-manager.js'
-export { DEFAULT_LOG_CONFIG, compactionEnabled, logConfigFromTopicConfig, retentionEnabled, type LogConfig } from './log-config.js'
+export {
+  DEFAULT_LOG_CONFIG,
+  compactionEnabled,
+  logConfigFromTopicConfig,
+  retentionEnabled,
+  type LogConfig,
+} from './log-config.js'
 export { FileHandleCache, DEFAULT_MAX_OPEN_FILES } from './io/file-handle-cache.js'
 export { defaultMaxOpenFiles } from './io/open-file-limit.js'
 export { boundedEach } from './io/bounded-each.js'

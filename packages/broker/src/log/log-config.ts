@@ -48,15 +48,15 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
 })
 
 /** The storage view of a topic's effective config. */
-export function retentionEnabled (config: LogConfig): boolean {
+export function retentionEnabled(config: LogConfig): boolean {
   return config.cleanupPolicy !== 'compact'
 }
 
-export function compactionEnabled (config: LogConfig): boolean {
+export function compactionEnabled(config: LogConfig): boolean {
   return config.cleanupPolicy !== 'delete'
 }
 
-export function logConfigFromTopicConfig (tc: TopicConfig): LogConfig {
+export function logConfigFromTopicConfig(tc: TopicConfig): LogConfig {
   return {
     segmentBytes: tc['segment.bytes'],
     segmentMs: tc['segment.ms'],

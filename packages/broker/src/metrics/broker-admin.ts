@@ -26,7 +26,7 @@ export class BrokerAdmin {
   private stopping = false
   private server: AdminServer | undefined
 
-  private constructor () {
+  private constructor() {
     this.metrics = new BrokerMetrics({
       replicas: () => this.state?.replicas.list() ?? [],
       minInsyncReplicas: (topic) => this.state?.cache.topicConfig(topic)['min.insync.replicas'] ?? 1,
@@ -35,32 +35,43 @@ export class BrokerAdmin {
     })
   }
 
-  static async start (options: ProcessAdminOptions): Promise<BrokerAdmin> {
+  static async start(options: ProcessAdminOptions): Promise<BrokerAdmin> {
     const admin = new BrokerAdmin()
     admin.server = await startProcessAdmin(options, admin.metrics.registry, () => admin.readiness())
     return admin
   }
 
-  get port (): number { return this.server?.port ?? 0 }
+  get port(): number {
+    return this.server?.port ?? 0
+  }
 
   /** The broker's parts exist: metrics and readiness read them from now on. */
-  bind (state: BrokerAdminState): void { this.state = state }
+  bind(state: BrokerAdminState): void {
+    this.state = state
+  }
 
   /** The broker is stopping: not ready any more, while /healthz and /metrics still answer. */
-  markStopping (): void { this.stopping = true }
+  markStopping(): void {
+    this.stopping = true
+  }
 
-  readiness (): Readiness {
+  readiness(): Readiness {
     if (this.stopping) return { ready: false, reason: 'the broker is shutting down' }
     const session = this.state?.session()
-    if (session === undefined) return { ready: false, reason: 'starting: recovering logs, not yet registered with the metadata service' }
+    if (session === undefined)
+      return { ready: false, reason: 'starting: recovering logs, not yet registered with the metadata service' }
     if (session.brokerEpoch === undefined) return { ready: false, reason: 'not registered with the metadata service' }
     if (!session.hasLease()) {
-      return { ready: false, reason: 'no live metadata lease: no heartbeat acknowledged within the session timeout, or the first metadata snapshot is not applied yet' }
+      return {
+        ready: false,
+        reason:
+          'no live metadata lease: no heartbeat acknowledged within the session timeout, or the first metadata snapshot is not applied yet',
+      }
     }
     return { ready: true }
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     await this.server?.close()
   }
 }

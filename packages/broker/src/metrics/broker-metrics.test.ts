@@ -2,20 +2,36 @@ import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
 import { Registry } from 'prom-client'
 import { encodeRecordBatch, errorId, validateBatches } from '@sluice/protocol'
-import { BrokerMetrics, countRecords, ISR_EXPAND_EVENT, ISR_SHRINK_EVENT, type HostedReplica } from './broker-metrics.js'
+import {
+  BrokerMetrics,
+  countRecords,
+  ISR_EXPAND_EVENT,
+  ISR_SHRINK_EVENT,
+  type HostedReplica,
+} from './broker-metrics.js'
 
-function batch (n: number): Buffer {
+function batch(n: number): Buffer {
   return encodeRecordBatch(Array.from({ length: n }, (_, i) => ({ value: Buffer.from(`v${i}`) })))
 }
 
-function replica (over: Partial<HostedReplica> & Pick<HostedReplica, 'topic' | 'partition'>): HostedReplica {
+function replica(over: Partial<HostedReplica> & Pick<HostedReplica, 'topic' | 'partition'>): HostedReplica {
   return {
-    isLeader: true, replicas: [1, 2], isr: [1, 2], highWatermark: 5n, logEndOffset: 5n, logStartOffset: 0n,
-    log: { sizeBytes: 100, segmentList: [{}] }, ...over,
+    isLeader: true,
+    replicas: [1, 2],
+    isr: [1, 2],
+    highWatermark: 5n,
+    logEndOffset: 5n,
+    logStartOffset: 0n,
+    log: { sizeBytes: 100, segmentList: [{}] },
+    ...over,
   }
 }
 
-async function value (registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+async function value(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number | undefined> {
   const m = await registry.getSingleMetric(name)?.get()
   return m?.values.find((v) => Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x))?.value
 }
@@ -38,12 +54,39 @@ describe('BrokerMetrics', () => {
       replica({ topic: 'a', partition: 1, isr: [1] }),
       replica({ topic: 'b', partition: 0, isLeader: false, log: { sizeBytes: 7, segmentList: [{}, {}] } }),
     ]
-    const m = new BrokerMetrics({ replicas: () => replicas, minInsyncReplicas: () => 2, brokerEpoch: () => 4n, hasLease: () => true }, registry)
+    const m = new BrokerMetrics(
+      { replicas: () => replicas, minInsyncReplicas: () => 2, brokerEpoch: () => 4n, hasLease: () => true },
+      registry,
+    )
     const data = Buffer.concat([batch(2), batch(3)])
     m.produced('a', data.length, validateBatches(data))
-    m.produceAnswered([{ topic: 'a', partitions: [{ partition: 0, error_code: 0 }, { partition: 1, error_code: errorId('NOT_LEADER_OR_FOLLOWER') }] }])
-    m.fetchAnswered(false, { correlation_id: 1, error_code: 0, topics: [{ topic: 'a', partitions: [{ partition: 0, error_code: 0, records: data }, { partition: 1, error_code: errorId('OFFSET_OUT_OF_RANGE') }] }] })
-    m.fetchAnswered(true, { correlation_id: 2, error_code: 0, topics: [{ topic: 'a', partitions: [{ partition: 0, error_code: 0, records: data }] }] })
+    m.produceAnswered([
+      {
+        topic: 'a',
+        partitions: [
+          { partition: 0, error_code: 0 },
+          { partition: 1, error_code: errorId('NOT_LEADER_OR_FOLLOWER') },
+        ],
+      },
+    ])
+    m.fetchAnswered(false, {
+      correlation_id: 1,
+      error_code: 0,
+      topics: [
+        {
+          topic: 'a',
+          partitions: [
+            { partition: 0, error_code: 0, records: data },
+            { partition: 1, error_code: errorId('OFFSET_OUT_OF_RANGE') },
+          ],
+        },
+      ],
+    })
+    m.fetchAnswered(true, {
+      correlation_id: 2,
+      error_code: 0,
+      topics: [{ topic: 'a', partitions: [{ partition: 0, error_code: 0, records: data }] }],
+    })
     m.partitionEvent(ISR_SHRINK_EVENT)
     m.partitionEvent(ISR_EXPAND_EVENT)
     m.partitionEvent(ISR_EXPAND_EVENT)
@@ -85,8 +128,14 @@ describe('docs/metrics.md', () => {
   it('documents every sluice_ metric the broker registers', async () => {
     const docs = await readFile(new URL('../../../../docs/metrics.md', import.meta.url), 'utf8')
     const registry = new Registry()
-    new BrokerMetrics({ replicas: () => [], minInsyncReplicas: () => 1, brokerEpoch: () => undefined, hasLease: () => false }, registry)
-    const names = registry.getMetricsAsArray().map((m) => m.name).filter((n) => n.startsWith('sluice_'))
+    new BrokerMetrics(
+      { replicas: () => [], minInsyncReplicas: () => 1, brokerEpoch: () => undefined, hasLease: () => false },
+      registry,
+    )
+    const names = registry
+      .getMetricsAsArray()
+      .map((m) => m.name)
+      .filter((n) => n.startsWith('sluice_'))
     expect(names.length).toBeGreaterThan(15)
     for (const name of names) expect(docs, name).toContain(`| \`${name}\` |`)
   })

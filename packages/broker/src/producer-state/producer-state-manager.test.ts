@@ -12,23 +12,29 @@ import { producerStateSweeper } from './producer-state-sweeper.js'
 
 const NOW = 1_700_000_000_000
 
-function idem (pid: bigint, epoch: number, seq: number, values: string[], ts = BigInt(NOW)): Buffer {
-  return encodeRecordBatch(values.map((v) => ({ value: Buffer.from(v), timestamp: ts })),
-    { producerId: pid, producerEpoch: epoch, baseSequence: seq, baseTimestamp: ts })
+function idem(pid: bigint, epoch: number, seq: number, values: string[], ts = BigInt(NOW)): Buffer {
+  return encodeRecordBatch(
+    values.map((v) => ({ value: Buffer.from(v), timestamp: ts })),
+    { producerId: pid, producerEpoch: epoch, baseSequence: seq, baseTimestamp: ts },
+  )
 }
 
-async function openDir (dataDir: string): Promise<{ manager: LogManager, log: PartitionLog }> {
+async function openDir(dataDir: string): Promise<{ manager: LogManager; log: PartitionLog }> {
   const manager = await LogManager.open({ dataDir, logger: captureLogger().logger })
   const log = await manager.getOrCreateLog('p', 0, testConfig())
   return { manager, log }
 }
 
-interface Env { dataDir: string, manager: LogManager, log: PartitionLog }
+interface Env {
+  dataDir: string
+  manager: LogManager
+  log: PartitionLog
+}
 
 /** A fresh data dir with one log; `manager` may be replaced by a reopened one, the last is closed at the end. */
-async function setup (): Promise<Env> {
+async function setup(): Promise<Env> {
   const dataDir = await makeTempDir('sluice-pstate-')
-  const env: Env = { dataDir, ...await openDir(dataDir) }
+  const env: Env = { dataDir, ...(await openDir(dataDir)) }
   onTestFinished(async () => {
     await env.manager.close().catch(() => {})
     await fs.rm(dataDir, { recursive: true, force: true })
@@ -37,7 +43,7 @@ async function setup (): Promise<Env> {
 }
 
 /** What a partition does: check, append as leader, answer. */
-async function leaderAppend (ps: ProducerStateManager, log: PartitionLog, batch: Buffer): Promise<string> {
+async function leaderAppend(ps: ProducerStateManager, log: PartitionLog, batch: Buffer): Promise<string> {
   const buf = Buffer.from(batch) // stamping writes into the buffer
   const spans = validateBatches(buf)
   try {
@@ -71,7 +77,8 @@ describe('ProducerStateManager', () => {
   it('survives a clean restart through the snapshot and a crash through a header scan', async () => {
     const env = await setup()
     const ps = new ProducerStateManager(env.log, { clock: new ManualClock(NOW) })
-    for (let i = 0; i < 7; i++) expect(await leaderAppend(ps, env.log, idem(8n, 0, i * 2, [`v${i}a`, `v${i}b`]))).toBe(`ok@${i * 2}`)
+    for (let i = 0; i < 7; i++)
+      expect(await leaderAppend(ps, env.log, idem(8n, 0, i * 2, [`v${i}a`, `v${i}b`]))).toBe(`ok@${i * 2}`)
     await ps.close()
     expect(await fs.readFile(path.join(env.log.dir, SNAPSHOT_FILE), 'utf8')).toContain('"offset":"14"')
     await env.manager.close()
@@ -133,7 +140,10 @@ describe('ProducerStateManager', () => {
     const followerEnv = await setup()
     const leaderPs = new ProducerStateManager(leaderEnv.log, { clock: new ManualClock(NOW) })
     const followerPs = new ProducerStateManager(followerEnv.log, { clock: new ManualClock(NOW) })
-    onTestFinished(async () => { await leaderPs.close(); await followerPs.close() })
+    onTestFinished(async () => {
+      await leaderPs.close()
+      await followerPs.close()
+    })
     expect(await leaderAppend(leaderPs, leaderEnv.log, idem(6n, 0, 0, ['a', 'b']))).toBe('ok@0')
     expect(await leaderAppend(leaderPs, leaderEnv.log, idem(6n, 0, 2, ['c']))).toBe('ok@2')
     const { records } = await leaderEnv.log.read(0n, 1 << 20)

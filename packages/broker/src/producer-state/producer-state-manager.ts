@@ -59,22 +59,29 @@ export class ProducerStateManager {
   private readonly clock: Clock
   private readonly logger: Logger | undefined
 
-  constructor (private readonly log: PartitionLog, options: ProducerStateOptions = {}) {
+  constructor(
+    private readonly log: PartitionLog,
+    options: ProducerStateOptions = {},
+  ) {
     this.expirationMs = options.expirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS
     this.clock = options.clock ?? systemClock
     this.logger = options.logger
   }
 
   /** @internal tests and diagnostics */
-  get state (): ProducerStateTable { return this.table }
-  get isLoaded (): boolean { return this.loaded }
+  get state(): ProducerStateTable {
+    return this.table
+  }
+  get isLoaded(): boolean {
+    return this.loaded
+  }
 
   /**
    * Brings the state in line with the log before a check or a record: a promise when it must be
    * (re)built (first append after opening, or the log changed without us), else undefined, so
    * the common case costs no await. Throws NOT_LEADER_OR_FOLLOWER once closed.
    */
-  loadIfStale (): Promise<void> | undefined {
+  loadIfStale(): Promise<void> | undefined {
     if (this.closed) throw new SluiceError('NOT_LEADER_OR_FOLLOWER', 'the replica is closed')
     if (this.loaded && this.stateEnd === this.log.logEndOffset) return undefined
     return this.load()
@@ -86,13 +93,13 @@ export class ProducerStateManager {
    * undefined (append them, then recordLeaderAppend). Throws INVALID_PRODUCER_EPOCH /
    * OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_RECORD.
    */
-  checkLeaderAppend (spans: readonly BatchSpan[]): AppendOutcome | undefined {
+  checkLeaderAppend(spans: readonly BatchSpan[]): AppendOutcome | undefined {
     const check = this.table.checkLeaderAppend(spans)
     return check.kind === 'duplicate' ? duplicateOutcome(check.batch) : undefined
   }
 
   /** Records the batches of a leader append that was written at `firstOffset`..`lastOffset`. */
-  recordLeaderAppend (spans: readonly BatchSpan[], firstOffset: bigint, lastOffset: bigint): void {
+  recordLeaderAppend(spans: readonly BatchSpan[], firstOffset: bigint, lastOffset: bigint): void {
     let next = firstOffset
     for (const s of spans) {
       this.table.recordBatch(s, next)
@@ -102,21 +109,22 @@ export class ProducerStateManager {
   }
 
   /** Records replicated `batches` (offsets assigned by the leader) after the follower wrote them up to `lastOffset`. */
-  recordReplicated (batches: Buffer, lastOffset: bigint): void {
+  recordReplicated(batches: Buffer, lastOffset: bigint): void {
     this.recordHeaders(batches, -1n)
     this.stateEnd = lastOffset + 1n
   }
 
   /** Drops expired producers; writes a snapshot when the state moved since the last one. Called by the sweeper. */
-  async sweep (): Promise<void> {
+  async sweep(): Promise<void> {
     if (!this.loaded || this.closed) return
     const dropped = this.table.expire(BigInt(this.clock.nowMs()), BigInt(this.expirationMs))
-    if (dropped > 0) this.logger?.debug({ dropped, partition: `${this.log.topic}-${this.log.partition}` }, 'expired idle producer ids')
+    if (dropped > 0)
+      this.logger?.debug({ dropped, partition: `${this.log.topic}-${this.log.partition}` }, 'expired idle producer ids')
     if (dropped > 0 || this.stateEnd !== this.snapshotOffset) await this.snapshot()
   }
 
   /** Writes the final snapshot (clean shutdown) and stops the periodic sweep for this replica. */
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.closed) return
     producerStateSweeper.unregister(this)
     if (this.loaded && this.stateEnd !== this.snapshotOffset) await this.snapshot().catch(() => undefined)
@@ -125,27 +133,42 @@ export class ProducerStateManager {
   }
 
   /** Writes the current state as a snapshot if it matches the log; else removes any stale snapshot. */
-  async snapshot (): Promise<void> {
+  async snapshot(): Promise<void> {
     if (!this.loaded || this.closed) return
     if (this.stateEnd !== this.log.logEndOffset) return // an append is half done or the log moved: next time
-    const snap = { offset: this.stateEnd, producers: [...this.table.all()].map((e) => ({ ...e, batches: [...e.batches] })) }
+    const snap = {
+      offset: this.stateEnd,
+      producers: [...this.table.all()].map((e) => ({ ...e, batches: [...e.batches] })),
+    }
     const dir = this.log.dir
-    this.files = this.files.then(() => writeSnapshot(dir, snap)).then(() => { this.snapshotOffset = snap.offset }, (err: unknown) => {
-      this.logger?.warn({ err, dir }, 'writing the producer-state snapshot failed; a restart rebuilds it from the log')
-    })
+    this.files = this.files
+      .then(() => writeSnapshot(dir, snap))
+      .then(
+        () => {
+          this.snapshotOffset = snap.offset
+        },
+        (err: unknown) => {
+          this.logger?.warn(
+            { err, dir },
+            'writing the producer-state snapshot failed; a restart rebuilds it from the log',
+          )
+        },
+      )
     await this.files
   }
 
-  private async load (): Promise<void> {
+  private async load(): Promise<void> {
     if (this.loaded) {
-      this.logger?.info({ stateEnd: String(this.stateEnd), logEndOffset: String(this.log.logEndOffset) },
-        'the log changed under the producer state (truncation); rebuilding it')
+      this.logger?.info(
+        { stateEnd: String(this.stateEnd), logEndOffset: String(this.log.logEndOffset) },
+        'the log changed under the producer state (truncation); rebuilding it',
+      )
     }
     await this.rebuild()
     if (!this.closed) producerStateSweeper.register(this)
   }
 
-  private async rebuild (): Promise<void> {
+  private async rebuild(): Promise<void> {
     this.table.clear()
     this.loaded = false
     const end = this.log.logEndOffset
@@ -170,12 +193,22 @@ export class ProducerStateManager {
     this.table.expire(BigInt(this.clock.nowMs()), BigInt(this.expirationMs))
     this.stateEnd = end
     this.loaded = true
-    this.logger?.info({ topic: this.log.topic, partition: this.log.partition, source, from: String(from), end: String(end),
-      replayedBatches: replayed, producers: this.table.size }, 'producer state loaded')
+    this.logger?.info(
+      {
+        topic: this.log.topic,
+        partition: this.log.partition,
+        source,
+        from: String(from),
+        end: String(end),
+        replayedBatches: replayed,
+        producers: this.table.size,
+      },
+      'producer state loaded',
+    )
   }
 
   /** Applies the headers of every batch holding offsets in [from, end). */
-  private async replay (from: bigint, end: bigint): Promise<number> {
+  private async replay(from: bigint, end: bigint): Promise<number> {
     let offset = from
     let batches = 0
     // Each read returns at least one whole batch, so this ends within (end - from) iterations.
@@ -191,7 +224,7 @@ export class ProducerStateManager {
   }
 
   /** Records the whole batches of `buf` whose last offset is >= `minOffset`; returns how many and the offset after them. */
-  private recordHeaders (buf: Buffer, minOffset: bigint): { count: number, nextOffset: bigint } {
+  private recordHeaders(buf: Buffer, minOffset: bigint): { count: number; nextOffset: bigint } {
     let pos = 0
     let count = 0
     let nextOffset = minOffset
@@ -210,6 +243,6 @@ export class ProducerStateManager {
   }
 }
 
-function duplicateOutcome (b: CachedBatch): AppendOutcome {
+function duplicateOutcome(b: CachedBatch): AppendOutcome {
   return { firstOffset: b.firstOffset, lastOffset: b.lastOffset, maxTimestamp: b.timestamp, duplicate: true }
 }

@@ -28,28 +28,36 @@ export interface ProducerSnapshot {
 
 type Row = [string, number, string, Array<[number, number, string, string, string]>]
 
-export function encodeSnapshot (s: ProducerSnapshot): string {
-  const rows: Row[] = s.producers.map((e) => [String(e.producerId), e.epoch, String(e.lastTimestamp),
-    e.batches.map((b) => [b.firstSeq, b.lastSeq, String(b.firstOffset), String(b.lastOffset), String(b.timestamp)])])
+export function encodeSnapshot(s: ProducerSnapshot): string {
+  const rows: Row[] = s.producers.map((e) => [
+    String(e.producerId),
+    e.epoch,
+    String(e.lastTimestamp),
+    e.batches.map((b) => [b.firstSeq, b.lastSeq, String(b.firstOffset), String(b.lastOffset), String(b.timestamp)]),
+  ])
   const body = JSON.stringify({ offset: String(s.offset), producers: rows })
   return `${MAGIC} ${crc32c(Buffer.from(body)).toString(16).padStart(8, '0')}\n${body}\n`
 }
 
 /** The snapshot in `text`, or undefined if it is not a valid v1 snapshot. Never throws. */
-export function decodeSnapshot (text: string): ProducerSnapshot | undefined {
+export function decodeSnapshot(text: string): ProducerSnapshot | undefined {
   try {
     const nl = text.indexOf('\n')
     const head = text.slice(0, nl)
     const body = text.slice(nl + 1).replace(/\n$/, '')
     if (nl < 0 || !head.startsWith(`${MAGIC} `)) return undefined
     if (Number.parseInt(head.slice(MAGIC.length + 1), 16) !== crc32c(Buffer.from(body))) return undefined
-    const parsed = JSON.parse(body) as { offset: string, producers: Row[] }
+    const parsed = JSON.parse(body) as { offset: string; producers: Row[] }
     const producers: ProducerEntry[] = parsed.producers.map(([pid, epoch, last, batches]) => ({
       producerId: BigInt(pid),
       epoch,
       lastTimestamp: BigInt(last),
       batches: batches.map(([firstSeq, lastSeq, firstOffset, lastOffset, timestamp]) => ({
-        firstSeq, lastSeq, firstOffset: BigInt(firstOffset), lastOffset: BigInt(lastOffset), timestamp: BigInt(timestamp),
+        firstSeq,
+        lastSeq,
+        firstOffset: BigInt(firstOffset),
+        lastOffset: BigInt(lastOffset),
+        timestamp: BigInt(timestamp),
       })),
     }))
     return { offset: BigInt(parsed.offset), producers }
@@ -58,7 +66,7 @@ export function decodeSnapshot (text: string): ProducerSnapshot | undefined {
   }
 }
 
-export async function readSnapshot (dir: string): Promise<ProducerSnapshot | undefined> {
+export async function readSnapshot(dir: string): Promise<ProducerSnapshot | undefined> {
   let text: string
   try {
     text = await fs.readFile(path.join(dir, SNAPSHOT_FILE), 'utf8')
@@ -68,12 +76,12 @@ export async function readSnapshot (dir: string): Promise<ProducerSnapshot | und
   return decodeSnapshot(text)
 }
 
-export async function writeSnapshot (dir: string, s: ProducerSnapshot): Promise<void> {
+export async function writeSnapshot(dir: string, s: ProducerSnapshot): Promise<void> {
   const file = path.join(dir, SNAPSHOT_FILE)
   await fs.writeFile(`${file}.tmp`, encodeSnapshot(s))
   await fs.rename(`${file}.tmp`, file)
 }
 
-export async function deleteSnapshot (dir: string): Promise<void> {
+export async function deleteSnapshot(dir: string): Promise<void> {
   await fs.rm(path.join(dir, SNAPSHOT_FILE), { force: true })
 }

@@ -7,22 +7,26 @@
  */
 export const SWEEP_INTERVAL_MS = 60_000
 
-interface Sweepable { sweep (): Promise<void> }
+interface Sweepable {
+  sweep(): Promise<void>
+}
 
 class ProducerStateSweeper {
   private readonly members = new Set<Sweepable>()
   private timer: NodeJS.Timeout | undefined
   private running = false
 
-  register (m: Sweepable): void {
+  register(m: Sweepable): void {
     this.members.add(m)
     if (this.timer === undefined) {
-      this.timer = setInterval(() => { void this.runOnce() }, SWEEP_INTERVAL_MS)
+      this.timer = setInterval(() => {
+        void this.runOnce()
+      }, SWEEP_INTERVAL_MS)
       this.timer.unref()
     }
   }
 
-  unregister (m: Sweepable): void {
+  unregister(m: Sweepable): void {
     this.members.delete(m)
     if (this.members.size === 0 && this.timer !== undefined) {
       clearInterval(this.timer)
@@ -30,10 +34,12 @@ class ProducerStateSweeper {
     }
   }
 
-  get size (): number { return this.members.size }
+  get size(): number {
+    return this.members.size
+  }
 
   /** One pass over every registered replica, one at a time (bounded I/O). @internal tests */
-  async runOnce (): Promise<void> {
+  async runOnce(): Promise<void> {
     if (this.running) return
     this.running = true
     try {

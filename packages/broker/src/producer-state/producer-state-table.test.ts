@@ -5,11 +5,11 @@ import { MAX_CACHED_BATCHES, ProducerStateTable, type ProducerBatchInfo } from '
 import { decodeSnapshot, encodeSnapshot } from './producer-state-snapshot.js'
 import { INT32_MAX, decrementSequence, incrementSequence, inSequence } from './sequence.js'
 
-function info (pid: bigint, epoch: number, base: number, count: number, ts = 1000n): ProducerBatchInfo {
+function info(pid: bigint, epoch: number, base: number, count: number, ts = 1000n): ProducerBatchInfo {
   return { producerId: pid, producerEpoch: epoch, baseSequence: base, lastOffsetDelta: count - 1, maxTimestamp: ts }
 }
 
-function outcome (t: ProducerStateTable, batches: ProducerBatchInfo[]): string {
+function outcome(t: ProducerStateTable, batches: ProducerBatchInfo[]): string {
   try {
     const c = t.checkLeaderAppend(batches)
     return c.kind === 'duplicate' ? `dup@${c.batch.firstOffset}` : 'append'
@@ -28,8 +28,13 @@ describe('sequence arithmetic', () => {
     expect(inSequence(INT32_MAX, 0)).toBe(true)
     expect(inSequence(4, 5)).toBe(true)
     expect(inSequence(4, 6)).toBe(false)
-    fc.assert(fc.property(fc.integer({ min: 0, max: INT32_MAX }), fc.integer({ min: 0, max: 1 << 20 }), (s, n) =>
-      decrementSequence(incrementSequence(s, n), n) === s))
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: INT32_MAX }),
+        fc.integer({ min: 0, max: 1 << 20 }),
+        (s, n) => decrementSequence(incrementSequence(s, n), n) === s,
+      ),
+    )
   })
 })
 
@@ -105,66 +110,88 @@ describe('ProducerStateTable', () => {
       count: fc.integer({ min: 1, max: 4 }),
       pick: fc.nat(),
     })
-    fc.assert(fc.property(fc.array(op, { minLength: 1, maxLength: 120 }), (ops) => {
-      const t = new ProducerStateTable()
-      interface Appended { epoch: number, first: number, last: number, offset: bigint, count: number }
-      const model = new Map<number, { epoch: number, next: number, history: Appended[] }>()
-      const log: Array<{ pid: number } & Appended> = []
-      let leo = 0n
-      for (const o of ops) {
-        const m = model.get(o.pid)
-        const pid = BigInt(o.pid)
-        let batch: ProducerBatchInfo
-        let expected: string
-        if (m === undefined) {
-          // First batch of a producer: any start sequence; producer 0 starts near the wrap.
-          const start = o.pid === 0 ? INT32_MAX - 3 : o.pick % 1000
-          batch = info(pid, 0, start, o.count)
-          expected = 'append'
-        } else if (o.kind === 'new') {
-          batch = info(pid, m.epoch, m.next, o.count)
-          expected = 'append'
-        } else if (o.kind === 'dup') {
-          const h = m.history[o.pick % m.history.length]!
-          batch = info(pid, h.epoch, h.first, h.count)
-          const sameEpoch = m.history.filter((x) => x.epoch === m.epoch)
-          const recent = sameEpoch.slice(-MAX_CACHED_BATCHES)
-          expected = h.epoch < m.epoch ? 'INVALID_PRODUCER_EPOCH' : recent.includes(h) ? `dup@${h.offset}` : 'OUT_OF_ORDER_SEQUENCE_NUMBER'
-        } else if (o.kind === 'gap') {
-          batch = info(pid, m.epoch, incrementSequence(m.next, 1 + (o.pick % 3)), o.count)
-          expected = 'OUT_OF_ORDER_SEQUENCE_NUMBER'
-        } else if (o.kind === 'stale') {
-          if (m.epoch === 0) continue
-          batch = info(pid, m.epoch - 1, m.next, o.count)
-          expected = 'INVALID_PRODUCER_EPOCH'
-        } else if (o.kind === 'bump') {
-          batch = info(pid, m.epoch + 1, 0, o.count)
-          expected = 'append'
-        } else {
-          batch = info(pid, m.epoch + 1, 1 + (o.pick % 5), o.count)
-          expected = 'OUT_OF_ORDER_SEQUENCE_NUMBER'
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 120 }), (ops) => {
+        const t = new ProducerStateTable()
+        interface Appended {
+          epoch: number
+          first: number
+          last: number
+          offset: bigint
+          count: number
         }
-        expect(outcome(t, [batch])).toBe(expected)
-        if (expected !== 'append') continue
-        t.recordBatch(batch, leo)
-        const a: Appended = { epoch: batch.producerEpoch, first: batch.baseSequence, last: incrementSequence(batch.baseSequence, o.count - 1), offset: leo, count: o.count }
-        const state = m ?? { epoch: 0, next: 0, history: [] }
-        state.epoch = a.epoch
-        state.next = incrementSequence(a.last, 1)
-        state.history.push(a)
-        model.set(o.pid, state)
-        log.push({ pid: o.pid, ...a })
-        leo += BigInt(o.count)
-      }
-      // Exactly once and in order: within a producer epoch, each appended batch follows the previous one.
-      for (const pid of model.keys()) {
-        const mine = log.filter((x) => x.pid === pid)
-        for (let i = 1; i < mine.length; i++) {
-          const prev = mine[i - 1]!
-          const cur = mine[i]!
-          expect(cur.epoch === prev.epoch ? inSequence(prev.last, cur.first) : cur.epoch > prev.epoch && cur.first === 0).toBe(true)
+        const model = new Map<number, { epoch: number; next: number; history: Appended[] }>()
+        const log: Array<{ pid: number } & Appended> = []
+        let leo = 0n
+        for (const o of ops) {
+          const m = model.get(o.pid)
+          const pid = BigInt(o.pid)
+          let batch: ProducerBatchInfo
+          let expected: string
+          if (m === undefined) {
+            // First batch of a producer: any start sequence; producer 0 starts near the wrap.
+            const start = o.pid === 0 ? INT32_MAX - 3 : o.pick % 1000
+            batch = info(pid, 0, start, o.count)
+            expected = 'append'
+          } else if (o.kind === 'new') {
+            batch = info(pid, m.epoch, m.next, o.count)
+            expected = 'append'
+          } else if (o.kind === 'dup') {
+            const h = m.history[o.pick % m.history.length]!
+            batch = info(pid, h.epoch, h.first, h.count)
+            const sameEpoch = m.history.filter((x) => x.epoch === m.epoch)
+            const recent = sameEpoch.slice(-MAX_CACHED_BATCHES)
+            expected =
+              h.epoch < m.epoch
+                ? 'INVALID_PRODUCER_EPOCH'
+                : recent.includes(h)
+                  ? `dup@${h.offset}`
+                  : 'OUT_OF_ORDER_SEQUENCE_NUMBER'
+          } else if (o.kind === 'gap') {
+            batch = info(pid, m.epoch, incrementSequence(m.next, 1 + (o.pick % 3)), o.count)
+            expected = 'OUT_OF_ORDER_SEQUENCE_NUMBER'
+          } else if (o.kind === 'stale') {
+            if (m.epoch === 0) continue
+            batch = info(pid, m.epoch - 1, m.next, o.count)
+            expected = 'INVALID_PRODUCER_EPOCH'
+          } else if (o.kind === 'bump') {
+            batch = info(pid, m.epoch + 1, 0, o.count)
+            expected = 'append'
+          } else {
+            batch = info(pid, m.epoch + 1, 1 + (o.pick % 5), o.count)
+            expected = 'OUT_OF_ORDER_SEQUENCE_NUMBER'
+          }
+          expect(outcome(t, [batch])).toBe(expected)
+          if (expected !== 'append') continue
+          t.recordBatch(batch, leo)
+          const a: Appended = {
+            epoch: batch.producerEpoch,
+            first: batch.baseSequence,
+            last: incrementSequence(batch.baseSequence, o.count - 1),
+            offset: leo,
+            count: o.count,
+          }
+          const state = m ?? { epoch: 0, next: 0, history: [] }
+          state.epoch = a.epoch
+          state.next = incrementSequence(a.last, 1)
+          state.history.push(a)
+          model.set(o.pid, state)
+          log.push({ pid: o.pid, ...a })
+          leo += BigInt(o.count)
         }
-      }
-    }), { numRuns: 300 })
+        // Exactly once and in order: within a producer epoch, each appended batch follows the previous one.
+        for (const pid of model.keys()) {
+          const mine = log.filter((x) => x.pid === pid)
+          for (let i = 1; i < mine.length; i++) {
+            const prev = mine[i - 1]!
+            const cur = mine[i]!
+            expect(
+              cur.epoch === prev.epoch ? inSequence(prev.last, cur.first) : cur.epoch > prev.epoch && cur.first === 0,
+            ).toBe(true)
+          }
+        }
+      }),
+      { numRuns: 300 },
+    )
   })
 })

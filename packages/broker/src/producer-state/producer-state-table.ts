@@ -51,46 +51,54 @@ export interface ProducerEntry {
   lastTimestamp: bigint
 }
 
-export type LeaderCheck =
-  | { readonly kind: 'append' }
-  | { readonly kind: 'duplicate', readonly batch: CachedBatch }
+export type LeaderCheck = { readonly kind: 'append' } | { readonly kind: 'duplicate'; readonly batch: CachedBatch }
 
-export function isIdempotent (b: ProducerBatchInfo): boolean {
+export function isIdempotent(b: ProducerBatchInfo): boolean {
   return b.producerId >= 0n
 }
 
-export function lastSequenceOf (b: ProducerBatchInfo): number {
+export function lastSequenceOf(b: ProducerBatchInfo): number {
   return incrementSequence(b.baseSequence, b.lastOffsetDelta)
 }
 
 export class ProducerStateTable {
   private readonly entries = new Map<bigint, ProducerEntry>()
 
-  get size (): number { return this.entries.size }
-  get (producerId: bigint): ProducerEntry | undefined { return this.entries.get(producerId) }
-  all (): IterableIterator<ProducerEntry> { return this.entries.values() }
+  get size(): number {
+    return this.entries.size
+  }
+  get(producerId: bigint): ProducerEntry | undefined {
+    return this.entries.get(producerId)
+  }
+  all(): IterableIterator<ProducerEntry> {
+    return this.entries.values()
+  }
 
   /**
    * Decides whether `batches` (one partition's part of a produce request, in order) may be
    * appended. Throws a typed SluiceError for a fenced epoch or a sequence gap. Does not change
    * the table: call recordBatch for each batch once the append succeeded.
    */
-  checkLeaderAppend (batches: readonly ProducerBatchInfo[]): LeaderCheck {
+  checkLeaderAppend(batches: readonly ProducerBatchInfo[]): LeaderCheck {
     // Chain state of producers seen earlier in this same request.
-    const scratch = new Map<bigint, { epoch: number, lastSeq: number }>()
+    const scratch = new Map<bigint, { epoch: number; lastSeq: number }>()
     for (const b of batches) {
       if (!isIdempotent(b)) continue
       if (b.producerEpoch < 0 || b.baseSequence < 0) {
-        throw new SluiceError('INVALID_RECORD',
-          `a batch with producer id ${b.producerId} needs producerEpoch >= 0 and baseSequence >= 0, got ${b.producerEpoch} / ${b.baseSequence}`)
+        throw new SluiceError(
+          'INVALID_RECORD',
+          `a batch with producer id ${b.producerId} needs producerEpoch >= 0 and baseSequence >= 0, got ${b.producerEpoch} / ${b.baseSequence}`,
+        )
       }
       const entry = this.entries.get(b.producerId)
       const prior = scratch.get(b.producerId)
       const knownEpoch = prior?.epoch ?? entry?.epoch ?? NO_PRODUCER_EPOCH
       if (b.producerEpoch < knownEpoch) {
-        throw new SluiceError('INVALID_PRODUCER_EPOCH',
+        throw new SluiceError(
+          'INVALID_PRODUCER_EPOCH',
           `producer ${b.producerId} epoch ${b.producerEpoch} is older than the current epoch ${knownEpoch}`,
-          { producerId: String(b.producerId), producerEpoch: b.producerEpoch, currentEpoch: knownEpoch })
+          { producerId: String(b.producerId), producerEpoch: b.producerEpoch, currentEpoch: knownEpoch },
+        )
       }
       const lastSeq = lastSequenceOf(b)
       if (prior === undefined && entry !== undefined && entry.epoch === b.producerEpoch) {
@@ -115,7 +123,7 @@ export class ProducerStateTable {
   }
 
   /** Applies one appended batch at `baseOffset` (leader after append, follower, or log replay). */
-  recordBatch (b: ProducerBatchInfo, baseOffset: bigint): void {
+  recordBatch(b: ProducerBatchInfo, baseOffset: bigint): void {
     if (!isIdempotent(b)) return
     let entry = this.entries.get(b.producerId)
     if (entry === undefined) {
@@ -137,12 +145,12 @@ export class ProducerStateTable {
   }
 
   /** Replaces an entry wholesale (snapshot load). */
-  restore (entry: ProducerEntry): void {
+  restore(entry: ProducerEntry): void {
     this.entries.set(entry.producerId, { ...entry, batches: entry.batches.slice(-MAX_CACHED_BATCHES) })
   }
 
   /** Drops producers whose last batch is `expirationMs` or more older than `nowMs`; returns how many. */
-  expire (nowMs: bigint, expirationMs: bigint): number {
+  expire(nowMs: bigint, expirationMs: bigint): number {
     let n = 0
     for (const [pid, e] of this.entries) {
       if (nowMs - e.lastTimestamp >= expirationMs) {
@@ -153,11 +161,15 @@ export class ProducerStateTable {
     return n
   }
 
-  clear (): void { this.entries.clear() }
+  clear(): void {
+    this.entries.clear()
+  }
 }
 
-function outOfOrder (b: ProducerBatchInfo, why: string): SluiceError {
-  return new SluiceError('OUT_OF_ORDER_SEQUENCE_NUMBER',
+function outOfOrder(b: ProducerBatchInfo, why: string): SluiceError {
+  return new SluiceError(
+    'OUT_OF_ORDER_SEQUENCE_NUMBER',
     `producer ${b.producerId} epoch ${b.producerEpoch}: sequence ${b.baseSequence} is out of order (${why})`,
-    { producerId: String(b.producerId), producerEpoch: b.producerEpoch, baseSequence: b.baseSequence })
+    { producerId: String(b.producerId), producerEpoch: b.producerEpoch, baseSequence: b.baseSequence },
+  )
 }

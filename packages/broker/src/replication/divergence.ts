@@ -20,7 +20,7 @@ export interface EpochEndOffset {
 }
 
 export interface EpochLookup {
-  endOffsetForEpoch (epoch: number): EpochEndOffset
+  endOffsetForEpoch(epoch: number): EpochEndOffset
 }
 
 /**
@@ -28,7 +28,7 @@ export interface EpochLookup {
  * log end offset (an entry at the log end offset is an epoch this replica started as leader but
  * wrote nothing in; other replicas may never have heard of it). -1 when there is none.
  */
-export function lastFetchedEpoch (entries: readonly EpochEntry[], logEndOffset: bigint): number {
+export function lastFetchedEpoch(entries: readonly EpochEntry[], logEndOffset: bigint): number {
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i]!
     if (e.startOffset < logEndOffset) return e.epoch
@@ -37,7 +37,11 @@ export function lastFetchedEpoch (entries: readonly EpochEntry[], logEndOffset: 
 }
 
 /** Leader side: the diverging epoch to answer, or undefined when the follower's log is a prefix of ours. */
-export function findDivergence (leader: EpochLookup, followerLastEpoch: number, fetchOffset: bigint): EpochEndOffset | undefined {
+export function findDivergence(
+  leader: EpochLookup,
+  followerLastEpoch: number,
+  fetchOffset: bigint,
+): EpochEndOffset | undefined {
   if (followerLastEpoch < 0) return undefined
   const found = leader.endOffsetForEpoch(followerLastEpoch)
   if (found.epoch < followerLastEpoch || found.endOffset < fetchOffset) return found
@@ -55,8 +59,10 @@ export interface TruncationPlan {
  * Follower side (Kafka's AbstractFetcherThread.getOffsetTruncationState): where to truncate after
  * the leader answered `diverging`.
  */
-export function truncationFor (follower: EpochLookup & { logEndOffset: bigint, highWatermark: bigint },
-  diverging: EpochEndOffset): TruncationPlan {
+export function truncationFor(
+  follower: EpochLookup & { logEndOffset: bigint; highWatermark: bigint },
+  diverging: EpochEndOffset,
+): TruncationPlan {
   const leo = follower.logEndOffset
   const min = (...xs: bigint[]): bigint => xs.reduce((a, b) => (b < a ? b : a))
   if (diverging.epoch < 0 || diverging.endOffset < 0n) {

@@ -17,11 +17,17 @@
  */
 import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
 import type { Partition } from '../partition.js'
-import { errorFields, NO_ERROR, partitionFetchFailure, type BrokerContext, type FetchOffsets } from '../server/context.js'
+import {
+  errorFields,
+  NO_ERROR,
+  partitionFetchFailure,
+  type BrokerContext,
+  type FetchOffsets,
+} from '../server/context.js'
 import { findDivergence } from './divergence.js'
 
 /** The purgatory key follower fetches of a partition park on (they wait for appends, not the HW). */
-export function followerFetchKey (partitionKey: string): string {
+export function followerFetchKey(partitionKey: string): string {
   return `${partitionKey}\u0000replica`
 }
 
@@ -32,44 +38,79 @@ export interface FollowerReadOptions {
   readonly recordPosition: boolean
 }
 
-export async function readForFollower (ctx: BrokerContext, req: wire.FetchRequest__Output, replica: Partition,
-  p: wire.PartitionFetchData__Output, o: FollowerReadOptions): Promise<wire.PartitionFetchResponse> {
+export async function readForFollower(
+  ctx: BrokerContext,
+  req: wire.FetchRequest__Output,
+  replica: Partition,
+  p: wire.PartitionFetchData__Output,
+  o: FollowerReadOptions,
+): Promise<wire.PartitionFetchResponse> {
   const followerId = req.replica_id
-  const offsets = (): FetchOffsets => ({ hw: replica.highWatermark, lso: replica.logStartOffset, leo: replica.logEndOffset })
+  const offsets = (): FetchOffsets => ({
+    hw: replica.highWatermark,
+    lso: replica.logStartOffset,
+    leo: replica.logEndOffset,
+  })
   if (followerId === ctx.brokerId || !replica.replicas.includes(followerId)) {
-    return partitionFetchFailure(p.partition, errorFields('REPLICA_NOT_AVAILABLE',
-      `broker ${followerId} is not a follower of ${replica.topic}-${replica.partition} (replicas ${JSON.stringify(replica.replicas)})`))
+    return partitionFetchFailure(
+      p.partition,
+      errorFields(
+        'REPLICA_NOT_AVAILABLE',
+        `broker ${followerId} is not a follower of ${replica.topic}-${replica.partition} (replicas ${JSON.stringify(replica.replicas)})`,
+      ),
+    )
   }
   const known = ctx.cache.broker(followerId)?.brokerEpoch
   const sent = parseEpoch(req.replica_epoch)
   if (sent === undefined || (known !== undefined && known !== '' && sent < BigInt(known))) {
-    return partitionFetchFailure(p.partition, errorFields('STALE_BROKER_EPOCH', `broker epoch ${req.replica_epoch} of broker ${followerId} is older than its current ${known}`))
+    return partitionFetchFailure(
+      p.partition,
+      errorFields(
+        'STALE_BROKER_EPOCH',
+        `broker epoch ${req.replica_epoch} of broker ${followerId} is older than its current ${known}`,
+      ),
+    )
   }
   if (p.current_leader_epoch !== replica.leaderEpoch) {
     const code = p.current_leader_epoch < replica.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH'
-    return partitionFetchFailure(p.partition, errorFields(code, `leader epoch ${p.current_leader_epoch} in the request, ${replica.leaderEpoch} on the leader`))
+    return partitionFetchFailure(
+      p.partition,
+      errorFields(code, `leader epoch ${p.current_leader_epoch} in the request, ${replica.leaderEpoch} on the leader`),
+    )
   }
   const offset = toBigInt(p.fetch_offset)
   const diverging = findDivergence(replica.log, p.last_fetched_epoch, offset)
   if (diverging !== undefined) {
-    return { ...partitionFetchFailure(p.partition, NO_ERROR, offsets()), leader_epoch: replica.leaderEpoch,
-      diverging_epoch: { epoch: diverging.epoch, end_offset: toInt64String(diverging.endOffset) } }
+    return {
+      ...partitionFetchFailure(p.partition, NO_ERROR, offsets()),
+      leader_epoch: replica.leaderEpoch,
+      diverging_epoch: { epoch: diverging.epoch, end_offset: toInt64String(diverging.endOffset) },
+    }
   }
   const before = offsets()
   if (offset < before.lso || offset > before.leo) {
-    return partitionFetchFailure(p.partition, errorFields('OFFSET_OUT_OF_RANGE',
-      `offset ${offset} is outside [${before.lso}, ${before.leo}] of ${replica.topic}-${replica.partition}`), before)
+    return partitionFetchFailure(
+      p.partition,
+      errorFields(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${offset} is outside [${before.lso}, ${before.leo}] of ${replica.topic}-${replica.partition}`,
+      ),
+      before,
+    )
   }
   if (o.recordPosition) replica.recordFollowerFetch(followerId, offset, parseOffset(p.log_start_offset) ?? -1n)
   const read = await replica.log.read(offset, o.maxBytes, { minOneBatch: o.minOneBatch })
-  return { ...partitionFetchFailure(p.partition, NO_ERROR, offsets()), records: read.records, leader_epoch: replica.leaderEpoch }
+  return {
+    ...partitionFetchFailure(p.partition, NO_ERROR, offsets()),
+    records: read.records,
+    leader_epoch: replica.leaderEpoch,
+  }
 }
 
-
-function parseOffset (text: string): bigint | undefined {
+function parseOffset(text: string): bigint | undefined {
   return /^\d{1,19}$/.test(text) ? BigInt(text) : undefined
 }
 
-function parseEpoch (text: string): bigint | undefined {
+function parseEpoch(text: string): bigint | undefined {
   return /^-?\d{1,19}$/.test(text) ? BigInt(text) : undefined
 }

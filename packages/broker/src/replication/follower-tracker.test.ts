@@ -11,7 +11,7 @@ describe('FollowerTracker', () => {
     expect(t.isCaughtUp(3, 1500, 600)).toBe(false)
   })
 
-  it('follows Kafka\'s lastCaughtUpTimeMs rule: caught up to the current LEO, or to the LEO of the previous fetch', () => {
+  it("follows Kafka's lastCaughtUpTimeMs rule: caught up to the current LEO, or to the LEO of the previous fetch", () => {
     const t = new FollowerTracker()
     t.reset([1, 2], [1], 1, 0)
     t.update(2, 10n, 10n, 100) // at the leader's LEO: caught up now

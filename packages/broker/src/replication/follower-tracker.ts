@@ -28,7 +28,7 @@ export class FollowerTracker {
   private readonly states = new Map<number, FollowerState>()
 
   /** New leadership: one state per replica other than `self`. */
-  reset (replicas: readonly number[], isr: readonly number[], self: number, nowMs: number): void {
+  reset(replicas: readonly number[], isr: readonly number[], self: number, nowMs: number): void {
     this.states.clear()
     for (const id of replicas) {
       if (id === self) continue
@@ -43,17 +43,29 @@ export class FollowerTracker {
     }
   }
 
-  clear (): void { this.states.clear() }
+  clear(): void {
+    this.states.clear()
+  }
 
-  get (brokerId: number): FollowerState | undefined { return this.states.get(brokerId) }
+  get(brokerId: number): FollowerState | undefined {
+    return this.states.get(brokerId)
+  }
 
-  all (): IterableIterator<FollowerState> { return this.states.values() }
+  all(): IterableIterator<FollowerState> {
+    return this.states.values()
+  }
 
   /**
    * Records a follower fetch at `fetchOffset` when the leader's LEO was `leaderLogEndOffset`;
    * `logStartOffset` is the follower's own, as its request reported it (-1n: not reported).
    */
-  update (brokerId: number, fetchOffset: bigint, leaderLogEndOffset: bigint, nowMs: number, logStartOffset = -1n): FollowerState | undefined {
+  update(
+    brokerId: number,
+    fetchOffset: bigint,
+    leaderLogEndOffset: bigint,
+    nowMs: number,
+    logStartOffset = -1n,
+  ): FollowerState | undefined {
     const s = this.states.get(brokerId)
     if (s === undefined) return undefined
     if (fetchOffset >= leaderLogEndOffset) {
@@ -69,7 +81,7 @@ export class FollowerTracker {
   }
 
   /** Kafka's isCaughtUp: within `lagMaxMs` of having reached the leader's LEO. */
-  isCaughtUp (brokerId: number, nowMs: number, lagMaxMs: number): boolean {
+  isCaughtUp(brokerId: number, nowMs: number, lagMaxMs: number): boolean {
     const s = this.states.get(brokerId)
     return s !== undefined && nowMs - s.lastCaughtUpTimeMs <= lagMaxMs
   }

@@ -4,7 +4,12 @@ import path from 'node:path'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ManualClock } from '@sluice/protocol'
-import { HighWatermarkCheckpointer, REPLICATION_OFFSET_CHECKPOINT_FILE, readHighWatermarks, type HighWatermarkEntry } from './hw-checkpoint.js'
+import {
+  HighWatermarkCheckpointer,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+  readHighWatermarks,
+  type HighWatermarkEntry,
+} from './hw-checkpoint.js'
 import { partitionKey } from '../metadata-cache.js'
 
 const logger = pino({ level: 'silent' })
@@ -13,10 +18,18 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map(async (d) => await fs.rm(d, { recursive: true, force: true })))
 })
 
-async function setup (): Promise<{ dir: string, hws: Map<number, bigint>, calls: () => number, cp: HighWatermarkCheckpointer }> {
+async function setup(): Promise<{
+  dir: string
+  hws: Map<number, bigint>
+  calls: () => number
+  cp: HighWatermarkCheckpointer
+}> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sluice-hwcp-'))
   dirs.push(dir)
-  const hws = new Map<number, bigint>([[1, 5n], [0, 3n]])
+  const hws = new Map<number, bigint>([
+    [1, 5n],
+    [0, 3n],
+  ])
   let n = 0
   const cp = new HighWatermarkCheckpointer({
     dataDir: dir,
@@ -38,12 +51,18 @@ describe('HighWatermarkCheckpointer', () => {
     let hw = 3n
     let writes = 0
     const cp = new HighWatermarkCheckpointer({
-      dataDir: dir, intervalMs: 5000, logger, clock,
-      entries: (): HighWatermarkEntry[] => { writes++; return [{ topic: 't', partition: 0, highWatermark: hw }] },
+      dataDir: dir,
+      intervalMs: 5000,
+      logger,
+      clock,
+      entries: (): HighWatermarkEntry[] => {
+        writes++
+        return [{ topic: 't', partition: 0, highWatermark: hw }]
+      },
     })
     cp.start()
     clock.advance(4999)
-    await new Promise(resolve => setImmediate(resolve))
+    await new Promise((resolve) => setImmediate(resolve))
     expect(writes).toBe(0)
     clock.advance(1)
     await cp.write() // queued behind the write the interval started, which took the dirty mark
@@ -66,7 +85,12 @@ describe('HighWatermarkCheckpointer', () => {
     const { dir, hws, calls, cp } = await setup()
     await cp.write()
     expect(calls()).toBe(1)
-    expect(await readHighWatermarks(dir, logger)).toEqual(new Map([[partitionKey('t', 0), 3n], [partitionKey('t', 1), 5n]]))
+    expect(await readHighWatermarks(dir, logger)).toEqual(
+      new Map([
+        [partitionKey('t', 0), 3n],
+        [partitionKey('t', 1), 5n],
+      ]),
+    )
     const { mtimeMs } = await fs.stat(path.join(dir, REPLICATION_OFFSET_CHECKPOINT_FILE))
 
     await cp.write()

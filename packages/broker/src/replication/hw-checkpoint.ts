@@ -28,11 +28,12 @@ export interface HighWatermarkEntry {
 }
 
 /** partitionKey(topic, partition) -> HW. */
-export async function readHighWatermarks (dataDir: string, logger: Logger): Promise<Map<string, bigint>> {
+export async function readHighWatermarks(dataDir: string, logger: Logger): Promise<Map<string, bigint>> {
   const file = path.join(dataDir, REPLICATION_OFFSET_CHECKPOINT_FILE)
   const read = await readCheckpointFile(file, 3)
   const out = new Map<string, bigint>()
-  if (read.kind === 'corrupt') logger.warn({ file, reason: read.reason }, 'high-watermark checkpoint unreadable; starting from 0')
+  if (read.kind === 'corrupt')
+    logger.warn({ file, reason: read.reason }, 'high-watermark checkpoint unreadable; starting from 0')
   if (read.kind !== 'ok') return out
   for (const [topic, partition, hw] of read.entries) {
     const value = parseOffsetField(hw!)
@@ -41,9 +42,11 @@ export async function readHighWatermarks (dataDir: string, logger: Logger): Prom
   return out
 }
 
-export async function writeHighWatermarks (dataDir: string, entries: readonly HighWatermarkEntry[]): Promise<void> {
-  await writeCheckpointFile(path.join(dataDir, REPLICATION_OFFSET_CHECKPOINT_FILE),
-    entries.map((e) => [e.topic, String(e.partition), e.highWatermark.toString()]))
+export async function writeHighWatermarks(dataDir: string, entries: readonly HighWatermarkEntry[]): Promise<void> {
+  await writeCheckpointFile(
+    path.join(dataDir, REPLICATION_OFFSET_CHECKPOINT_FILE),
+    entries.map((e) => [e.topic, String(e.partition), e.highWatermark.toString()]),
+  )
 }
 
 export class HighWatermarkCheckpointer {
@@ -53,51 +56,61 @@ export class HighWatermarkCheckpointer {
   private dirty = true
   private writing: Promise<void> = Promise.resolve()
 
-  constructor (private readonly options: {
-    readonly dataDir: string
-    readonly intervalMs: number
-    readonly entries: () => HighWatermarkEntry[]
-    readonly logger: Logger
-    /** Times the periodic write (default systemClock). */
-    readonly clock?: Clock
-  }) {}
+  constructor(
+    private readonly options: {
+      readonly dataDir: string
+      readonly intervalMs: number
+      readonly entries: () => HighWatermarkEntry[]
+      readonly logger: Logger
+      /** Times the periodic write (default systemClock). */
+      readonly clock?: Clock
+    },
+  ) {}
 
-  start (): void {
+  start(): void {
     if (this.timer !== undefined) return
-    this.timer = (this.options.clock ?? systemClock).setInterval(() => {
-      this.write().catch((err: unknown) => this.options.logger.warn({ err }, 'writing the high-watermark checkpoint failed'))
-    }, this.options.intervalMs).unref()
+    this.timer = (this.options.clock ?? systemClock)
+      .setInterval(() => {
+        this.write().catch((err: unknown) =>
+          this.options.logger.warn({ err }, 'writing the high-watermark checkpoint failed'),
+        )
+      }, this.options.intervalMs)
+      .unref()
   }
 
   /** Stops the timer and writes a final checkpoint. */
-  async stop (): Promise<void> {
+  async stop(): Promise<void> {
     this.timer?.cancel()
     this.timer = undefined
     await this.write()
   }
 
   /** Some HW or the set of partitions changed: the next write must rebuild the file. */
-  markDirty (): void {
+  markDirty(): void {
     this.dirty = true
   }
 
   /** Writes the checkpoint if anything was marked dirty since the last write; one write at a time. */
-  write (): Promise<void> {
-    this.writing = this.writing.catch(() => undefined).then(async () => {
-      if (!this.dirty) return
-      // Cleared before reading the entries: a change during the write marks it dirty again.
-      this.dirty = false
-      const entries = this.options.entries().sort((a, b) => a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition)
-      const text = entries.map((e) => `${e.topic} ${e.partition} ${e.highWatermark}`).join('\n')
-      if (text === this.lastWritten) return
-      try {
-        await writeHighWatermarks(this.options.dataDir, entries)
-      } catch (err) {
-        this.dirty = true // retry at the next tick
-        throw err
-      }
-      this.lastWritten = text
-    })
+  write(): Promise<void> {
+    this.writing = this.writing
+      .catch(() => undefined)
+      .then(async () => {
+        if (!this.dirty) return
+        // Cleared before reading the entries: a change during the write marks it dirty again.
+        this.dirty = false
+        const entries = this.options
+          .entries()
+          .sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition))
+        const text = entries.map((e) => `${e.topic} ${e.partition} ${e.highWatermark}`).join('\n')
+        if (text === this.lastWritten) return
+        try {
+          await writeHighWatermarks(this.options.dataDir, entries)
+        } catch (err) {
+          this.dirty = true // retry at the next tick
+          throw err
+        }
+        this.lastWritten = text
+      })
     return this.writing
   }
 }

@@ -3,15 +3,22 @@ import { ManualClock, SluiceError } from '@sluice/protocol'
 import { HighWatermarkWaiters } from './hw-waiters.js'
 
 /** The waiter's outcome so far: pending, released (with the ISR size) or the error code. */
-function track (p: Promise<{ isrSize: number }>): () => string {
+function track(p: Promise<{ isrSize: number }>): () => string {
   let outcome = 'pending'
-  p.then((r) => { outcome = `released isr=${r.isrSize}` }, (err: unknown) => { outcome = err instanceof SluiceError ? err.code : String(err) })
+  p.then(
+    (r) => {
+      outcome = `released isr=${r.isrSize}`
+    },
+    (err: unknown) => {
+      outcome = err instanceof SluiceError ? err.code : String(err)
+    },
+  )
   return () => outcome
 }
 
 /** Lets the promise callbacks of a settled waiter run. */
-async function settle (): Promise<void> {
-  await new Promise(resolve => setImmediate(resolve))
+async function settle(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve))
 }
 
 describe('HighWatermarkWaiters', () => {

@@ -24,35 +24,52 @@ export class HighWatermarkWaiters {
   private waiters: Waiter[] = []
 
   /** `watermark` names what is waited for in the timeout message. */
-  constructor (private readonly watermark = 'the high watermark', private readonly clock: Clock = systemClock) {}
+  constructor(
+    private readonly watermark = 'the high watermark',
+    private readonly clock: Clock = systemClock,
+  ) {}
 
-  get size (): number { return this.waiters.length }
+  get size(): number {
+    return this.waiters.length
+  }
 
-  add (offset: bigint, timeoutMs: number): Promise<{ isrSize: number }> {
-    if (this.waiters.length >= MAX_WAITERS) return Promise.reject(new SluiceError('REQUEST_TIMED_OUT', 'too many requests waiting for replication'))
+  add(offset: bigint, timeoutMs: number): Promise<{ isrSize: number }> {
+    if (this.waiters.length >= MAX_WAITERS)
+      return Promise.reject(new SluiceError('REQUEST_TIMED_OUT', 'too many requests waiting for replication'))
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { offset, resolve, reject }
-      waiter.timer = this.clock.setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter)
-        reject(new SluiceError('REQUEST_TIMED_OUT', `${this.watermark} did not reach ${offset} within ${timeoutMs} ms`))
-      }, Math.max(1, timeoutMs))
+      waiter.timer = this.clock.setTimeout(
+        () => {
+          this.waiters = this.waiters.filter((w) => w !== waiter)
+          reject(
+            new SluiceError('REQUEST_TIMED_OUT', `${this.watermark} did not reach ${offset} within ${timeoutMs} ms`),
+          )
+        },
+        Math.max(1, timeoutMs),
+      )
       this.waiters.push(waiter)
     })
   }
 
   /** Resolves every waiter whose offset is <= `highWatermark` (the watermark waited for). */
-  release (highWatermark: bigint, isrSize: number): void {
+  release(highWatermark: bigint, isrSize: number): void {
     if (this.waiters.length === 0) return
     const still: Waiter[] = []
     for (const w of this.waiters) {
-      if (w.offset <= highWatermark) { w.timer?.cancel(); w.resolve({ isrSize }) } else still.push(w)
+      if (w.offset <= highWatermark) {
+        w.timer?.cancel()
+        w.resolve({ isrSize })
+      } else still.push(w)
     }
     this.waiters = still
   }
 
-  failAll (err: SluiceError): void {
+  failAll(err: SluiceError): void {
     const all = this.waiters
     this.waiters = []
-    for (const w of all) { w.timer?.cancel(); w.reject(err) }
+    for (const w of all) {
+      w.timer?.cancel()
+      w.reject(err)
+    }
   }
 }

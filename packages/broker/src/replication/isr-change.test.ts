@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ManualClock, errorId, type wire } from '@sluice/protocol'
 import { PendingIsrChange, type IsrChangeRequest } from './isr-change.js'
 
-function harness () {
+function harness() {
   const sent: IsrChangeRequest[] = []
   const answers: Array<(r: wire.AlterPartitionResponse__Output | Error) => void> = []
   const events: string[] = []
@@ -22,9 +22,20 @@ function harness () {
     current: () => current,
     clock,
   })
-  const state = (isr: number[], leaderEpoch = 3, partitionEpoch = 8): wire.PartitionState__Output =>
-    ({ topic: 't', partition: 0, leader: 1, leader_epoch: leaderEpoch, replicas: [1, 2, 3], isr, controller_epoch: 1, partition_epoch: partitionEpoch, topic_id: '' })
-  const tick = async (): Promise<void> => { for (let i = 0; i < 5; i++) await Promise.resolve() }
+  const state = (isr: number[], leaderEpoch = 3, partitionEpoch = 8): wire.PartitionState__Output => ({
+    topic: 't',
+    partition: 0,
+    leader: 1,
+    leader_epoch: leaderEpoch,
+    replicas: [1, 2, 3],
+    isr,
+    controller_epoch: 1,
+    partition_epoch: partitionEpoch,
+    topic_id: '',
+  })
+  const tick = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) await Promise.resolve()
+  }
   return { change, sent, answers, events, state, tick, current, clock }
 }
 

@@ -32,7 +32,7 @@ export interface PendingIsrChangeOptions {
   readonly onDropped: (reason: string) => void
   readonly onSendError: (err: unknown) => void
   /** The partition's current leader and partition epochs (a failed answer checks them). */
-  readonly current: () => { leaderEpoch: number, partitionEpoch: number }
+  readonly current: () => { leaderEpoch: number; partitionEpoch: number }
   /** Times the retry backoff (default: systemClock). */
   readonly clock?: Clock
 }
@@ -51,14 +51,16 @@ export class PendingIsrChange {
   private retryTimer: Timer | undefined
   private readonly clock: Clock
 
-  constructor (private readonly options: PendingIsrChangeOptions) {
+  constructor(private readonly options: PendingIsrChangeOptions) {
     this.clock = options.clock ?? systemClock
   }
 
-  get active (): boolean { return this.proposal !== undefined }
+  get active(): boolean {
+    return this.proposal !== undefined
+  }
 
   /** committed ∪ proposed (the ISR the high watermark is computed from). */
-  maximal (committed: readonly number[]): readonly number[] {
+  maximal(committed: readonly number[]): readonly number[] {
     const p = this.proposal
     if (p === undefined) return committed
     const extra = p.newIsr.filter((id) => !committed.includes(id))
@@ -66,7 +68,7 @@ export class PendingIsrChange {
   }
 
   /** Starts a change unless one is outstanding; returns whether it started. */
-  propose (request: IsrChangeRequest): boolean {
+  propose(request: IsrChangeRequest): boolean {
     if (this.proposal !== undefined) return false
     this.proposal = { ...request, newIsr: [...request.newIsr], inFlight: false }
     this.attempt()
@@ -74,49 +76,53 @@ export class PendingIsrChange {
   }
 
   /** A state from the controller: a newer leader or partition epoch supersedes the proposal. */
-  onState (leaderEpoch: number, partitionEpoch: number): void {
+  onState(leaderEpoch: number, partitionEpoch: number): void {
     const p = this.proposal
     if (p === undefined || p.inFlight) return // the answer decides; see the response handler
-    if (leaderEpoch !== p.leaderEpoch || partitionEpoch !== p.partitionEpoch) this.drop('a newer partition state arrived')
+    if (leaderEpoch !== p.leaderEpoch || partitionEpoch !== p.partitionEpoch)
+      this.drop('a newer partition state arrived')
   }
 
   /** Leadership ended or the replica closed: forget the proposal (its answer is ignored). */
-  cancel (): void {
+  cancel(): void {
     this.proposal = undefined
     this.retryTimer?.cancel()
     this.retryTimer = undefined
   }
 
-  private drop (reason: string): void {
+  private drop(reason: string): void {
     this.cancel()
     this.options.onDropped(reason)
   }
 
-  private attempt (): void {
+  private attempt(): void {
     const p = this.proposal
     if (p === undefined) return
     p.inFlight = true
-    this.options.send({ newIsr: p.newIsr, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch }).then((res) => {
-      if (this.proposal !== p) return
-      p.inFlight = false
-      if (res.error_code === 0 && res.state != null && res.state.leader_epoch === p.leaderEpoch) {
-        this.cancel()
-        this.options.onCommitted(res.state)
-      } else if (REJECTED.has(res.error_code)) {
-        this.drop(`the controller rejected the ISR ${JSON.stringify(p.newIsr)}: ${res.error_message}`)
-      } else {
+    this.options.send({ newIsr: p.newIsr, leaderEpoch: p.leaderEpoch, partitionEpoch: p.partitionEpoch }).then(
+      (res) => {
+        if (this.proposal !== p) return
+        p.inFlight = false
+        if (res.error_code === 0 && res.state != null && res.state.leader_epoch === p.leaderEpoch) {
+          this.cancel()
+          this.options.onCommitted(res.state)
+        } else if (REJECTED.has(res.error_code)) {
+          this.drop(`the controller rejected the ISR ${JSON.stringify(p.newIsr)}: ${res.error_message}`)
+        } else {
+          this.retryUnlessSuperseded(p)
+        }
+      },
+      (err: unknown) => {
+        if (this.proposal !== p) return
+        p.inFlight = false
+        this.options.onSendError(err)
         this.retryUnlessSuperseded(p)
-      }
-    }, (err: unknown) => {
-      if (this.proposal !== p) return
-      p.inFlight = false
-      this.options.onSendError(err)
-      this.retryUnlessSuperseded(p)
-    })
+      },
+    )
   }
 
   /** A newer state that arrived while the request was in flight ends the proposal; else retry. */
-  private retryUnlessSuperseded (p: Proposal): void {
+  private retryUnlessSuperseded(p: Proposal): void {
     const cur = this.options.current()
     if (cur.leaderEpoch !== p.leaderEpoch || cur.partitionEpoch !== p.partitionEpoch) {
       this.drop('a newer partition state arrived while the request was in flight')
@@ -125,11 +131,13 @@ export class PendingIsrChange {
     }
   }
 
-  private scheduleRetry (): void {
+  private scheduleRetry(): void {
     this.retryTimer?.cancel()
-    this.retryTimer = this.clock.setTimeout(() => {
-      this.retryTimer = undefined
-      this.attempt()
-    }, this.options.retryBackoffMs).unref()
+    this.retryTimer = this.clock
+      .setTimeout(() => {
+        this.retryTimer = undefined
+        this.attempt()
+      }, this.options.retryBackoffMs)
+      .unref()
   }
 }

@@ -32,13 +32,15 @@ export class ReplicaFetcherManager {
   private readonly stopping = new Set<Promise<void>>()
   private stopped = false
 
-  constructor (private readonly options: ReplicaFetcherManagerOptions) {}
+  constructor(private readonly options: ReplicaFetcherManagerOptions) {}
 
   /** Source broker ids with a running fetcher. @internal visible for testing */
-  get sources (): number[] { return [...this.fetchers.keys()].sort((a, b) => a - b) }
+  get sources(): number[] {
+    return [...this.fetchers.keys()].sort((a, b) => a - b)
+  }
 
   /** The address replication dials for `brokerId`, or undefined when it is unknown. */
-  endpointOf (brokerId: number): string | undefined {
+  endpointOf(brokerId: number): string | undefined {
     const override = this.options.connectOverrides[String(brokerId)]
     if (override !== undefined) return override
     const b = this.options.cache.broker(brokerId)
@@ -46,7 +48,7 @@ export class ReplicaFetcherManager {
   }
 
   /** Fetches `replica` from `leaderId` in `leaderEpoch` (moving it from another source if needed). */
-  follow (replica: Partition, leaderId: number, leaderEpoch: number): void {
+  follow(replica: Partition, leaderId: number, leaderEpoch: number): void {
     if (this.stopped || leaderId < 0 || leaderId === this.options.brokerId) {
       this.unfollow(replica.key)
       return
@@ -72,7 +74,7 @@ export class ReplicaFetcherManager {
     this.sourceOf.set(replica.key, leaderId)
   }
 
-  unfollow (key: string): void {
+  unfollow(key: string): void {
     const source = this.sourceOf.get(key)
     if (source === undefined) return
     this.sourceOf.delete(key)
@@ -86,7 +88,7 @@ export class ReplicaFetcherManager {
     }
   }
 
-  async stop (): Promise<void> {
+  async stop(): Promise<void> {
     this.stopped = true
     const all = [...this.fetchers.values()]
     this.fetchers.clear()

@@ -4,8 +4,8 @@ import { ManualClock } from '@sluice/protocol'
 import { ReplicaFetcher } from './replica-fetcher.js'
 
 /** Lets the fetch loop run up to its next wait. */
-async function turn (): Promise<void> {
-  await new Promise(resolve => setImmediate(resolve))
+async function turn(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve))
 }
 
 describe('ReplicaFetcher', () => {
@@ -15,7 +15,10 @@ describe('ReplicaFetcher', () => {
     const fetcher = new ReplicaFetcher({
       brokerId: 1,
       sourceBrokerId: 2,
-      resolveEndpoint: () => { lookups++; return undefined },
+      resolveEndpoint: () => {
+        lookups++
+        return undefined
+      },
       brokerEpoch: () => 1n,
       waitMaxMs: 500,
       minBytes: 1,

@@ -19,7 +19,17 @@
  */
 import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
-import { GRPC_CHANNEL_OPTIONS, errorId, errorNameFromId, loadSluiceProto, systemClock, toBigInt, toInt64String, type Clock, type wire } from '@sluice/protocol'
+import {
+  GRPC_CHANNEL_OPTIONS,
+  errorId,
+  errorNameFromId,
+  loadSluiceProto,
+  systemClock,
+  toBigInt,
+  toInt64String,
+  type Clock,
+  type wire,
+} from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
 import type { Partition } from '../partition.js'
 import { truncationFor } from './divergence.js'
@@ -61,48 +71,58 @@ export class ReplicaFetcher {
   private stream: grpc.ClientDuplexStream<wire.FetchRequest, wire.FetchResponse__Output> | undefined
   private endpoint: string | undefined
   private nextCorrelationId = 1n
-  private pending: { id: string, resolve: (r: wire.FetchResponse__Output) => void, reject: (e: Error) => void } | undefined
+  private pending:
+    | { id: string; resolve: (r: wire.FetchResponse__Output) => void; reject: (e: Error) => void }
+    | undefined
   private readonly loop: Promise<void>
   private readonly clock: Clock
 
-  constructor (private readonly options: ReplicaFetcherOptions) {
+  constructor(private readonly options: ReplicaFetcherOptions) {
     this.clock = options.clock ?? systemClock
     this.loop = this.run()
   }
 
-  get size (): number { return this.followed.size }
+  get size(): number {
+    return this.followed.size
+  }
 
   /** Follows `replica` from this source in `leaderEpoch` (replacing an earlier entry). */
-  add (replica: Partition, leaderEpoch: number): void {
+  add(replica: Partition, leaderEpoch: number): void {
     this.followed.set(replica.key, { replica, leaderEpoch, retryAtMs: 0 })
     this.wake()
   }
 
-  remove (key: string): void {
+  remove(key: string): void {
     this.followed.delete(key)
   }
 
-  async stop (): Promise<void> {
+  async stop(): Promise<void> {
     this.stopped = true
     this.wake()
     this.closeStream(new Error('fetcher stopped'))
     await this.loop
   }
 
-  private wake (): void {
+  private wake(): void {
     const w = this.wakeUp
     this.wakeUp = undefined
     w?.()
   }
 
-  private sleep (ms: number): Promise<void> {
+  private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = this.clock.setTimeout(() => { this.wakeUp = undefined; resolve() }, ms)
-      this.wakeUp = () => { timer.cancel(); resolve() }
+      const timer = this.clock.setTimeout(() => {
+        this.wakeUp = undefined
+        resolve()
+      }, ms)
+      this.wakeUp = () => {
+        timer.cancel()
+        resolve()
+      }
     })
   }
 
-  private async run (): Promise<void> {
+  private async run(): Promise<void> {
     let backoffMs = BACKOFF_MIN_MS
     while (!this.stopped) {
       const endpoint = this.options.resolveEndpoint()
@@ -117,7 +137,10 @@ export class ReplicaFetcher {
         response = await this.exchange(endpoint, request.message)
       } catch (err) {
         if (this.stopped) break
-        this.options.logger.debug({ err, source: this.options.sourceBrokerId, endpoint }, 'replica fetch failed; reconnecting')
+        this.options.logger.debug(
+          { err, source: this.options.sourceBrokerId, endpoint },
+          'replica fetch failed; reconnecting',
+        )
         this.closeStream(err as Error)
         await this.sleep(backoffMs * (0.5 + Math.random() / 2))
         backoffMs = Math.min(BACKOFF_MAX_MS, backoffMs * 2)
@@ -130,23 +153,28 @@ export class ReplicaFetcher {
   }
 
   /** Until the earliest partition backoff ends (or a wake-up). */
-  private idleWaitMs (): number {
+  private idleWaitMs(): number {
     const now = this.clock.nowMs()
     let earliest = Infinity
     for (const f of this.followed.values()) earliest = Math.min(earliest, f.retryAtMs - now)
     return Math.max(10, Math.min(earliest === Infinity ? 1000 : earliest, 1000))
   }
 
-  private buildRequest (brokerEpoch: bigint): { message: wire.FetchRequest, sent: Map<string, { f: Followed, offset: bigint }> } | undefined {
+  private buildRequest(
+    brokerEpoch: bigint,
+  ): { message: wire.FetchRequest; sent: Map<string, { f: Followed; offset: bigint }> } | undefined {
     const now = this.clock.nowMs()
     const byTopic = new Map<string, wire.PartitionFetchData[]>()
-    const sent = new Map<string, { f: Followed, offset: bigint }>()
+    const sent = new Map<string, { f: Followed; offset: bigint }>()
     for (const [key, f] of this.followed) {
       if (f.retryAtMs > now) continue
       const r = f.replica
       const offset = r.logEndOffset
       let list = byTopic.get(r.topic)
-      if (list === undefined) { list = []; byTopic.set(r.topic, list) }
+      if (list === undefined) {
+        list = []
+        byTopic.set(r.topic, list)
+      }
       list.push({
         partition: r.partition,
         fetch_offset: toInt64String(offset),
@@ -174,7 +202,7 @@ export class ReplicaFetcher {
     }
   }
 
-  private exchange (endpoint: string, message: wire.FetchRequest): Promise<wire.FetchResponse__Output> {
+  private exchange(endpoint: string, message: wire.FetchRequest): Promise<wire.FetchResponse__Output> {
     const stream = this.openStream(endpoint)
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -184,8 +212,14 @@ export class ReplicaFetcher {
       const id = String(message.correlation_id)
       this.pending = {
         id,
-        resolve: (r) => { clearTimeout(timer); resolve(r) },
-        reject: (e) => { clearTimeout(timer); reject(e) },
+        resolve: (r) => {
+          clearTimeout(timer)
+          resolve(r)
+        },
+        reject: (e) => {
+          clearTimeout(timer)
+          reject(e)
+        },
       }
       try {
         stream.write(message)
@@ -197,7 +231,7 @@ export class ReplicaFetcher {
     })
   }
 
-  private openStream (endpoint: string): grpc.ClientDuplexStream<wire.FetchRequest, wire.FetchResponse__Output> {
+  private openStream(endpoint: string): grpc.ClientDuplexStream<wire.FetchRequest, wire.FetchResponse__Output> {
     if (this.stream !== undefined && this.endpoint === endpoint) return this.stream
     this.closeStream(new Error('reconnecting'))
     const Broker = loadSluiceProto().sluice.v1.Broker
@@ -221,7 +255,7 @@ export class ReplicaFetcher {
     return stream
   }
 
-  private closeStream (err: Error): void {
+  private closeStream(err: Error): void {
     const p = this.pending
     this.pending = undefined
     p?.reject(err)
@@ -230,14 +264,29 @@ export class ReplicaFetcher {
     this.stream = undefined
     this.client = undefined
     this.endpoint = undefined
-    if (stream !== undefined) { try { stream.cancel() } catch { /* already closed */ } }
+    if (stream !== undefined) {
+      try {
+        stream.cancel()
+      } catch {
+        /* already closed */
+      }
+    }
     client?.close()
   }
 
-  private async apply (sent: Map<string, { f: Followed, offset: bigint }>, response: wire.FetchResponse__Output): Promise<void> {
+  private async apply(
+    sent: Map<string, { f: Followed; offset: bigint }>,
+    response: wire.FetchResponse__Output,
+  ): Promise<void> {
     if (response.error_code !== 0) {
-      this.options.logger.warn({ source: this.options.sourceBrokerId, error: errorNameFromId(response.error_code), message: response.error_message },
-        'replica fetch refused')
+      this.options.logger.warn(
+        {
+          source: this.options.sourceBrokerId,
+          error: errorNameFromId(response.error_code),
+          message: response.error_message,
+        },
+        'replica fetch refused',
+      )
       for (const { f } of sent.values()) f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
       return
     }
@@ -248,42 +297,77 @@ export class ReplicaFetcher {
         const entry = sent.get(key)
         if (entry === undefined || this.followed.get(key) !== entry.f) continue // no longer followed from here
         if (entry.f.replica.logEndOffset !== entry.offset) continue
-        work.push(this.applyPartition(entry.f, entry.offset, p).catch((err: unknown) => {
-          entry.f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
-          this.options.logger.warn({ err, topic: t.topic, partition: p.partition }, 'could not apply fetched data; will fetch again')
-        }))
+        work.push(
+          this.applyPartition(entry.f, entry.offset, p).catch((err: unknown) => {
+            entry.f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
+            this.options.logger.warn(
+              { err, topic: t.topic, partition: p.partition },
+              'could not apply fetched data; will fetch again',
+            )
+          }),
+        )
       }
     }
     await Promise.all(work)
   }
 
-  private async applyPartition (f: Followed, fetchOffset: bigint, p: wire.PartitionFetchResponse__Output): Promise<void> {
+  private async applyPartition(
+    f: Followed,
+    fetchOffset: bigint,
+    p: wire.PartitionFetchResponse__Output,
+  ): Promise<void> {
     const r = f.replica
     if (p.error_code !== 0) {
-      if (p.error_code === OFFSET_OUT_OF_RANGE && toBigInt(p.log_end_offset) >= 0n && fetchOffset > toBigInt(p.log_end_offset)) {
+      if (
+        p.error_code === OFFSET_OUT_OF_RANGE &&
+        toBigInt(p.log_end_offset) >= 0n &&
+        fetchOffset > toBigInt(p.log_end_offset)
+      ) {
         // Only reachable without an epoch to compare (an empty epoch cache): Kafka truncates to the leader's end.
         await r.truncateTo(toBigInt(p.log_end_offset), f.leaderEpoch)
         return
       }
       if (p.error_code === OFFSET_OUT_OF_RANGE && fetchOffset < toBigInt(p.log_start_offset)) {
         // Behind the leader's retention: what is missing is gone; start over at the leader's start.
-        this.options.logger.warn({ topic: r.topic, partition: r.partition, fetchOffset: String(fetchOffset), leaderLogStart: p.log_start_offset },
-          'follower fell behind the leader\'s log start offset; restarting its log there')
+        this.options.logger.warn(
+          {
+            topic: r.topic,
+            partition: r.partition,
+            fetchOffset: String(fetchOffset),
+            leaderLogStart: p.log_start_offset,
+          },
+          "follower fell behind the leader's log start offset; restarting its log there",
+        )
         await r.followLeaderLogStart(toBigInt(p.log_start_offset), f.leaderEpoch)
         return
       }
       f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
-      this.options.logger.debug({ topic: r.topic, partition: r.partition, error: errorNameFromId(p.error_code), message: p.error_message },
-        'replica fetch error for a partition')
+      this.options.logger.debug(
+        { topic: r.topic, partition: r.partition, error: errorNameFromId(p.error_code), message: p.error_message },
+        'replica fetch error for a partition',
+      )
       return
     }
     if (p.diverging_epoch != null) {
       const diverging = { epoch: p.diverging_epoch.epoch, endOffset: toBigInt(p.diverging_epoch.end_offset) }
-      const plan = truncationFor({
-        endOffsetForEpoch: (e) => r.log.endOffsetForEpoch(e), logEndOffset: r.logEndOffset, highWatermark: r.highWatermark,
-      }, diverging)
-      this.options.logger.info({ topic: r.topic, partition: r.partition, diverging: { epoch: diverging.epoch, endOffset: String(diverging.endOffset) },
-        truncateTo: String(plan.offset), logEndOffset: String(r.logEndOffset) }, 'follower log diverged from the leader; truncating')
+      const plan = truncationFor(
+        {
+          endOffsetForEpoch: (e) => r.log.endOffsetForEpoch(e),
+          logEndOffset: r.logEndOffset,
+          highWatermark: r.highWatermark,
+        },
+        diverging,
+      )
+      this.options.logger.info(
+        {
+          topic: r.topic,
+          partition: r.partition,
+          diverging: { epoch: diverging.epoch, endOffset: String(diverging.endOffset) },
+          truncateTo: String(plan.offset),
+          logEndOffset: String(r.logEndOffset),
+        },
+        'follower log diverged from the leader; truncating',
+      )
       if (plan.offset >= r.logEndOffset) f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS // no progress possible: do not spin
       await r.truncateTo(plan.offset, f.leaderEpoch)
       return

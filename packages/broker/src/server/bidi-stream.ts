@@ -27,11 +27,11 @@ export interface BidiStreamOptions<Req, Res> {
 
 export interface ServedStream {
   /** Stops taking requests; ends the stream when in-flight ones are answered. */
-  drain (): void
+  drain(): void
   readonly closed: Promise<void>
 }
 
-export function serveBidiStream<Req, Res> (o: BidiStreamOptions<Req, Res>): ServedStream {
+export function serveBidiStream<Req, Res>(o: BidiStreamOptions<Req, Res>): ServedStream {
   const { call, logger } = o
   const abort = new AbortController()
   let inFlight = 0
@@ -40,7 +40,9 @@ export function serveBidiStream<Req, Res> (o: BidiStreamOptions<Req, Res>): Serv
   let draining = false
   let finished = false
   let markClosed!: () => void
-  const closed = new Promise<void>((resolve) => { markClosed = resolve })
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve
+  })
 
   const finish = (): void => {
     if (finished) return
@@ -51,10 +53,17 @@ export function serveBidiStream<Req, Res> (o: BidiStreamOptions<Req, Res>): Serv
   const maybeEnd = (): void => {
     if (finished || inFlight > 0 || !(clientEnded || draining)) return
     finish()
-    try { call.end() } catch (err) { logger.debug({ err, rpc: o.name }, 'ending the stream failed') }
+    try {
+      call.end()
+    } catch (err) {
+      logger.debug({ err, rpc: o.name }, 'ending the stream failed')
+    }
   }
   const write = (res: Res | undefined, done: () => void): void => {
-    if (res === undefined || finished || call.destroyed) { done(); return }
+    if (res === undefined || finished || call.destroyed) {
+      done()
+      return
+    }
     try {
       call.write(res, () => done())
     } catch (err) {
@@ -66,20 +75,31 @@ export function serveBidiStream<Req, Res> (o: BidiStreamOptions<Req, Res>): Serv
   call.on('data', (req: Req) => {
     if (finished) return
     inFlight++
-    if (inFlight >= o.maxInFlight && !paused) { paused = true; call.pause() }
+    if (inFlight >= o.maxInFlight && !paused) {
+      paused = true
+      call.pause()
+    }
     const work = draining
       ? Promise.resolve(o.errorResponse(req, new SluiceError('BROKER_NOT_AVAILABLE', 'the broker is shutting down')))
       : o.handle(req, abort.signal).catch((err: unknown) => {
-        logger.error({ err, rpc: o.name }, 'request handler failed')
-        return o.errorResponse(req, err)
-      })
-    void work.then((res) => write(res, () => {
-      inFlight--
-      if (paused && inFlight <= o.maxInFlight / 2) { paused = false; call.resume() }
-      maybeEnd()
-    }))
+          logger.error({ err, rpc: o.name }, 'request handler failed')
+          return o.errorResponse(req, err)
+        })
+    void work.then((res) =>
+      write(res, () => {
+        inFlight--
+        if (paused && inFlight <= o.maxInFlight / 2) {
+          paused = false
+          call.resume()
+        }
+        maybeEnd()
+      }),
+    )
   })
-  call.on('end', () => { clientEnded = true; maybeEnd() })
+  call.on('end', () => {
+    clientEnded = true
+    maybeEnd()
+  })
   call.on('error', (err: Error) => {
     logger.debug({ err, rpc: o.name }, 'stream error')
     finish()
@@ -88,7 +108,10 @@ export function serveBidiStream<Req, Res> (o: BidiStreamOptions<Req, Res>): Serv
   call.on('close', () => finish())
 
   return {
-    drain () { draining = true; maybeEnd() },
+    drain() {
+      draining = true
+      maybeEnd()
+    },
     closed,
   }
 }

@@ -25,7 +25,7 @@ export interface ErrorFields {
   error_message: string
 }
 
-export function errorFields (code: ErrorCodeName, message?: string): ErrorFields {
+export function errorFields(code: ErrorCodeName, message?: string): ErrorFields {
   return { error_code: ErrorCode[code].id, error_message: message ?? ErrorCode[code].description }
 }
 
@@ -35,7 +35,7 @@ export const NO_ERROR: Readonly<ErrorFields> = Object.freeze({ error_code: 0, er
  * A per-item error from anything thrown: typed errors keep their code; anything else is logged
  * (it is a bug or an I/O failure) and answered as UNKNOWN_SERVER_ERROR.
  */
-export function errorFieldsFrom (err: unknown, logger: Logger, context: Record<string, unknown>): ErrorFields {
+export function errorFieldsFrom(err: unknown, logger: Logger, context: Record<string, unknown>): ErrorFields {
   if (err instanceof SluiceError) return errorFields(err.code, err.message)
   logger.error({ err, ...context }, 'unexpected error while serving a request')
   return errorFields('UNKNOWN_SERVER_ERROR', String((err as Error)?.message ?? err))
@@ -48,7 +48,7 @@ export function errorFieldsFrom (err: unknown, logger: Logger, context: Record<s
  * replica, or the error to answer with. Whether the leader may take a write now (its lease) is
  * Partition's check, made at the write's turn.
  */
-export function leaderReplica (ctx: BrokerContext, topic: string, partition: number): Partition | ErrorFields {
+export function leaderReplica(ctx: BrokerContext, topic: string, partition: number): Partition | ErrorFields {
   if (ctx.cache.partition(topic, partition) === undefined) {
     return errorFields('UNKNOWN_TOPIC_OR_PARTITION', `unknown topic-partition ${topic}-${partition}`)
   }
@@ -63,19 +63,27 @@ export function leaderReplica (ctx: BrokerContext, topic: string, partition: num
  * A client's current_leader_epoch against the leader's (KIP-320): -1 skips the check; an older
  * one is FENCED_LEADER_EPOCH, a newer one (this broker lags the controller) UNKNOWN_LEADER_EPOCH.
  */
-export function leaderEpochMismatch (replica: Partition, currentLeaderEpoch: number): ErrorFields | undefined {
+export function leaderEpochMismatch(replica: Partition, currentLeaderEpoch: number): ErrorFields | undefined {
   if (currentLeaderEpoch === -1 || currentLeaderEpoch === replica.leaderEpoch) return undefined
   const code = currentLeaderEpoch < replica.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH'
   return errorFields(code, `leader epoch ${currentLeaderEpoch} in the request, ${replica.leaderEpoch} on the broker`)
 }
 
 /** The offsets a failed partition fetch reports (so OFFSET_OUT_OF_RANGE tells the valid range). */
-export interface FetchOffsets { hw: bigint, lso: bigint, leo: bigint }
+export interface FetchOffsets {
+  hw: bigint
+  lso: bigint
+  leo: bigint
+}
 
 const NO_RECORDS = Buffer.alloc(0)
 
 /** A partition fetch answer without records: an error, with the partition's offsets when known. */
-export function partitionFetchFailure (partition: number, f: ErrorFields, o?: FetchOffsets): wire.PartitionFetchResponse {
+export function partitionFetchFailure(
+  partition: number,
+  f: ErrorFields,
+  o?: FetchOffsets,
+): wire.PartitionFetchResponse {
   return {
     partition,
     ...f,

@@ -5,24 +5,31 @@ import { DelayedFetchPurgatory, type DelayedFetchOutcome, type Timers } from './
 class FakeTimers implements Timers {
   now = 0
   private next = 1
-  private readonly pending = new Map<number, { at: number, fn: () => void }>()
-  set (fn: () => void, ms: number): unknown {
+  private readonly pending = new Map<number, { at: number; fn: () => void }>()
+  set(fn: () => void, ms: number): unknown {
     const id = this.next++
     this.pending.set(id, { at: this.now + ms, fn })
     return id
   }
 
-  clear (timer: unknown): void { this.pending.delete(timer as number) }
-  get count (): number { return this.pending.size }
-  advance (ms: number): void {
+  clear(timer: unknown): void {
+    this.pending.delete(timer as number)
+  }
+  get count(): number {
+    return this.pending.size
+  }
+  advance(ms: number): void {
     this.now += ms
     for (const [id, t] of [...this.pending].sort((a, b) => a[1].at - b[1].at)) {
-      if (t.at <= this.now) { this.pending.delete(id); t.fn() }
+      if (t.at <= this.now) {
+        this.pending.delete(id)
+        t.fn()
+      }
     }
   }
 }
 
-function setup (maxParked?: number) {
+function setup(maxParked?: number) {
   const timers = new FakeTimers()
   const purgatory = new DelayedFetchPurgatory({ timers, maxParked })
   const outcomes: DelayedFetchOutcome[] = []
@@ -115,7 +122,14 @@ describe('DelayedFetchPurgatory', () => {
     const errors: unknown[] = []
     const purgatory = new DelayedFetchPurgatory({ timers: new FakeTimers(), onError: (e) => errors.push(e) })
     const seen: string[] = []
-    purgatory.park({ keys: ['a'], bytesNeeded: 1, maxWaitMs: 10, onComplete: () => { throw new Error('boom') } })
+    purgatory.park({
+      keys: ['a'],
+      bytesNeeded: 1,
+      maxWaitMs: 10,
+      onComplete: () => {
+        throw new Error('boom')
+      },
+    })
     purgatory.park({ keys: ['a'], bytesNeeded: 1, maxWaitMs: 10, onComplete: (o) => seen.push(o) })
     purgatory.notify('a', 1)
     expect(seen).toEqual(['satisfied'])

@@ -29,13 +29,13 @@ export interface DelayedFetchRequest {
 
 export interface DelayedFetchHandle {
   /** Completes the fetch with 'cancelled' if it is still parked; a no-op otherwise. */
-  cancel (): void
+  cancel(): void
   readonly done: boolean
 }
 
 export interface Timers {
-  set (fn: () => void, ms: number): unknown
-  clear (timer: unknown): void
+  set(fn: () => void, ms: number): unknown
+  clear(timer: unknown): void
 }
 
 const realTimers: Timers = {
@@ -47,8 +47,13 @@ class Parked implements DelayedFetchHandle {
   bytesSeen = 0
   timer: unknown
   done = false
-  constructor (readonly request: DelayedFetchRequest, private readonly owner: DelayedFetchPurgatory) {}
-  cancel (): void { this.owner.complete(this, 'cancelled') }
+  constructor(
+    readonly request: DelayedFetchRequest,
+    private readonly owner: DelayedFetchPurgatory,
+  ) {}
+  cancel(): void {
+    this.owner.complete(this, 'cancelled')
+  }
 }
 
 export class DelayedFetchPurgatory {
@@ -56,15 +61,21 @@ export class DelayedFetchPurgatory {
   private readonly parked = new Set<Parked>()
   private closed = false
 
-  constructor (private readonly options: { maxParked?: number, timers?: Timers, onError?: (err: unknown) => void } = {}) {}
+  constructor(
+    private readonly options: { maxParked?: number; timers?: Timers; onError?: (err: unknown) => void } = {},
+  ) {}
 
   /** Parked fetches right now. */
-  get size (): number { return this.parked.size }
+  get size(): number {
+    return this.parked.size
+  }
 
   /** Partitions with at least one parked fetch (0 when nothing waits). @internal visible for testing */
-  get watchedPartitionCount (): number { return this.watchers.size }
+  get watchedPartitionCount(): number {
+    return this.watchers.size
+  }
 
-  park (request: DelayedFetchRequest): DelayedFetchHandle {
+  park(request: DelayedFetchRequest): DelayedFetchHandle {
     const op = new Parked(request, this)
     if (this.closed) {
       this.complete(op, 'cancelled')
@@ -77,7 +88,10 @@ export class DelayedFetchPurgatory {
     this.parked.add(op)
     for (const k of request.keys) {
       let set = this.watchers.get(k)
-      if (set === undefined) { set = new Set(); this.watchers.set(k, set) }
+      if (set === undefined) {
+        set = new Set()
+        this.watchers.set(k, set)
+      }
       set.add(op)
     }
     const timers = this.options.timers ?? realTimers
@@ -86,7 +100,7 @@ export class DelayedFetchPurgatory {
   }
 
   /** `bytes` were appended (and became visible) on partition `key`. */
-  notify (key: string, bytes: number): void {
+  notify(key: string, bytes: number): void {
     const set = this.watchers.get(key)
     if (set === undefined) return
     for (const op of [...set]) {
@@ -96,20 +110,20 @@ export class DelayedFetchPurgatory {
   }
 
   /** Completes every fetch reading `key` now (leadership moved, partition deleted). */
-  wake (key: string): void {
+  wake(key: string): void {
     const set = this.watchers.get(key)
     if (set === undefined) return
     for (const op of [...set]) this.complete(op, 'woken')
   }
 
   /** Cancels every parked fetch, and any parked later (broker stopping). */
-  close (): void {
+  close(): void {
     this.closed = true
     for (const op of [...this.parked]) this.complete(op, 'cancelled')
   }
 
   /** @internal */
-  complete (op: Parked, outcome: DelayedFetchOutcome): void {
+  complete(op: Parked, outcome: DelayedFetchOutcome): void {
     if (op.done) return
     op.done = true
     if (op.timer !== undefined) (this.options.timers ?? realTimers).clear(op.timer)

@@ -24,7 +24,17 @@
 import { SluiceError, toBigInt, toInt64String, type wire } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
 import { followerFetchKey, readForFollower } from '../replication/follower-fetch.js'
-import { errorFields, errorFieldsFrom, leaderEpochMismatch, leaderReplica, NO_ERROR, partitionFetchFailure, type BrokerContext, type ErrorFields, type FetchOffsets } from './context.js'
+import {
+  errorFields,
+  errorFieldsFrom,
+  leaderEpochMismatch,
+  leaderReplica,
+  NO_ERROR,
+  partitionFetchFailure,
+  type BrokerContext,
+  type ErrorFields,
+  type FetchOffsets,
+} from './context.js'
 
 /** A response must fit in one gRPC message (64 MiB); leave room for framing and headers. */
 const RESPONSE_BYTES_MAX = 60 * 1024 * 1024
@@ -37,13 +47,19 @@ interface ReadOutcome {
   readonly failed: boolean
 }
 
-export async function handleFetch (ctx: BrokerContext, req: wire.FetchRequest__Output, signal: AbortSignal): Promise<wire.FetchResponse | undefined> {
+export async function handleFetch(
+  ctx: BrokerContext,
+  req: wire.FetchRequest__Output,
+  signal: AbortSignal,
+): Promise<wire.FetchResponse | undefined> {
   const first = await readAll(ctx, req, true)
   const fromFollower = req.replica_id >= 0
-  const keys = req.topics.flatMap((t) => t.partitions.map((p) => {
-    const key = partitionKey(t.topic, p.partition)
-    return fromFollower ? followerFetchKey(key) : key
-  }))
+  const keys = req.topics.flatMap((t) =>
+    t.partitions.map((p) => {
+      const key = partitionKey(t.topic, p.partition)
+      return fromFollower ? followerFetchKey(key) : key
+    }),
+  )
   if (first.failed || first.bytes >= req.min_bytes || req.max_wait_ms <= 0 || keys.length === 0 || signal.aborted) {
     return response(req, first)
   }
@@ -68,11 +84,11 @@ export async function handleFetch (ctx: BrokerContext, req: wire.FetchRequest__O
   return response(req, await readAll(ctx, req, false))
 }
 
-function response (req: wire.FetchRequest__Output, outcome: ReadOutcome): wire.FetchResponse {
+function response(req: wire.FetchRequest__Output, outcome: ReadOutcome): wire.FetchResponse {
   return { correlation_id: req.correlation_id, ...NO_ERROR, topics: outcome.topics, throttle_time_ms: 0 }
 }
 
-async function readAll (ctx: BrokerContext, req: wire.FetchRequest__Output, firstRead: boolean): Promise<ReadOutcome> {
+async function readAll(ctx: BrokerContext, req: wire.FetchRequest__Output, firstRead: boolean): Promise<ReadOutcome> {
   let remaining = req.max_bytes > 0 ? Math.min(req.max_bytes, RESPONSE_BYTES_MAX) : RESPONSE_BYTES_MAX
   let bytes = 0
   let failed = false
@@ -93,21 +109,35 @@ async function readAll (ctx: BrokerContext, req: wire.FetchRequest__Output, firs
   return { topics, bytes, failed }
 }
 
-async function readPartition (ctx: BrokerContext, req: wire.FetchRequest__Output, topic: string,
-  p: wire.PartitionFetchData__Output, maxBytes: number, minOneBatch: boolean, firstRead: boolean): Promise<wire.PartitionFetchResponse> {
+async function readPartition(
+  ctx: BrokerContext,
+  req: wire.FetchRequest__Output,
+  topic: string,
+  p: wire.PartitionFetchData__Output,
+  maxBytes: number,
+  minOneBatch: boolean,
+  firstRead: boolean,
+): Promise<wire.PartitionFetchResponse> {
   const partition = p.partition
-  const fail = (f: ErrorFields, offsets?: FetchOffsets): wire.PartitionFetchResponse => partitionFetchFailure(partition, f, offsets)
+  const fail = (f: ErrorFields, offsets?: FetchOffsets): wire.PartitionFetchResponse =>
+    partitionFetchFailure(partition, f, offsets)
   try {
     const replica = leaderReplica(ctx, topic, partition)
     if ('error_code' in replica) return fail(replica)
-    if (req.replica_id >= 0) return await readForFollower(ctx, req, replica, p, { maxBytes, minOneBatch, recordPosition: firstRead })
+    if (req.replica_id >= 0)
+      return await readForFollower(ctx, req, replica, p, { maxBytes, minOneBatch, recordPosition: firstRead })
     const epochError = leaderEpochMismatch(replica, p.current_leader_epoch)
     if (epochError !== undefined) return fail(epochError)
     const offsets = { hw: replica.highWatermark, lso: replica.logStartOffset, leo: replica.logEndOffset }
     const offset = toBigInt(p.fetch_offset)
     if (offset < offsets.lso || offset > offsets.leo) {
-      return fail(errorFields('OFFSET_OUT_OF_RANGE',
-        `offset ${offset} is outside [${offsets.lso}, ${offsets.leo}] of ${topic}-${partition}`), offsets)
+      return fail(
+        errorFields(
+          'OFFSET_OUT_OF_RANGE',
+          `offset ${offset} is outside [${offsets.lso}, ${offsets.leo}] of ${topic}-${partition}`,
+        ),
+        offsets,
+      )
     }
     const maxOffset = offsets.hw
     let records: Buffer = EMPTY
@@ -131,7 +161,8 @@ async function readPartition (ctx: BrokerContext, req: wire.FetchRequest__Output
 }
 
 /** A whole-request failure as a response (the per-partition reads never ran). */
-export function fetchErrorResponse (req: wire.FetchRequest__Output, err: unknown): wire.FetchResponse {
-  const e = err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String((err as Error)?.message ?? err))
+export function fetchErrorResponse(req: wire.FetchRequest__Output, err: unknown): wire.FetchResponse {
+  const e =
+    err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String((err as Error)?.message ?? err))
   return { correlation_id: req.correlation_id, ...errorFields(e.code, e.message), topics: [] }
 }

@@ -20,7 +20,9 @@ describe('startGrpcServer', () => {
     try {
       await new Promise<void>((resolve, reject) => {
         client.on('error', reject)
-        client.on('remoteSettings', (s) => { if (s.initialWindowSize === 8 * 1024 * 1024) resolve() })
+        client.on('remoteSettings', (s) => {
+          if (s.initialWindowSize === 8 * 1024 * 1024) resolve()
+        })
       })
       // The connection-level window arrives as a WINDOW_UPDATE right after the settings.
       const deadline = Date.now() + 5000

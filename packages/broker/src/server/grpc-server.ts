@@ -30,10 +30,10 @@ const STOP_GRACE_MS = 3000
 export interface BrokerGrpcServer {
   readonly port: number
   /** Answers what is in flight, ends every stream, and closes the listener. */
-  stop (): Promise<void>
+  stop(): Promise<void>
 }
 
-export async function startGrpcServer (ctx: BrokerContext, host: string, port: number): Promise<BrokerGrpcServer> {
+export async function startGrpcServer(ctx: BrokerContext, host: string, port: number): Promise<BrokerGrpcServer> {
   const logger = ctx.logger
   const server = new grpc.Server(GRPC_SERVER_OPTIONS)
   const streams = new Set<ServedStream>()
@@ -45,45 +45,79 @@ export async function startGrpcServer (ctx: BrokerContext, host: string, port: n
   const m = instrumentation(ctx)
   const metrics = ctx.metrics
   const handlers: wire.BrokerHandlers = {
-    Produce: (call) => track(serveBidiStream({
-      name: 'Produce', call, logger, maxInFlight: STREAM_IN_FLIGHT_MAX,
-      handle: m.Produce((req) => handleProduce(ctx, req)),
-      errorResponse: produceErrorResponse,
-    })),
-    Fetch: (call) => track(serveBidiStream({
-      name: 'Fetch', call, logger, maxInFlight: STREAM_IN_FLIGHT_MAX,
-      handle: m.Fetch(metrics === undefined
-        ? (req, signal) => handleFetch(ctx, req, signal)
-        : async (req, signal) => {
-          const res = await handleFetch(ctx, req, signal)
-          if (res !== undefined) metrics.fetchAnswered(req.replica_id >= 0, res)
-          return res
+    Produce: (call) =>
+      track(
+        serveBidiStream({
+          name: 'Produce',
+          call,
+          logger,
+          maxInFlight: STREAM_IN_FLIGHT_MAX,
+          handle: m.Produce((req) => handleProduce(ctx, req)),
+          errorResponse: produceErrorResponse,
         }),
-      errorResponse: fetchErrorResponse,
-    })),
-    ListOffsets: unary(logger, 'ListOffsets', m.ListOffsets((req) => handleListOffsets(ctx, req))),
-    Metadata: unary(logger, 'Metadata', m.Metadata(async (req) => handleMetadata(ctx, req))),
-    DeleteRecords: unary(logger, 'DeleteRecords', m.DeleteRecords(async (req) => handleDeleteRecords(ctx, req))),
+      ),
+    Fetch: (call) =>
+      track(
+        serveBidiStream({
+          name: 'Fetch',
+          call,
+          logger,
+          maxInFlight: STREAM_IN_FLIGHT_MAX,
+          handle: m.Fetch(
+            metrics === undefined
+              ? (req, signal) => handleFetch(ctx, req, signal)
+              : async (req, signal) => {
+                  const res = await handleFetch(ctx, req, signal)
+                  if (res !== undefined) metrics.fetchAnswered(req.replica_id >= 0, res)
+                  return res
+                },
+          ),
+          errorResponse: fetchErrorResponse,
+        }),
+      ),
+    ListOffsets: unary(
+      logger,
+      'ListOffsets',
+      m.ListOffsets((req) => handleListOffsets(ctx, req)),
+    ),
+    Metadata: unary(
+      logger,
+      'Metadata',
+      m.Metadata(async (req) => handleMetadata(ctx, req)),
+    ),
+    DeleteRecords: unary(
+      logger,
+      'DeleteRecords',
+      m.DeleteRecords(async (req) => handleDeleteRecords(ctx, req)),
+    ),
   }
   server.addService(loadSluiceProto().sluice.v1.Broker.service, handlers)
 
   const boundPort = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => err ? reject(err) : resolve(p))
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    )
   })
   raiseReceiveWindows(server, logger)
 
   return {
     port: boundPort,
-    async stop () {
+    async stop() {
       for (const s of streams) s.drain()
       await Promise.race([
         Promise.all([...streams].map((s) => s.closed)),
         new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref()),
       ])
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => { server.forceShutdown(); resolve() }, STOP_GRACE_MS)
+        const timer = setTimeout(() => {
+          server.forceShutdown()
+          resolve()
+        }, STOP_GRACE_MS)
         timer.unref()
-        server.tryShutdown(() => { clearTimeout(timer); resolve() })
+        server.tryShutdown(() => {
+          clearTimeout(timer)
+          resolve()
+        })
       })
     },
   }
@@ -93,8 +127,8 @@ type Wrap = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args
 const RPC_METHODS = ['Produce', 'Fetch', 'ListOffsets', 'Metadata', 'DeleteRecords'] as const
 
 /** Per method: the handler counted and timed (sluice_rpc_*), or unchanged without metrics. */
-function instrumentation (ctx: BrokerContext): Record<typeof RPC_METHODS[number], Wrap> {
-  const out = {} as Record<typeof RPC_METHODS[number], Wrap>
+function instrumentation(ctx: BrokerContext): Record<(typeof RPC_METHODS)[number], Wrap> {
+  const out = {} as Record<(typeof RPC_METHODS)[number], Wrap>
   for (const method of RPC_METHODS) {
     const probe = ctx.metrics?.rpc.probe('sluice.v1.Broker', method)
     out[method] = probe === undefined ? (fn) => fn : (fn) => probe.wrap(fn)
@@ -102,12 +136,15 @@ function instrumentation (ctx: BrokerContext): Record<typeof RPC_METHODS[number]
   return out
 }
 
-function unary<Req, Res> (logger: Logger, name: string, fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+function unary<Req, Res>(logger: Logger, name: string, fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    fn(call.request).then((res) => callback(null, res), (err: unknown) => {
-      logger.error({ err, rpc: name }, 'request failed')
-      callback(toGrpcError(err))
-    })
+    fn(call.request).then(
+      (res) => callback(null, res),
+      (err: unknown) => {
+        logger.error({ err, rpc: name }, 'request failed')
+        callback(toGrpcError(err))
+      },
+    )
   }
 }
 
@@ -116,7 +153,7 @@ function unary<Req, Res> (logger: Logger, name: string, fn: (req: Req) => Promis
  * to them. If a grpc-js upgrade removes the map, the broker still works with Node's default
  * windows (slower uploads) and says so once.
  */
-function raiseReceiveWindows (server: grpc.Server, logger: Logger): void {
+function raiseReceiveWindows(server: grpc.Server, logger: Logger): void {
   const http2Servers = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers
   if (!(http2Servers instanceof Map) || http2Servers.size === 0) {
     logger.warn('cannot reach the grpc-js http2 servers; produce uploads use the default 64 KiB window')
@@ -126,7 +163,9 @@ function raiseReceiveWindows (server: grpc.Server, logger: Logger): void {
     // grpc-js turns Nagle's algorithm off on the sockets it dials, not on those it accepts: with
     // it on, a small response (a produce ack, a follower's fetch answer) can wait for the peer's
     // delayed ACK, ~40 ms on Linux, at every hop of acks=all.
-    h2.on('connection', (socket: Socket) => { socket.setNoDelay(true) })
+    h2.on('connection', (socket: Socket) => {
+      socket.setNoDelay(true)
+    })
     h2.on('session', (session: ServerHttp2Session) => {
       try {
         session.setLocalWindowSize(CONNECTION_WINDOW_BYTES)

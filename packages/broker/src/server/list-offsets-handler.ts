@@ -7,23 +7,46 @@
  * readable batch does. Errors are per partition; only the leader answers.
  */
 import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
-import { errorFields, errorFieldsFrom, leaderEpochMismatch, leaderReplica, NO_ERROR, type BrokerContext, type ErrorFields } from './context.js'
+import {
+  errorFields,
+  errorFieldsFrom,
+  leaderEpochMismatch,
+  leaderReplica,
+  NO_ERROR,
+  type BrokerContext,
+  type ErrorFields,
+} from './context.js'
 
 const LATEST = -1n
 const EARLIEST = -2n
 const MAX_TIMESTAMP = -3n
 
-export async function handleListOffsets (ctx: BrokerContext, req: wire.ListOffsetsRequest__Output): Promise<wire.ListOffsetsResponse> {
-  const topics = await Promise.all(req.topics.map(async (t) => ({
-    topic: t.topic,
-    partitions: await Promise.all(t.partitions.map((p) => listPartition(ctx, t.topic, p))),
-  })))
+export async function handleListOffsets(
+  ctx: BrokerContext,
+  req: wire.ListOffsetsRequest__Output,
+): Promise<wire.ListOffsetsResponse> {
+  const topics = await Promise.all(
+    req.topics.map(async (t) => ({
+      topic: t.topic,
+      partitions: await Promise.all(t.partitions.map((p) => listPartition(ctx, t.topic, p))),
+    })),
+  )
   return { topics }
 }
 
-async function listPartition (ctx: BrokerContext, topic: string, p: wire.ListOffsetsPartition__Output): Promise<wire.ListOffsetsPartitionResponse> {
+async function listPartition(
+  ctx: BrokerContext,
+  topic: string,
+  p: wire.ListOffsetsPartition__Output,
+): Promise<wire.ListOffsetsPartitionResponse> {
   const partition = p.partition
-  const fail = (f: ErrorFields): wire.ListOffsetsPartitionResponse => ({ partition, ...f, timestamp: '-1', offset: '-1', leader_epoch: -1 })
+  const fail = (f: ErrorFields): wire.ListOffsetsPartitionResponse => ({
+    partition,
+    ...f,
+    timestamp: '-1',
+    offset: '-1',
+    leader_epoch: -1,
+  })
   try {
     const replica = leaderReplica(ctx, topic, partition)
     if ('error_code' in replica) return fail(replica)
@@ -31,11 +54,16 @@ async function listPartition (ctx: BrokerContext, topic: string, p: wire.ListOff
     if (epochError !== undefined) return fail(epochError)
     const ts = toBigInt(p.timestamp)
     const ok = (offset: bigint, timestamp: bigint): wire.ListOffsetsPartitionResponse => ({
-      partition, ...NO_ERROR, timestamp: toInt64String(timestamp), offset: toInt64String(offset), leader_epoch: replica.leaderEpoch,
+      partition,
+      ...NO_ERROR,
+      timestamp: toInt64String(timestamp),
+      offset: toInt64String(offset),
+      leader_epoch: replica.leaderEpoch,
     })
     if (ts === LATEST) return ok(replica.highWatermark, -1n)
     if (ts === EARLIEST) return ok(replica.logStartOffset, -1n)
-    if (ts === MAX_TIMESTAMP) return fail(errorFields('UNSUPPORTED_VERSION', 'the max-timestamp lookup (-3) is not supported yet'))
+    if (ts === MAX_TIMESTAMP)
+      return fail(errorFields('UNSUPPORTED_VERSION', 'the max-timestamp lookup (-3) is not supported yet'))
     if (ts < 0n) return fail(errorFields('INVALID_REQUEST', `timestamp ${ts} is neither a time nor -1, -2 or -3`))
     const found = await replica.log.offsetForTimestamp(ts)
     if (found === undefined || found.offset >= replica.highWatermark) return ok(-1n, -1n)

@@ -13,8 +13,17 @@
  * Records are never decoded: only batch headers are read (and rewritten for LogAppendTime topics).
  */
 import {
-  CONTROL_MASK, OFF_ATTRIBUTES, OFF_CRC, OFF_MAX_TIMESTAMP, TIMESTAMP_TYPE_MASK, SluiceError, crc32c,
-  toInt64String, validateBatches, type BatchSpan, type wire,
+  CONTROL_MASK,
+  OFF_ATTRIBUTES,
+  OFF_CRC,
+  OFF_MAX_TIMESTAMP,
+  TIMESTAMP_TYPE_MASK,
+  SluiceError,
+  crc32c,
+  toInt64String,
+  validateBatches,
+  type BatchSpan,
+  type wire,
 } from '@sluice/protocol'
 import { errorFields, errorFieldsFrom, leaderReplica, NO_ERROR, type BrokerContext } from './context.js'
 
@@ -23,25 +32,39 @@ const VALID_ACKS = new Set([-1, 0, 1])
 const DEFAULT_ACKS_TIMEOUT_MS = 30_000
 
 /** Handles one request; resolves to undefined when no answer is due (acks=0). */
-export async function handleProduce (ctx: BrokerContext, req: wire.ProduceRequest__Output): Promise<wire.ProduceResponse | undefined> {
+export async function handleProduce(
+  ctx: BrokerContext,
+  req: wire.ProduceRequest__Output,
+): Promise<wire.ProduceResponse | undefined> {
   const acksValid = VALID_ACKS.has(req.acks)
-  const topics = await Promise.all(req.topics.map(async (t) => ({
-    topic: t.topic,
-    partitions: await Promise.all(t.partitions.map((p) => acksValid
-      ? producePartition(ctx, req, t.topic, p)
-      : failed(p.partition, 'INVALID_REQUIRED_ACKS', `acks must be -1, 0 or 1, not ${req.acks}`))),
-  })))
+  const topics = await Promise.all(
+    req.topics.map(async (t) => ({
+      topic: t.topic,
+      partitions: await Promise.all(
+        t.partitions.map((p) =>
+          acksValid
+            ? producePartition(ctx, req, t.topic, p)
+            : failed(p.partition, 'INVALID_REQUIRED_ACKS', `acks must be -1, 0 or 1, not ${req.acks}`),
+        ),
+      ),
+    })),
+  )
   ctx.metrics?.produceAnswered(topics)
   if (req.acks === 0) return undefined
   return { correlation_id: req.correlation_id, topics, throttle_time_ms: 0 }
 }
 
-async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__Output, topic: string,
-  data: wire.PartitionProduceData__Output): Promise<wire.PartitionProduceResponse> {
+async function producePartition(
+  ctx: BrokerContext,
+  req: wire.ProduceRequest__Output,
+  topic: string,
+  data: wire.PartitionProduceData__Output,
+): Promise<wire.PartitionProduceResponse> {
   const partition = data.partition
   try {
     const replica = leaderReplica(ctx, topic, partition)
-    if ('error_code' in replica) return { partition, ...replica, base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
+    if ('error_code' in replica)
+      return { partition, ...replica, base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
     const config = ctx.cache.topicConfig(topic)
     let spans = validateBatches(data.records)
     for (const span of spans) {
@@ -57,12 +80,18 @@ async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__O
     const result = await replica.appendAsLeader(data.records, spans, req.acks === -1, config['min.insync.replicas'])
     if (result.duplicate !== true) ctx.metrics?.produced(topic, data.records.length, spans)
     if (req.acks === -1) {
-      const { isrSize } = await replica.waitForHighWatermark(result.lastOffset + 1n, req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS)
+      const { isrSize } = await replica.waitForHighWatermark(
+        result.lastOffset + 1n,
+        req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS,
+      )
       // Kafka's checkEnoughReplicasReachOffset: the HW passed the batch, but only because the ISR
       // shrank below min.insync.replicas on the way. The records are in the log; say so.
       if (isrSize < config['min.insync.replicas']) {
-        return failed(partition, 'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
-          `appended at ${result.firstOffset}, but only ${isrSize} in-sync replicas remained (min.insync.replicas ${config['min.insync.replicas']})`)
+        return failed(
+          partition,
+          'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
+          `appended at ${result.firstOffset}, but only ${isrSize} in-sync replicas remained (min.insync.replicas ${config['min.insync.replicas']})`,
+        )
       }
     }
     return {
@@ -70,7 +99,9 @@ async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__O
       ...NO_ERROR,
       base_offset: toInt64String(result.firstOffset),
       // A deduplicated retry answers with the original append time (producer-state/).
-      log_append_time_ms: toInt64String(logAppendTimeMs >= 0n && result.duplicate === true ? result.maxTimestamp : logAppendTimeMs),
+      log_append_time_ms: toInt64String(
+        logAppendTimeMs >= 0n && result.duplicate === true ? result.maxTimestamp : logAppendTimeMs,
+      ),
       log_start_offset: toInt64String(replica.logStartOffset),
     }
   } catch (err) {
@@ -79,8 +110,18 @@ async function producePartition (ctx: BrokerContext, req: wire.ProduceRequest__O
   }
 }
 
-function failed (partition: number, code: Parameters<typeof errorFields>[0], message: string): wire.PartitionProduceResponse {
-  return { partition, ...errorFields(code, message), base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
+function failed(
+  partition: number,
+  code: Parameters<typeof errorFields>[0],
+  message: string,
+): wire.PartitionProduceResponse {
+  return {
+    partition,
+    ...errorFields(code, message),
+    base_offset: '-1',
+    log_append_time_ms: '-1',
+    log_start_offset: '-1',
+  }
 }
 
 /**
@@ -88,7 +129,7 @@ function failed (partition: number, code: Parameters<typeof errorFields>[0], mes
  * set (Kafka does the same). Both are covered by the CRC, so it is recomputed; the records
  * themselves are untouched.
  */
-function stampLogAppendTime (buf: Buffer, spans: readonly BatchSpan[], nowMs: bigint): BatchSpan[] {
+function stampLogAppendTime(buf: Buffer, spans: readonly BatchSpan[], nowMs: bigint): BatchSpan[] {
   return spans.map((s) => {
     const attributes = s.attributes | TIMESTAMP_TYPE_MASK
     buf.writeInt16BE(attributes, s.position + OFF_ATTRIBUTES)
@@ -99,9 +140,10 @@ function stampLogAppendTime (buf: Buffer, spans: readonly BatchSpan[], nowMs: bi
 }
 
 /** A response naming every partition of `req` with one error (the request as a whole failed). */
-export function produceErrorResponse (req: wire.ProduceRequest__Output, err: unknown): wire.ProduceResponse | undefined {
+export function produceErrorResponse(req: wire.ProduceRequest__Output, err: unknown): wire.ProduceResponse | undefined {
   if (req.acks === 0) return undefined
-  const e = err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String((err as Error)?.message ?? err))
+  const e =
+    err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String((err as Error)?.message ?? err))
   return {
     correlation_id: req.correlation_id,
     topics: req.topics.map((t) => ({

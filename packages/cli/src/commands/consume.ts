@@ -12,12 +12,12 @@ import { assertTopicExists, withClient } from './client.js'
 
 export type ConsumeFormat = Pick<ConsumeArgs, 'printKey' | 'printOffset'> & { json: boolean }
 
-function text (b: Buffer | null): string {
+function text(b: Buffer | null): string {
   return b === null ? 'null' : b.toString('utf8')
 }
 
 /** One output line (without newline): JSON, or `[partition:offset\t][key\t]value`. */
-export function formatMessage (m: ConsumerMessage, f: ConsumeFormat): string {
+export function formatMessage(m: ConsumerMessage, f: ConsumeFormat): string {
   if (f.json) {
     return toJson({
       topic: m.topic,
@@ -36,14 +36,14 @@ export function formatMessage (m: ConsumerMessage, f: ConsumeFormat): string {
   return parts.join('\t')
 }
 
-export function startOffset (args: ConsumeArgs): SeekOffset {
+export function startOffset(args: ConsumeArgs): SeekOffset {
   if (args.offset !== undefined) return args.offset
   if (args.fromTimestamp !== undefined) return { timestamp: args.fromTimestamp }
   if (args.fromBeginning) return 'beginning'
   return args.follow ? 'end' : 'beginning'
 }
 
-export async function consume (ctx: CommandContext, topic: string, args: ConsumeArgs): Promise<number> {
+export async function consume(ctx: CommandContext, topic: string, args: ConsumeArgs): Promise<number> {
   return await withClient(ctx, async (client) => {
     await assertTopicExists(client, topic, args.partition)
     const consumer = client.consumer({ maxWaitMs: 500, offsetReset: 'none' })
@@ -64,14 +64,19 @@ export async function consume (ctx: CommandContext, topic: string, args: Consume
 }
 
 /** The high watermarks now, through the consumer itself: seek to 'end' and read the positions. */
-async function endOffsets (consumer: Consumer, tps: TopicPartition[]): Promise<bigint[]> {
+async function endOffsets(consumer: Consumer, tps: TopicPartition[]): Promise<bigint[]> {
   for (const tp of tps) consumer.seek({ ...tp, offset: 'end' })
   return await Promise.all(tps.map(async (tp) => await consumer.position(tp)))
 }
 
 /** Prints records until done; returns how many were printed. */
-export async function consumeLoop (consumer: Consumer, topic: string, args: ConsumeArgs,
-  ctx: { json: boolean, io: CliIo }, signal: AbortSignal): Promise<number> {
+export async function consumeLoop(
+  consumer: Consumer,
+  topic: string,
+  args: ConsumeArgs,
+  ctx: { json: boolean; io: CliIo },
+  signal: AbortSignal,
+): Promise<number> {
   const tps = await consumer.assign([{ topic, partition: args.partition }])
   const endAt = args.follow ? [] : await endOffsets(consumer, tps)
   const start = startOffset(args)

@@ -12,8 +12,14 @@
  */
 import path from 'node:path'
 import {
-  isPortFree, spawnCluster, startZooKeeper, stopAll, zookeeperInstalled,
-  type SpawnedCluster, type SpawnedProcess, type ZooKeeperHandle,
+  isPortFree,
+  spawnCluster,
+  startZooKeeper,
+  stopAll,
+  zookeeperInstalled,
+  type SpawnedCluster,
+  type SpawnedProcess,
+  type ZooKeeperHandle,
 } from '@sluice/testkit'
 import { NAME_COLOURS, ansi, prettyLine } from '../log-pretty.js'
 import { UsageError, type CliIo } from '../output.js'
@@ -40,23 +46,27 @@ export const ZOOKEEPER_MISSING_MESSAGE = [
 
 export const DEV_DEFAULTS = { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091 } as const
 
-function useColour (io: CliIo): boolean {
+function useColour(io: CliIo): boolean {
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false
   if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true
   return io.isTTY
 }
 
 /** Runs until SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
-export async function runDev (options: DevOptions, io: CliIo): Promise<number> {
+export async function runDev(options: DevOptions, io: CliIo): Promise<number> {
   const dataDir = path.resolve(options.dataDir)
   const brokerPorts = Array.from({ length: options.brokers }, (_, i) => options.port + i)
   const allPorts = [options.metadataPort, ...brokerPorts]
   if (new Set(allPorts).size !== allPorts.length || brokerPorts.some((p) => p > 65535)) {
-    throw new UsageError(`ports overlap or exceed 65535: metadata ${options.metadataPort}, brokers ${brokerPorts.join(', ')}`)
+    throw new UsageError(
+      `ports overlap or exceed 65535: metadata ${options.metadataPort}, brokers ${brokerPorts.join(', ')}`,
+    )
   }
   for (const port of allPorts) {
-    if (!await isPortFree(port)) {
-      throw new UsageError(`port ${port} on 127.0.0.1 is in use (is another \`sluice dev\` running?); choose others with --port / --metadata-port`)
+    if (!(await isPortFree(port))) {
+      throw new UsageError(
+        `port ${port} on 127.0.0.1 is in use (is another \`sluice dev\` running?); choose others with --port / --metadata-port`,
+      )
     }
   }
 
@@ -71,14 +81,21 @@ export async function runDev (options: DevOptions, io: CliIo): Promise<number> {
       io.stderr.write(`${ZOOKEEPER_MISSING_MESSAGE}\n`)
       return 1
     }
-    const zkPort = await isPortFree(2181) ? 2181 : 0
+    const zkPort = (await isPortFree(2181)) ? 2181 : 0
     say(`starting ZooKeeper (data in ${path.join(dataDir, 'zookeeper')})`)
     // The JVM is out of the terminal's process group; hold Ctrl-C until it is up, then stop it.
     let early: NodeJS.Signals | undefined
-    const hold = (signal: NodeJS.Signals): void => { early = signal }
+    const hold = (signal: NodeJS.Signals): void => {
+      early = signal
+    }
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, hold)
     try {
-      zk = await startZooKeeper({ dataDir: path.join(dataDir, 'zookeeper'), port: zkPort, ownProcessGroup: true, heapMb: 256 })
+      zk = await startZooKeeper({
+        dataDir: path.join(dataDir, 'zookeeper'),
+        port: zkPort,
+        ownProcessGroup: true,
+        heapMb: 256,
+      })
     } finally {
       for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, hold)
     }
@@ -100,8 +117,16 @@ export async function runDev (options: DevOptions, io: CliIo): Promise<number> {
   }
 }
 
-async function runCluster (options: DevOptions, io: CliIo, dataDir: string, brokerPorts: number[], colour: boolean,
-  say: (text: string, tone?: string) => void, metadataArgs: string[], zk: ZooKeeperHandle | undefined): Promise<number> {
+async function runCluster(
+  options: DevOptions,
+  io: CliIo,
+  dataDir: string,
+  brokerPorts: number[],
+  colour: boolean,
+  say: (text: string, tone?: string) => void,
+  metadataArgs: string[],
+  zk: ZooKeeperHandle | undefined,
+): Promise<number> {
   const names = ['metadata', ...brokerPorts.map((_, i) => `broker-${i + 1}`)]
   const nameWidth = Math.max(...names.map((n) => n.length))
   const colourOf = new Map(names.map((n, i) => [n, NAME_COLOURS[i % NAME_COLOURS.length]!]))
@@ -114,7 +139,12 @@ async function runCluster (options: DevOptions, io: CliIo, dataDir: string, brok
       if (state === 'stopping') {
         say(`${signal} again: killing every child now`, ansi.red)
         for (const p of cluster === undefined ? [] : [cluster.metadata, ...cluster.brokers]) p.kill('SIGKILL')
-        if (zk !== undefined) for (const pid of zk.pids) if (pid !== undefined) try { process.kill(pid, 'SIGKILL') } catch {}
+        if (zk !== undefined)
+          for (const pid of zk.pids)
+            if (pid !== undefined)
+              try {
+                process.kill(pid, 'SIGKILL')
+              } catch {}
         return
       }
       resolve(signal)
@@ -124,7 +154,9 @@ async function runCluster (options: DevOptions, io: CliIo, dataDir: string, brok
   })
 
   const logArgs = options.logLevel === undefined ? [] : ['--log-level', options.logLevel]
-  say(`starting a dev cluster: metadata on ${options.metadataPort}, ${options.brokers} broker(s) on ${brokerPorts.join(', ')}, data in ${dataDir}`)
+  say(
+    `starting a dev cluster: metadata on ${options.metadataPort}, ${options.brokers} broker(s) on ${brokerPorts.join(', ')}, data in ${dataDir}`,
+  )
   const starting = spawnCluster({
     brokers: options.brokers,
     dataDir,
@@ -140,7 +172,10 @@ async function runCluster (options: DevOptions, io: CliIo, dataDir: string, brok
     },
   })
   const first = await Promise.race([
-    starting.then((c) => ({ kind: 'started' as const, cluster: c }), (err: unknown) => ({ kind: 'failed' as const, err })),
+    starting.then(
+      (c) => ({ kind: 'started' as const, cluster: c }),
+      (err: unknown) => ({ kind: 'failed' as const, err }),
+    ),
     stopRequested.then((signal) => ({ kind: 'signal' as const, signal })),
   ])
   if (first.kind === 'failed') {
@@ -150,7 +185,10 @@ async function runCluster (options: DevOptions, io: CliIo, dataDir: string, brok
   if (first.kind === 'signal') {
     state = 'stopping'
     say(`${first.signal}: stopping while starting up`)
-    await starting.then(async (c) => await c.stop({ timeoutMs: options.stopTimeoutMs }), async () => await stopAll())
+    await starting.then(
+      async (c) => await c.stop({ timeoutMs: options.stopTimeoutMs }),
+      async () => await stopAll(),
+    )
     say('stopped')
     return 0
   }
@@ -161,24 +199,38 @@ async function runCluster (options: DevOptions, io: CliIo, dataDir: string, brok
 
   const signal = await stopRequested
   state = 'stopping'
-  say(`${signal}: stopping brokers, then the metadata service${zk === undefined ? '' : ', then ZooKeeper'} (Ctrl-C again to kill)`)
+  say(
+    `${signal}: stopping brokers, then the metadata service${zk === undefined ? '' : ', then ZooKeeper'} (Ctrl-C again to kill)`,
+  )
   await cluster.stop({ timeoutMs: options.stopTimeoutMs ?? 15_000 })
   say('all processes stopped')
   return 0
 }
 
 /** Says loudly when a child exits while the cluster is supposed to be running. */
-function watchChildren (children: SpawnedProcess[], running: () => boolean, say: (text: string, tone?: string) => void): void {
+function watchChildren(
+  children: SpawnedProcess[],
+  running: () => boolean,
+  say: (text: string, tone?: string) => void,
+): void {
   for (const child of children) {
     void child.exited.then((info) => {
       if (!running()) return
-      say(`!!! ${child.name} (pid ${child.pid}) exited unexpectedly: code ${String(info.code)}, signal ${String(info.signal)}`, ansi.red)
+      say(
+        `!!! ${child.name} (pid ${child.pid}) exited unexpectedly: code ${String(info.code)}, signal ${String(info.signal)}`,
+        ansi.red,
+      )
       say(`!!! the rest of the cluster keeps running; restart \`sluice dev\` to bring ${child.name} back`, ansi.red)
     })
   }
 }
 
-function printBanner (cluster: SpawnedCluster, options: DevOptions, say: (text: string, tone?: string) => void, zk: ZooKeeperHandle | undefined): void {
+function printBanner(
+  cluster: SpawnedCluster,
+  options: DevOptions,
+  say: (text: string, tone?: string) => void,
+  zk: ZooKeeperHandle | undefined,
+): void {
   const bootstrap = cluster.bootstrap.join(',')
   const flag = cluster.bootstrap[0] === '127.0.0.1:9092' ? '' : ` --bootstrap ${cluster.bootstrap[0]!}`
   const lines = [
@@ -186,7 +238,11 @@ function printBanner (cluster: SpawnedCluster, options: DevOptions, say: (text: 
     `Sluice dev cluster ready: 1 metadata service, ${cluster.brokers.length} broker(s)`,
     `  bootstrap   ${bootstrap}`,
     `  metadata    ${cluster.metadata.endpoint}${zk === undefined ? '' : ` (tree in ZooKeeper ${zk.connectString}${DEV_ZOOKEEPER_CHROOT})`}`,
-    ...(zk === undefined ? [] : [`  zookeeper   pid ${zk.pids.join(',')}; look: /usr/share/zookeeper/bin/zkCli.sh -server ${zk.connectString} ls ${DEV_ZOOKEEPER_CHROOT}/brokers/ids`]),
+    ...(zk === undefined
+      ? []
+      : [
+          `  zookeeper   pid ${zk.pids.join(',')}; look: /usr/share/zookeeper/bin/zkCli.sh -server ${zk.connectString} ls ${DEV_ZOOKEEPER_CHROOT}/brokers/ids`,
+        ]),
     `  pids        metadata=${cluster.metadata.pid} ${cluster.brokers.map((b) => `${b.name}=${b.pid}`).join(' ')}`,
     `  data dir    ${path.resolve(options.dataDir)}`,
     '',

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest'
 import type { GroupDescription } from '@sluice/client'
 import { runCli, type CommandHandlers } from '../program.js'
 import { testIo } from '../test-io.js'
-import { describeView, renderGroupDescription, renderGroupList, renderResetPlan, resetSpec, type GroupsResetArgs } from './groups.js'
+import {
+  describeView,
+  renderGroupDescription,
+  renderGroupList,
+  renderResetPlan,
+  resetSpec,
+  type GroupsResetArgs,
+} from './groups.js'
 
 const desc: GroupDescription = {
   groupId: 'billing',
@@ -12,8 +19,24 @@ const desc: GroupDescription = {
   generationId: 4,
   leader: 'm-1',
   members: [
-    { memberId: 'm-1', clientId: 'svc', clientHost: '10.0.0.1', assignment: [{ topic: 'orders', partition: 0 }, { topic: 'orders', partition: 1 }], subscription: ['orders'] },
-    { memberId: 'm-2', groupInstanceId: 'pod-2', clientId: 'svc', clientHost: '10.0.0.2', assignment: [{ topic: 'orders', partition: 2 }], subscription: ['orders'] },
+    {
+      memberId: 'm-1',
+      clientId: 'svc',
+      clientHost: '10.0.0.1',
+      assignment: [
+        { topic: 'orders', partition: 0 },
+        { topic: 'orders', partition: 1 },
+      ],
+      subscription: ['orders'],
+    },
+    {
+      memberId: 'm-2',
+      groupInstanceId: 'pod-2',
+      clientId: 'svc',
+      clientHost: '10.0.0.2',
+      assignment: [{ topic: 'orders', partition: 2 }],
+      subscription: ['orders'],
+    },
   ],
 }
 
@@ -22,7 +45,11 @@ const committed = [
   { topic: 'orders', partition: 2, offset: 7n },
   { topic: 'gone', partition: 0, offset: 3n },
 ]
-const ends = new Map([['orders\u00000', 15n], ['orders\u00001', 4n], ['orders\u00002', 7n]])
+const ends = new Map([
+  ['orders\u00000', 15n],
+  ['orders\u00001', 4n],
+  ['orders\u00002', 7n],
+])
 
 describe('groups views', () => {
   it('joins members, committed offsets and log ends into per-partition lag', () => {
@@ -37,44 +64,51 @@ describe('groups views', () => {
   })
 
   it('renders a description', () => {
-    expect(renderGroupDescription(describeView(desc, committed, ends))).toBe([
-      'group       billing',
-      'state       Stable',
-      'protocol    consumer/cooperative-sticky',
-      'generation  4',
-      'members     2',
-      '',
-      'MEMBER        INSTANCE  CLIENT ID  HOST      PARTITIONS',
-      'm-1 (leader)  -         svc        10.0.0.1  orders:0,orders:1',
-      'm-2           pod-2     svc        10.0.0.2  orders:2',
-      '',
-      'TOPIC   PARTITION  COMMITTED  LOG END  LAG  MEMBER',
-      'gone            0          3        -    -  -',
-      'orders          0         10       15    5  m-1',
-      'orders          1          -        4    -  m-1',
-      'orders          2          7        7    0  m-2',
-      '',
-      'total lag   5',
-      '',
-    ].join('\n'))
+    expect(renderGroupDescription(describeView(desc, committed, ends))).toBe(
+      [
+        'group       billing',
+        'state       Stable',
+        'protocol    consumer/cooperative-sticky',
+        'generation  4',
+        'members     2',
+        '',
+        'MEMBER        INSTANCE  CLIENT ID  HOST      PARTITIONS',
+        'm-1 (leader)  -         svc        10.0.0.1  orders:0,orders:1',
+        'm-2           pod-2     svc        10.0.0.2  orders:2',
+        '',
+        'TOPIC   PARTITION  COMMITTED  LOG END  LAG  MEMBER',
+        'gone            0          3        -    -  -',
+        'orders          0         10       15    5  m-1',
+        'orders          1          -        4    -  m-1',
+        'orders          2          7        7    0  m-2',
+        '',
+        'total lag   5',
+        '',
+      ].join('\n'),
+    )
   })
 
   it('renders the list and reset plans', () => {
-    expect(renderGroupList([{ groupId: 'b', state: 'Empty', protocolType: 'consumer' }, { groupId: 'a', state: 'Stable', protocolType: '' }])).toBe([
-      'GROUP  STATE   PROTOCOL TYPE',
-      'a      Stable  -',
-      'b      Empty   consumer',
-      '',
-    ].join('\n'))
-    const plan = [{ topic: 'orders', partition: 0, current: 10n, target: 0n }, { topic: 'orders', partition: 1, current: null, target: 0n }]
+    expect(
+      renderGroupList([
+        { groupId: 'b', state: 'Empty', protocolType: 'consumer' },
+        { groupId: 'a', state: 'Stable', protocolType: '' },
+      ]),
+    ).toBe(['GROUP  STATE   PROTOCOL TYPE', 'a      Stable  -', 'b      Empty   consumer', ''].join('\n'))
+    const plan = [
+      { topic: 'orders', partition: 0, current: 10n, target: 0n },
+      { topic: 'orders', partition: 1, current: null, target: 0n },
+    ]
     expect(renderResetPlan('g', plan, false)).toContain('dry run: nothing changed; add --execute')
-    expect(renderResetPlan('g', plan, true)).toBe([
-      'TOPIC   PARTITION  CURRENT  NEW',
-      'orders          0       10    0',
-      'orders          1        -    0',
-      'reset 2 partition(s) of group g',
-      '',
-    ].join('\n'))
+    expect(renderResetPlan('g', plan, true)).toBe(
+      [
+        'TOPIC   PARTITION  CURRENT  NEW',
+        'orders          0       10    0',
+        'orders          1        -    0',
+        'reset 2 partition(s) of group g',
+        '',
+      ].join('\n'),
+    )
   })
 
   it('needs exactly one reset target', () => {
@@ -87,12 +121,14 @@ describe('groups views', () => {
 })
 
 describe('groups argument parsing', () => {
-  function recorder (): { calls: unknown[][], handlers: CommandHandlers } {
+  function recorder(): { calls: unknown[][]; handlers: CommandHandlers } {
     const calls: unknown[][] = []
-    const rec = (name: string) => async (...args: unknown[]) => {
-      calls.push([name, ...args.slice(1)])
-      return 0
-    }
+    const rec =
+      (name: string) =>
+      async (...args: unknown[]) => {
+        calls.push([name, ...args.slice(1)])
+        return 0
+      }
     const handlers = new Proxy({}, { get: (_t, name) => rec(String(name)) }) as unknown as CommandHandlers
     return { calls, handlers }
   }
@@ -102,9 +138,19 @@ describe('groups argument parsing', () => {
     expect(await runCli(['groups', 'list'], testIo(), handlers)).toBe(0)
     expect(await runCli(['groups', 'describe', 'g1', '--json'], testIo(), handlers)).toBe(0)
     expect(await runCli(['groups', 'delete', 'g1'], testIo(), handlers)).toBe(0)
-    expect(await runCli(['groups', 'reset-offsets', 'g1', '--topic', 't', '--to-offset', '42'], testIo(), handlers)).toBe(0)
-    expect(await runCli(['groups', 'reset-offsets', 'g1', '--topic', 't', '--shift-by', '-5', '--execute'], testIo(), handlers)).toBe(0)
-    expect(await runCli(['groups', 'reset-offsets', 'g1', '--topic', 't', '--to-timestamp', '1000'], testIo(), handlers)).toBe(0)
+    expect(
+      await runCli(['groups', 'reset-offsets', 'g1', '--topic', 't', '--to-offset', '42'], testIo(), handlers),
+    ).toBe(0)
+    expect(
+      await runCli(
+        ['groups', 'reset-offsets', 'g1', '--topic', 't', '--shift-by', '-5', '--execute'],
+        testIo(),
+        handlers,
+      ),
+    ).toBe(0)
+    expect(
+      await runCli(['groups', 'reset-offsets', 'g1', '--topic', 't', '--to-timestamp', '1000'], testIo(), handlers),
+    ).toBe(0)
     expect(calls).toEqual([
       ['groupsList'],
       ['groupsDescribe', 'g1'],
@@ -118,7 +164,9 @@ describe('groups argument parsing', () => {
   it('rejects two targets and a missing topic', async () => {
     const { calls, handlers } = recorder()
     const io = testIo()
-    expect(await runCli(['groups', 'reset-offsets', 'g1', '--topic', 't', '--to-earliest', '--to-latest'], io, handlers)).not.toBe(0)
+    expect(
+      await runCli(['groups', 'reset-offsets', 'g1', '--topic', 't', '--to-earliest', '--to-latest'], io, handlers),
+    ).not.toBe(0)
     expect(io.err()).toMatch(/cannot be used with/)
     const io2 = testIo()
     expect(await runCli(['groups', 'reset-offsets', 'g1', '--to-earliest'], io2, handlers)).not.toBe(0)

@@ -4,27 +4,40 @@ import { describe, expect, it } from 'vitest'
 import { produceLines } from './produce.js'
 
 /** A producer whose sends complete only when the test says so. */
-function fakeProducer () {
-  const sends: Array<{ records: ProducerRecord[], resolve: () => void, reject: (e: unknown) => void }> = []
+function fakeProducer() {
+  const sends: Array<{ records: ProducerRecord[]; resolve: () => void; reject: (e: unknown) => void }> = []
   return {
     sends,
-    send: async (req: { topic: string, records: ProducerRecord[] }): Promise<RecordMetadata[]> =>
+    send: async (req: { topic: string; records: ProducerRecord[] }): Promise<RecordMetadata[]> =>
       await new Promise<RecordMetadata[]>((resolve, reject) => {
         sends.push({ records: req.records, resolve: () => resolve([]), reject })
       }),
   }
 }
 
-async function * lines (n: number, counter: { pulled: number }): AsyncGenerator<string> {
-  for (let i = 0; i < n; i++) { counter.pulled++; yield `k${i}:v${i}\n` }
+async function* lines(n: number, counter: { pulled: number }): AsyncGenerator<string> {
+  for (let i = 0; i < n; i++) {
+    counter.pulled++
+    yield `k${i}:v${i}\n`
+  }
 }
 
 describe('produceLines', () => {
   it('sends every line once, split at the key separator, in order', async () => {
     const p = fakeProducer()
     const counter = { pulled: 0 }
-    const done = produceLines({ send: async (r) => { const x = p.send(r); p.sends.at(-1)!.resolve(); return await x } },
-      'orders', lines(2500, counter), { keySeparator: ':' })
+    const done = produceLines(
+      {
+        send: async (r) => {
+          const x = p.send(r)
+          p.sends.at(-1)!.resolve()
+          return await x
+        },
+      },
+      'orders',
+      lines(2500, counter),
+      { keySeparator: ':' },
+    )
     const summary = await done
     expect(summary).toEqual({ sent: 2500, acknowledged: 2500, failed: 0 })
     const all = p.sends.flatMap((s) => s.records)
@@ -49,7 +62,10 @@ describe('produceLines', () => {
     let released = 0
     while (released < 100) {
       const next = p.sends[released]
-      if (next === undefined) { await new Promise((resolve) => setImmediate(resolve)); continue }
+      if (next === undefined) {
+        await new Promise((resolve) => setImmediate(resolve))
+        continue
+      }
       next.resolve()
       released++
     }
@@ -59,13 +75,18 @@ describe('produceLines', () => {
   it('counts the records of failed sends and keeps the first error', async () => {
     let call = 0
     const err = new SluiceError('NOT_ENOUGH_REPLICAS', 'isr too small')
-    const summary = await produceLines({
-      send: async (r) => {
-        call++
-        if (call === 2) throw err
-        return r.records.map(() => ({ topic: 't', partition: 0, offset: 0n, timestamp: 0n }))
+    const summary = await produceLines(
+      {
+        send: async (r) => {
+          call++
+          if (call === 2) throw err
+          return r.records.map(() => ({ topic: 't', partition: 0, offset: 0n, timestamp: 0n }))
+        },
       },
-    }, 't', lines(2500, { pulled: 0 }), {})
+      't',
+      lines(2500, { pulled: 0 }),
+      {},
+    )
     expect(summary).toEqual({ sent: 2500, acknowledged: 1500, failed: 1000, firstError: err })
   })
 })

@@ -15,9 +15,14 @@ const CHUNK_RECORDS = 1000
 const CHUNK_CHARS = 1 << 20
 const MAX_CHUNKS_IN_FLIGHT = 8
 
-export interface ProduceSummary { sent: number, acknowledged: number, failed: number, firstError?: unknown }
+export interface ProduceSummary {
+  sent: number
+  acknowledged: number
+  failed: number
+  firstError?: unknown
+}
 
-export async function produce (ctx: CommandContext, topic: string, args: ProduceArgs): Promise<number> {
+export async function produce(ctx: CommandContext, topic: string, args: ProduceArgs): Promise<number> {
   return await withClient(ctx, async (client) => {
     await assertTopicExists(client, topic, args.partition)
     const producer = client.producer({ acks: args.acks, compression: args.compression, deliveryTimeoutMs: 60_000 })
@@ -33,8 +38,12 @@ export async function produce (ctx: CommandContext, topic: string, args: Produce
 }
 
 /** Reads lines and sends them; never throws for delivery failures, it counts them. */
-export async function produceLines (producer: Pick<Producer, 'send'>, topic: string,
-  input: AsyncIterable<Buffer | string>, args: Pick<ProduceArgs, 'keySeparator' | 'partition'>): Promise<ProduceSummary> {
+export async function produceLines(
+  producer: Pick<Producer, 'send'>,
+  topic: string,
+  input: AsyncIterable<Buffer | string>,
+  args: Pick<ProduceArgs, 'keySeparator' | 'partition'>,
+): Promise<ProduceSummary> {
   const summary: ProduceSummary = { sent: 0, acknowledged: 0, failed: 0 }
   const inFlight = new Set<Promise<void>>()
   let chunk: ProducerRecord[] = []
@@ -45,13 +54,19 @@ export async function produceLines (producer: Pick<Producer, 'send'>, topic: str
     chunk = []
     chunkChars = 0
     summary.sent += records.length
-    const p: Promise<void> = producer.send({ topic, records }).then(
-      () => { summary.acknowledged += records.length },
-      (err: unknown) => {
-        // send() rejects with the first failure of the call; none of its records count as acked.
-        summary.failed += records.length
-        summary.firstError ??= err
-      }).finally(() => inFlight.delete(p))
+    const p: Promise<void> = producer
+      .send({ topic, records })
+      .then(
+        () => {
+          summary.acknowledged += records.length
+        },
+        (err: unknown) => {
+          // send() rejects with the first failure of the call; none of its records count as acked.
+          summary.failed += records.length
+          summary.firstError ??= err
+        },
+      )
+      .finally(() => inFlight.delete(p))
     inFlight.add(p)
     while (inFlight.size >= MAX_CHUNKS_IN_FLIGHT) await Promise.race(inFlight)
   }
@@ -66,7 +81,7 @@ export async function produceLines (producer: Pick<Producer, 'send'>, topic: str
   return summary
 }
 
-function reportSummary (io: CliIo, topic: string, s: ProduceSummary): void {
+function reportSummary(io: CliIo, topic: string, s: ProduceSummary): void {
   if (s.failed === 0) {
     io.stderr.write(`produced ${s.acknowledged} record(s) to ${topic}, 0 errors\n`)
     return

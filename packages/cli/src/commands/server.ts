@@ -18,14 +18,16 @@ const SIGNAL_EXIT_CODES = { SIGTERM: 143, SIGINT: 130 } as const
  * for an unreachable metadata service) would be ignored until the runtime's SIGKILL. Until the
  * server has a handler of its own, exit as an ordinary process would.
  */
-function exitOnEarlySignals (): void {
+function exitOnEarlySignals(): void {
   for (const [signal, code] of Object.entries(SIGNAL_EXIT_CODES)) {
-    process.on(signal, () => { if (process.listenerCount(signal) === 1) process.exit(code) })
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(code)
+    })
   }
 }
 
 /** Never resolves: the server's main module exits the process when it stops. */
-export async function runServerRole (role: ServerRole, flags: readonly string[]): Promise<never> {
+export async function runServerRole(role: ServerRole, flags: readonly string[]): Promise<never> {
   const main = serverMainPath(role)
   exitOnEarlySignals()
   // A server's main reads its flags from process.argv.slice(2), as if started as `node main.js ...`.

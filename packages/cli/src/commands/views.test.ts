@@ -23,41 +23,55 @@ describe('views', () => {
       ],
     }
     const result = underReplicated([orders, healthy, lagging])
-    expect(result.map((t) => [t.name, t.partitions.map((p) => p.partition)])).toEqual([['orders', [1]], ['lagging', [0]]])
+    expect(result.map((t) => [t.name, t.partitions.map((p) => p.partition)])).toEqual([
+      ['orders', [1]],
+      ['lagging', [0]],
+    ])
   })
 
   it('renders partitions sorted, with offline leaders as none', () => {
-    expect(renderPartitions([orders])).toBe([
-      'TOPIC   PARTITION  LEADER  LEADER EPOCH  REPLICAS  ISR',
-      'orders          0       1             0  1,2       1,2',
-      'orders          1    none             4  2,3',
-      '',
-    ].join('\n'))
+    expect(renderPartitions([orders])).toBe(
+      [
+        'TOPIC   PARTITION  LEADER  LEADER EPOCH  REPLICAS  ISR',
+        'orders          0       1             0  1,2       1,2',
+        'orders          1    none             4  2,3',
+        '',
+      ].join('\n'),
+    )
   })
 
   it('renders the topic list sorted by name', () => {
     const offsets: TopicView = { name: '__consumer_offsets', internal: true, configs: {}, partitions: [] }
-    expect(renderTopicList([orders, offsets])).toBe([
-      'TOPIC               PARTITIONS  REPLICATION  INTERNAL',
-      '__consumer_offsets           0            0  yes',
-      'orders                       2            2',
-      '',
-    ].join('\n'))
+    expect(renderTopicList([orders, offsets])).toBe(
+      [
+        'TOPIC               PARTITIONS  REPLICATION  INTERNAL',
+        '__consumer_offsets           0            0  yes',
+        'orders                       2            2',
+        '',
+      ].join('\n'),
+    )
   })
 
   it('renders the cluster with its brokers', () => {
-    expect(renderCluster({
-      clusterId: 'abc',
-      controllerId: 1,
-      brokers: [{ brokerId: 2, host: '127.0.0.1', port: 9093, rack: '' }, { brokerId: 1, host: '127.0.0.1', port: 9092, rack: 'r1' }],
-    })).toBe([
-      'cluster id  abc',
-      'controller  1',
-      '',
-      'BROKER  HOST       PORT  RACK',
-      '     1  127.0.0.1  9092  r1',
-      '     2  127.0.0.1  9093  -',
-      '',
-    ].join('\n'))
+    expect(
+      renderCluster({
+        clusterId: 'abc',
+        controllerId: 1,
+        brokers: [
+          { brokerId: 2, host: '127.0.0.1', port: 9093, rack: '' },
+          { brokerId: 1, host: '127.0.0.1', port: 9092, rack: 'r1' },
+        ],
+      }),
+    ).toBe(
+      [
+        'cluster id  abc',
+        'controller  1',
+        '',
+        'BROKER  HOST       PORT  RACK',
+        '     1  127.0.0.1  9092  r1',
+        '     2  127.0.0.1  9093  -',
+        '',
+      ].join('\n'),
+    )
   })
 })

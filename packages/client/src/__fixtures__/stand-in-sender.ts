@@ -15,10 +15,10 @@ import { ProducerImpl, resolveProducerOptions, type ProducerOptions } from '../p
 export interface StandInProducer {
   readonly producer: ProducerImpl
   /** Turns in which the stand-in drained. */
-  drains (): number
+  drains(): number
 }
 
-export function producerWithStandInSender (options: ProducerOptions, partitions: number): StandInProducer {
+export function producerWithStandInSender(options: ProducerOptions, partitions: number): StandInProducer {
   const client = resolveConnectOptions({ bootstrap: ['127.0.0.1:1'] })
   const list = Array.from({ length: partitions }, (_, partition) => ({ partition, leader: 1 }))
   const cache = {
@@ -28,8 +28,14 @@ export function producerWithStandInSender (options: ProducerOptions, partitions:
     refresh: async () => {},
     requestRefresh: () => {},
   } as unknown as MetadataCache
-  const producer = new ProducerImpl(cache, {} as unknown as ConnectionPool, resolveProducerOptions(options, client), client, silentLogger)
-  const internals = producer as unknown as { acc: RecordAccumulator, sender: unknown, wakeSpaceWaiters: () => void }
+  const producer = new ProducerImpl(
+    cache,
+    {} as unknown as ConnectionPool,
+    resolveProducerOptions(options, client),
+    client,
+    silentLogger,
+  )
+  const internals = producer as unknown as { acc: RecordAccumulator; sender: unknown; wakeSpaceWaiters: () => void }
   const next = new Array<bigint>(partitions).fill(0n)
   let scheduled = false
   let drains = 0
@@ -42,7 +48,13 @@ export function producerWithStandInSender (options: ProducerOptions, partitions:
         drains++
         // One drain takes one batch per partition: repeat until every queue is empty.
         while (!internals.acc.isEmpty) {
-          const d = internals.acc.drain({ flush: true, muted: new Set(), leaderOf: () => 1, canSend: () => true, maxRequestBytes: 1 << 30 })
+          const d = internals.acc.drain({
+            flush: true,
+            muted: new Set(),
+            leaderOf: () => 1,
+            canSend: () => true,
+            maxRequestBytes: 1 << 30,
+          })
           for (const batches of d.byBroker.values()) {
             for (const b of batches) {
               internals.acc.release(b)

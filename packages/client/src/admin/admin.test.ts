@@ -4,7 +4,9 @@ import { throwItemErrors } from './admin.js'
 
 describe('throwItemErrors', () => {
   it('does nothing when every item succeeded', () => {
-    expect(() => { throwItemErrors('op', [{ name: 'a', error_code: 0, error_message: '' }]) }).not.toThrow()
+    expect(() => {
+      throwItemErrors('op', [{ name: 'a', error_code: 0, error_message: '' }])
+    }).not.toThrow()
   })
 
   it('throws one SluiceError with the first failure code, listing every failed item', () => {

@@ -45,7 +45,12 @@ export interface ListedOffset extends TopicPartition {
   timestamp: bigint
 }
 
-export type ResetSpec = 'earliest' | 'latest' | { offset: bigint } | { timestamp: number | bigint } | { shiftBy: bigint }
+export type ResetSpec =
+  | 'earliest'
+  | 'latest'
+  | { offset: bigint }
+  | { timestamp: number | bigint }
+  | { shiftBy: bigint }
 
 export interface OffsetResetPlanItem extends TopicPartition {
   /** The committed offset before the reset, -1n when none. */

@@ -59,8 +59,14 @@ export interface ConsumerOptions {
   offsetReset?: 'earliest' | 'latest' | 'none'
 }
 
-export interface EachMessagePayload { message: ConsumerMessage, topic: string, partition: number }
-export interface EachBatchPayload { batch: ConsumerBatch }
+export interface EachMessagePayload {
+  message: ConsumerMessage
+  topic: string
+  partition: number
+}
+export interface EachBatchPayload {
+  batch: ConsumerBatch
+}
 
 export interface RunOptions {
   eachMessage?: (payload: EachMessagePayload) => Promise<void> | void
@@ -69,7 +75,7 @@ export interface RunOptions {
 
 export interface RunHandle {
   /** Stops after the callback in progress returns; resolves when stopped. */
-  stop (): Promise<void>
+  stop(): Promise<void>
   /** Resolves when the run ends by stop() or close(); rejects with the error that ended it. */
   readonly done: Promise<void>
 }
@@ -81,28 +87,28 @@ export interface Consumer extends AsyncIterable<ConsumerMessage> {
    * resolves once those start positions are known. Partitions kept keep their position. Rejects
    * with UNKNOWN_TOPIC_OR_PARTITION (after retries) for a topic or partition that does not exist.
    */
-  assign (items: Array<{ topic: string, partition?: number }>): Promise<TopicPartition[]>
+  assign(items: Array<{ topic: string; partition?: number }>): Promise<TopicPartition[]>
   /** The current assignment. */
-  assignment (): TopicPartition[]
+  assignment(): TopicPartition[]
   /**
    * Moves an assigned partition. Takes effect for the next fetch: messages buffered or on the
    * way for the old position are dropped. 'beginning', 'end' and timestamps are resolved with
    * ListOffsets in the background; `position()` waits for that.
    */
-  seek (target: TopicPartition & { offset: SeekOffset }): void
+  seek(target: TopicPartition & { offset: SeekOffset }): void
   /** Stops delivering (and fetching) these partitions until resume(). */
-  pause (tps: TopicPartition[]): void
-  resume (tps: TopicPartition[]): void
+  pause(tps: TopicPartition[]): void
+  resume(tps: TopicPartition[]): void
   /** The next offset to be delivered for the partition (waits for a pending seek to resolve). */
-  position (tp: TopicPartition): Promise<bigint>
+  position(tp: TopicPartition): Promise<bigint>
   /**
    * Messages in offset order per partition, interleaved across partitions. Ends when the
    * consumer closes; throws (and ends) on an error that needs the application, such as
    * OFFSET_OUT_OF_RANGE with offsetReset 'none'. One iterator or run() at a time.
    */
-  messages (options?: { signal?: AbortSignal }): AsyncIterableIterator<ConsumerMessage>
+  messages(options?: { signal?: AbortSignal }): AsyncIterableIterator<ConsumerMessage>
   /** Callback style: eachBatch if given, else eachMessage. A callback that throws ends the run. */
-  run (options: RunOptions): RunHandle
+  run(options: RunOptions): RunHandle
   /** Stops fetching, ends iterators and runs, closes the streams. */
-  close (): Promise<void>
+  close(): Promise<void>
 }

@@ -14,7 +14,7 @@ import type { FetcherOptions } from './fetcher.js'
 import { listOffsetsWithRetry, seekTimestamp } from './list-offsets.js'
 import { tpKey } from './subscription.js'
 
-export function resolveConsumerOptions (o: ConsumerOptions, client: ResolvedConnectOptions): FetcherOptions {
+export function resolveConsumerOptions(o: ConsumerOptions, client: ResolvedConnectOptions): FetcherOptions {
   const c = new OptionChecker('consumer')
   c.int('maxWaitMs', o.maxWaitMs, 0)
   c.int('minBytes', o.minBytes, 0)
@@ -42,22 +42,31 @@ export function resolveConsumerOptions (o: ConsumerOptions, client: ResolvedConn
 export class ConsumerImpl extends DeliveryCore<RunOptions> implements Consumer {
   protected readonly lostAs = 'unassigned'
 
-  constructor (cache: MetadataCache, pool: ConnectionPool, private readonly options: FetcherOptions,
-    private readonly client: ResolvedConnectOptions, log: Logger) {
+  constructor(
+    cache: MetadataCache,
+    pool: ConnectionPool,
+    private readonly options: FetcherOptions,
+    private readonly client: ResolvedConnectOptions,
+    log: Logger,
+  ) {
     super(cache, pool, options, log)
   }
 
-  async assign (items: Array<{ topic: string, partition?: number }>): Promise<TopicPartition[]> {
+  async assign(items: Array<{ topic: string; partition?: number }>): Promise<TopicPartition[]> {
     this.assertOpen()
     if (!Array.isArray(items)) throw new TypeError('assign() needs an array of { topic, partition? }')
     const wanted = new Map<string, TopicPartition>()
     for (const item of items) {
-      if (item === null || typeof item !== 'object' || typeof item.topic !== 'string') throw new TypeError('assign() items need a topic')
+      if (item === null || typeof item !== 'object' || typeof item.topic !== 'string')
+        throw new TypeError('assign() items need a topic')
       const info = await this.cache.topic(item.topic)
       const list = item.partition === undefined ? info.partitions.map((p) => p.partition) : [item.partition]
       for (const partition of list) {
         if (!Number.isInteger(partition) || partition < 0 || partition >= info.partitions.length) {
-          throw new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `${item.topic} has no partition ${String(partition)}`, { topic: item.topic, partition })
+          throw new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `${item.topic} has no partition ${String(partition)}`, {
+            topic: item.topic,
+            partition,
+          })
         }
         wanted.set(tpKey(item.topic, partition), { topic: item.topic, partition })
       }
@@ -76,25 +85,25 @@ export class ConsumerImpl extends DeliveryCore<RunOptions> implements Consumer {
     return [...wanted.values()]
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
     await this.fetcher.stop()
     this.subs.notify()
   }
 
-  protected handOut ({ s, generation, batch }: Delivered, i: number): boolean {
+  protected handOut({ s, generation, batch }: Delivered, i: number): boolean {
     if (s.generation !== generation || this.closed) return false // a seek (or close) superseded the rest
     s.position = batch.messages[i]!.offset + 1n
     return true
   }
 
-  protected async runBatch ({ s, batch }: Delivered, options: RunOptions): Promise<void> {
+  protected async runBatch({ s, batch }: Delivered, options: RunOptions): Promise<void> {
     s.position = batch.messages[batch.messages.length - 1]!.offset + 1n
     await options.eachBatch!({ batch })
   }
 
-  protected async runMessages (next: Delivered, options: RunOptions, signal: AbortSignal): Promise<void> {
+  protected async runMessages(next: Delivered, options: RunOptions, signal: AbortSignal): Promise<void> {
     const messages = next.batch.messages
     for (let i = 0; i < messages.length; i++) {
       if (signal.aborted || !this.handOut(next, i)) break
@@ -105,15 +114,20 @@ export class ConsumerImpl extends DeliveryCore<RunOptions> implements Consumer {
     }
   }
 
-  private async resolveOffsets (tps: TopicPartition[], target: SeekOffset): Promise<Map<string, bigint>> {
+  private async resolveOffsets(tps: TopicPartition[], target: SeekOffset): Promise<Map<string, bigint>> {
     const result = new Map<string, bigint>()
     if (tps.length === 0 || typeof target === 'bigint') return result
-    const answers = await listOffsetsWithRetry(this.cache, this.pool, tps.map((tp) => ({ ...tp, timestamp: seekTimestamp(target) })), {
-      isolationLevel: this.options.isolationLevel,
-      timeoutMs: this.client.requestTimeoutMs,
-      retry: this.client.retry,
-      operation: 'resolving start offsets',
-    })
+    const answers = await listOffsetsWithRetry(
+      this.cache,
+      this.pool,
+      tps.map((tp) => ({ ...tp, timestamp: seekTimestamp(target) })),
+      {
+        isolationLevel: this.options.isolationLevel,
+        timeoutMs: this.client.requestTimeoutMs,
+        retry: this.client.retry,
+        operation: 'resolving start offsets',
+      },
+    )
     for (const [key, a] of answers) if (a.offset >= 0n) result.set(key, a.offset)
     return result
   }

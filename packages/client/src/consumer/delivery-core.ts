@@ -17,13 +17,24 @@ import { SluiceError } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
 import type { ConnectionPool } from '../network/connection-pool.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
-import type { ConsumerBatch, ConsumerMessage, RunHandle, RunOptions, SeekOffset, TopicPartition } from './consumer-types.js'
+import type {
+  ConsumerBatch,
+  ConsumerMessage,
+  RunHandle,
+  RunOptions,
+  SeekOffset,
+  TopicPartition,
+} from './consumer-types.js'
 import { takeNextBatch } from './fetched-records.js'
 import { Fetcher, type FetcherOptions } from './fetcher.js'
 import { SubscriptionState, assertSeekOffset, type PartitionState } from './subscription.js'
 
 /** A batch taken for delivery, with its partition's generation then (a seek bumps it). */
-export interface Delivered { s: PartitionState, generation: number, batch: ConsumerBatch }
+export interface Delivered {
+  s: PartitionState
+  generation: number
+  batch: ConsumerBatch
+}
 
 export abstract class DeliveryCore<O extends RunOptions> {
   protected readonly subs = new SubscriptionState()
@@ -39,43 +50,53 @@ export abstract class DeliveryCore<O extends RunOptions> {
   protected readonly idleWakeMs: number | undefined = undefined
   private rotation = 0
 
-  constructor (protected readonly cache: MetadataCache, protected readonly pool: ConnectionPool,
-    fetcherOptions: FetcherOptions, log: Logger) {
+  constructor(
+    protected readonly cache: MetadataCache,
+    protected readonly pool: ConnectionPool,
+    fetcherOptions: FetcherOptions,
+    log: Logger,
+  ) {
     this.fetcher = new Fetcher(this.subs, cache, pool, fetcherOptions, log)
   }
 
   // ---- what a subclass adds; the defaults add nothing ----
 
   /** seek() is about to move `s` (its buffers are dropped). */
-  protected beforeSeek (_s: PartitionState): void {}
+  protected beforeSeek(_s: PartitionState): void {}
   /** run() checks the options the core does not know about. */
-  protected checkRunOptions (_options: O): void {}
+  protected checkRunOptions(_options: O): void {}
   /** Throws if this consumer cannot deliver yet (checked before the one-at-a-time rule). */
-  protected assertCanDeliver (): void {}
+  protected assertCanDeliver(): void {}
   /** An iterator or run() just became the active delivery. */
-  protected deliveryStarted (): void {}
+  protected deliveryStarted(): void {}
   /** The active iterator or run() ended (normally, by break, stop, close or error). */
-  protected deliveryEnded (): void {}
+  protected deliveryEnded(): void {}
   /** Where delivery may let other work run before it takes the next batch; returns that work. */
-  protected pollPoint (): Promise<void> | undefined { return undefined }
+  protected pollPoint(): Promise<void> | undefined {
+    return undefined
+  }
   /** What the iterator must wait for before it may hand out its next message. */
-  protected beforeHandOut (): Promise<void> | undefined { return undefined }
+  protected beforeHandOut(): Promise<void> | undefined {
+    return undefined
+  }
   /** Whether the iterator may hand out message `i` of `next`; if so this moves the position past it. */
-  protected abstract handOut (next: Delivered, i: number): boolean
+  protected abstract handOut(next: Delivered, i: number): boolean
   /** The application asked the iterator for more after message `i`: it is processed. */
-  protected handedBack (_next: Delivered, _i: number): Promise<void> | undefined { return undefined }
+  protected handedBack(_next: Delivered, _i: number): Promise<void> | undefined {
+    return undefined
+  }
   /** run({ eachBatch }) of one batch. */
-  protected abstract runBatch (next: Delivered, options: O, signal: AbortSignal): Promise<void>
+  protected abstract runBatch(next: Delivered, options: O, signal: AbortSignal): Promise<void>
   /** run({ eachMessage }) of one batch's messages. */
-  protected abstract runMessages (next: Delivered, options: O, signal: AbortSignal): Promise<void>
+  protected abstract runMessages(next: Delivered, options: O, signal: AbortSignal): Promise<void>
 
   // ---- position ----
 
-  assignment (): TopicPartition[] {
+  assignment(): TopicPartition[] {
     return [...this.subs.partitions.values()].map((s) => ({ topic: s.topic, partition: s.partition }))
   }
 
-  seek (target: TopicPartition & { offset: SeekOffset }): void {
+  seek(target: TopicPartition & { offset: SeekOffset }): void {
     this.assertOpen()
     const s = this.subs.mustGet(target)
     const o = target.offset
@@ -84,25 +105,31 @@ export abstract class DeliveryCore<O extends RunOptions> {
     this.subs.seek(s, o)
   }
 
-  pause (tps: TopicPartition[]): void {
+  pause(tps: TopicPartition[]): void {
     this.subs.setPaused(tps, true)
   }
 
-  resume (tps: TopicPartition[]): void {
+  resume(tps: TopicPartition[]): void {
     this.subs.setPaused(tps, false)
   }
 
-  async position (tp: TopicPartition): Promise<bigint> {
-    return await this.subs.positionOf(this.subs.mustGet(tp), () => { this.assertOpen() }, this.lostAs)
+  async position(tp: TopicPartition): Promise<bigint> {
+    return await this.subs.positionOf(
+      this.subs.mustGet(tp),
+      () => {
+        this.assertOpen()
+      },
+      this.lostAs,
+    )
   }
 
   // ---- delivery ----
 
-  [Symbol.asyncIterator] (): AsyncIterableIterator<ConsumerMessage> {
+  [Symbol.asyncIterator](): AsyncIterableIterator<ConsumerMessage> {
     return this.messages()
   }
 
-  async * messages (options: { signal?: AbortSignal } = {}): AsyncIterableIterator<ConsumerMessage> {
+  async *messages(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<ConsumerMessage> {
     this.beginDelivery()
     try {
       for (;;) {
@@ -123,8 +150,12 @@ export abstract class DeliveryCore<O extends RunOptions> {
     }
   }
 
-  run (options: O): RunHandle {
-    if (options === null || typeof options !== 'object' || (options.eachBatch === undefined && options.eachMessage === undefined)) {
+  run(options: O): RunHandle {
+    if (
+      options === null ||
+      typeof options !== 'object' ||
+      (options.eachBatch === undefined && options.eachMessage === undefined)
+    ) {
       throw new TypeError('run() needs eachMessage or eachBatch')
     }
     this.checkRunOptions(options)
@@ -160,25 +191,26 @@ export abstract class DeliveryCore<O extends RunOptions> {
     }
   }
 
-  protected assertOpen (): void {
+  protected assertOpen(): void {
     if (this.closed) throw new SluiceError('CLIENT_CLOSED', 'the consumer is closed')
   }
 
-  private beginDelivery (): void {
+  private beginDelivery(): void {
     this.assertOpen()
     this.assertCanDeliver()
-    if (this.delivering) throw new SluiceError('INVALID_ARGUMENT', 'only one messages() iterator or run() may be active per consumer')
+    if (this.delivering)
+      throw new SluiceError('INVALID_ARGUMENT', 'only one messages() iterator or run() may be active per consumer')
     this.delivering = true
     this.deliveryStarted()
   }
 
-  private endDelivery (): void {
+  private endDelivery(): void {
     this.delivering = false
     this.deliveryEnded()
   }
 
   /** The next buffered batch of some partition (rotating), or undefined once closed or aborted. */
-  private async nextBatch (signal?: AbortSignal): Promise<Delivered | undefined> {
+  private async nextBatch(signal?: AbortSignal): Promise<Delivered | undefined> {
     let poll = this.pollPoint()
     if (poll !== undefined) await poll
     for (;;) {
@@ -190,7 +222,9 @@ export abstract class DeliveryCore<O extends RunOptions> {
         this.subs.notify() // buffer space freed: the fetcher may fetch more
         return { s: next.s, generation: next.s.generation, batch: next.batch }
       }
-      const onAbort = (): void => { this.subs.notify() }
+      const onAbort = (): void => {
+        this.subs.notify()
+      }
       signal?.addEventListener('abort', onAbort, { once: true })
       await this.subs.changed(this.idleWakeMs)
       signal?.removeEventListener('abort', onAbort)

@@ -3,25 +3,28 @@ import { describe, expect, it } from 'vitest'
 import { scanFetched, takeBuffered, type FetchedRecords } from './fetched-records.js'
 import { SubscriptionState, type PartitionState } from './subscription.js'
 
-function batch (baseOffset: number, values: string[], options: { control?: boolean } = {}): Buffer {
-  const records: RecordInput[] = values.map((v, i) => ({ value: Buffer.from(v), timestamp: BigInt(1000 + baseOffset + i) }))
+function batch(baseOffset: number, values: string[], options: { control?: boolean } = {}): Buffer {
+  const records: RecordInput[] = values.map((v, i) => ({
+    value: Buffer.from(v),
+    timestamp: BigInt(1000 + baseOffset + i),
+  }))
   const b = encodeRecordBatch(records, { baseOffset: BigInt(baseOffset), isControl: options.control === true })
   expect((b.readInt16BE(OFF_ATTRIBUTES) & CONTROL_MASK) !== 0).toBe(options.control === true)
   return b
 }
 
 /** A chunk as the fetcher keeps it: the records with their batch headers, read once. */
-function chunk (records: Buffer, fromOffset: bigint, highWatermark: bigint): FetchedRecords {
+function chunk(records: Buffer, fromOffset: bigint, highWatermark: bigint): FetchedRecords {
   return { records, batches: scanFetched(records).batches, fromOffset, highWatermark }
 }
 
 /** scanFetched without the headers, which the test checks by their base offsets. */
-function scan (records: Buffer): { completeBytes: number, nextOffset: bigint | undefined, baseOffsets: bigint[] } {
+function scan(records: Buffer): { completeBytes: number; nextOffset: bigint | undefined; baseOffsets: bigint[] } {
   const { batches, ...rest } = scanFetched(records)
   return { ...rest, baseOffsets: batches.map((b) => b.baseOffset) }
 }
 
-function partition (): PartitionState {
+function partition(): PartitionState {
   const subs = new SubscriptionState()
   const s = subs.add('t', 0)
   subs.seek(s, 0n)
@@ -32,9 +35,17 @@ describe('fetched records', () => {
   it('scans whole batches only and finds the next fetch offset', () => {
     const a = batch(0, ['a', 'b', 'c'])
     const b = batch(3, ['d', 'e'])
-    expect(scan(Buffer.concat([a, b]))).toEqual({ completeBytes: a.length + b.length, nextOffset: 5n, baseOffsets: [0n, 3n] })
+    expect(scan(Buffer.concat([a, b]))).toEqual({
+      completeBytes: a.length + b.length,
+      nextOffset: 5n,
+      baseOffsets: [0n, 3n],
+    })
     // A response cut in the middle of its second batch: only the first counts.
-    expect(scan(Buffer.concat([a, b.subarray(0, b.length - 1)]))).toEqual({ completeBytes: a.length, nextOffset: 3n, baseOffsets: [0n] })
+    expect(scan(Buffer.concat([a, b.subarray(0, b.length - 1)]))).toEqual({
+      completeBytes: a.length,
+      nextOffset: 3n,
+      baseOffsets: [0n],
+    })
     expect(scan(b.subarray(0, 20))).toEqual({ completeBytes: 0, nextOffset: undefined, baseOffsets: [] })
     const badMagic = Buffer.from(a)
     badMagic.writeInt8(1, 16)
@@ -48,7 +59,10 @@ describe('fetched records', () => {
     s.fetched.push(chunk(batch(3, ['ctl'], { control: true }), 4n, 6n)) // nothing deliverable
     s.fetched.push(chunk(batch(4, ['e', 'f']), 4n, 6n))
     const one = takeBuffered(s)!
-    expect(one.messages.map((m) => [m.offset, m.value!.toString()])).toEqual([[1n, 'b'], [2n, 'c']])
+    expect(one.messages.map((m) => [m.offset, m.value!.toString()])).toEqual([
+      [1n, 'b'],
+      [2n, 'c'],
+    ])
     expect(one.messages[0]).toMatchObject({ topic: 't', partition: 0, timestamp: 1001n, key: null, headers: [] })
     expect(one.highWatermark).toBe(4n)
     const two = takeBuffered(s)!
@@ -72,7 +86,10 @@ describe('fetched records', () => {
     const s = partition()
     s.skipBeforeTimestamp = 1012n // batch(10, ...) stamps 1010, 1011, 1012, 1013
     s.fetched.push(chunk(batch(10, ['a', 'b', 'c', 'd']), 10n, 14n))
-    expect(takeBuffered(s)!.messages.map((m) => [m.offset, m.timestamp])).toEqual([[12n, 1012n], [13n, 1013n]])
+    expect(takeBuffered(s)!.messages.map((m) => [m.offset, m.timestamp])).toEqual([
+      [12n, 1012n],
+      [13n, 1013n],
+    ])
     expect(s.position).toBe(12n)
     expect(s.skipBeforeTimestamp).toBeUndefined()
   })

@@ -46,7 +46,7 @@ export interface ScanResult {
  * Reads the batch headers of a fetch response (no CRC, no records). Throws INVALID_BATCH or
  * CORRUPT_MESSAGE for a header that cannot be a batch, as decoding would.
  */
-export function scanFetched (records: Buffer): ScanResult {
+export function scanFetched(records: Buffer): ScanResult {
   const batches: BatchHeader[] = []
   let pos = 0
   for (let h = frameBatchAt(records, 0); h !== undefined; h = frameBatchAt(records, pos)) {
@@ -54,11 +54,15 @@ export function scanFetched (records: Buffer): ScanResult {
     pos += h.sizeBytes
   }
   const last = batches[batches.length - 1]
-  return { completeBytes: pos, nextOffset: last === undefined ? undefined : last.baseOffset + BigInt(last.lastOffsetDelta) + 1n, batches }
+  return {
+    completeBytes: pos,
+    nextOffset: last === undefined ? undefined : last.baseOffset + BigInt(last.lastOffsetDelta) + 1n,
+    batches,
+  }
 }
 
 /** Bytes of fetched, undelivered records the partition holds (decoded put-backs not counted). */
-export function fetchedBytes (s: PartitionState): number {
+export function fetchedBytes(s: PartitionState): number {
   let n = 0
   for (const f of s.fetched) n += f.records.length
   return n
@@ -69,7 +73,7 @@ export function fetchedBytes (s: PartitionState): number {
  * chunk that has any (decoding it). Undefined when nothing is left, or when decoding failed:
  * then `s.error` is set and the partition stopped.
  */
-export function takeBuffered (s: PartitionState): { messages: ConsumerMessage[], highWatermark: bigint } | undefined {
+export function takeBuffered(s: PartitionState): { messages: ConsumerMessage[]; highWatermark: bigint } | undefined {
   if (s.buffered.length > 0) {
     const messages = s.buffered
     s.buffered = []
@@ -82,9 +86,10 @@ export function takeBuffered (s: PartitionState): { messages: ConsumerMessage[],
       messages = decodeFetched(s, chunk)
     } catch (err) {
       s.fetched = []
-      s.error = err instanceof SluiceError
-        ? err
-        : new SluiceError('CORRUPT_MESSAGE', String(err), { topic: s.topic, partition: s.partition }, { cause: err })
+      s.error =
+        err instanceof SluiceError
+          ? err
+          : new SluiceError('CORRUPT_MESSAGE', String(err), { topic: s.topic, partition: s.partition }, { cause: err })
       s.stopped = true
       return undefined
     }
@@ -98,8 +103,10 @@ export function takeBuffered (s: PartitionState): { messages: ConsumerMessage[],
  * partition starves: skips paused and empty ones, and throws a partition's error once (the
  * partition stays stopped until a seek). Returns the rotation to start from next time.
  */
-export function takeNextBatch (partitions: readonly PartitionState[], rotation: number):
-{ s: PartitionState, batch: ConsumerBatch, rotation: number } | undefined {
+export function takeNextBatch(
+  partitions: readonly PartitionState[],
+  rotation: number,
+): { s: PartitionState; batch: ConsumerBatch; rotation: number } | undefined {
   const reportOnce = (s: PartitionState): void => {
     if (s.error !== undefined && !s.errorReported) {
       s.errorReported = true
@@ -111,7 +118,10 @@ export function takeNextBatch (partitions: readonly PartitionState[], rotation: 
     reportOnce(s)
     if (s.paused) continue
     const taken = takeBuffered(s)
-    if (taken === undefined) { reportOnce(s); continue } // decoding may have failed just now
+    if (taken === undefined) {
+      reportOnce(s)
+      continue
+    } // decoding may have failed just now
     return {
       s,
       batch: { topic: s.topic, partition: s.partition, messages: taken.messages, highWatermark: taken.highWatermark },
@@ -129,13 +139,13 @@ export function takeNextBatch (partitions: readonly PartitionState[], rotation: 
 class MessageSink implements RecordSink {
   readonly out: ConsumerMessage[] = []
 
-  constructor (private readonly s: PartitionState) {}
+  constructor(private readonly s: PartitionState) {}
 
-  batch (header: BatchHeader): boolean {
+  batch(header: BatchHeader): boolean {
     return (header.attributes & CONTROL_MASK) === 0
   }
 
-  record (offset: bigint, timestamp: bigint, key: Buffer | null, value: Buffer | null, headers: RecordHeader[]): void {
+  record(offset: bigint, timestamp: bigint, key: Buffer | null, value: Buffer | null, headers: RecordHeader[]): void {
     const s = this.s
     if (s.skipBeforeTimestamp !== undefined) {
       if (timestamp < s.skipBeforeTimestamp) {
@@ -148,7 +158,7 @@ class MessageSink implements RecordSink {
   }
 }
 
-function decodeFetched (s: PartitionState, chunk: FetchedRecords): ConsumerMessage[] {
+function decodeFetched(s: PartitionState, chunk: FetchedRecords): ConsumerMessage[] {
   const sink = new MessageSink(s)
   const options = { minOffset: chunk.fromOffset }
   const { records, batches } = chunk

@@ -45,10 +45,14 @@ export interface FetcherOptions {
 }
 
 type FetchStream = RequestStream<wire.FetchRequest, wire.FetchResponse__Output>
-interface Sent { s: PartitionState, generation: number, offset: bigint }
+interface Sent {
+  s: PartitionState
+  generation: number
+  offset: bigint
+}
 
 export class Fetcher {
-  private readonly streams = new Map<number, { endpoint: string, stream: FetchStream }>()
+  private readonly streams = new Map<number, { endpoint: string; stream: FetchStream }>()
   private readonly busy = new Set<number>()
   /** max_bytes of the fetch in flight per broker: counted against maxBufferedBytes. */
   private readonly reserved = new Map<number, number>()
@@ -56,14 +60,21 @@ export class Fetcher {
   private stopped = false
   private running: Promise<void> | undefined
 
-  constructor (private readonly subs: SubscriptionState, private readonly cache: MetadataCache,
-    private readonly pool: ConnectionPool, private readonly options: FetcherOptions, private readonly log: Logger) {}
+  constructor(
+    private readonly subs: SubscriptionState,
+    private readonly cache: MetadataCache,
+    private readonly pool: ConnectionPool,
+    private readonly options: FetcherOptions,
+    private readonly log: Logger,
+  ) {}
 
-  start (): void {
-    this.running ??= this.loop().catch((err: unknown) => { this.log.error({ err }, 'fetch loop failed') })
+  start(): void {
+    this.running ??= this.loop().catch((err: unknown) => {
+      this.log.error({ err }, 'fetch loop failed')
+    })
   }
 
-  async stop (): Promise<void> {
+  async stop(): Promise<void> {
     this.stopped = true
     for (const { stream } of this.streams.values()) stream.close()
     this.streams.clear()
@@ -71,7 +82,7 @@ export class Fetcher {
     await this.running
   }
 
-  private async loop (): Promise<void> {
+  private async loop(): Promise<void> {
     while (!this.stopped) {
       const now = Date.now()
       const a = this.resolveResets(now)
@@ -81,9 +92,9 @@ export class Fetcher {
   }
 
   /** Starts ListOffsets for pending seeks; returns ms until a backed-off one may be retried. */
-  private resolveResets (now: number): number {
+  private resolveResets(now: number): number {
     let wakeMs = 1000
-    const todo: Array<{ s: PartitionState, generation: number, timestamp: bigint }> = []
+    const todo: Array<{ s: PartitionState; generation: number; timestamp: bigint }> = []
     for (const s of this.subs.partitions.values()) {
       if (s.pendingReset === undefined || s.resetting) continue
       if (s.retryAtMs > now) {
@@ -94,8 +105,12 @@ export class Fetcher {
       todo.push({ s, generation: s.generation, timestamp: seekTimestamp(s.pendingReset) })
     }
     if (todo.length === 0) return wakeMs
-    listOffsets(this.cache, this.pool, todo.map(({ s, timestamp }) => ({ topic: s.topic, partition: s.partition, timestamp })),
-      { isolationLevel: this.options.isolationLevel, timeoutMs: this.options.requestTimeoutMs })
+    listOffsets(
+      this.cache,
+      this.pool,
+      todo.map(({ s, timestamp }) => ({ topic: s.topic, partition: s.partition, timestamp })),
+      { isolationLevel: this.options.isolationLevel, timeoutMs: this.options.requestTimeoutMs },
+    )
       .then((answers) => {
         for (const { s, generation } of todo) {
           s.resetting = false
@@ -103,7 +118,8 @@ export class Fetcher {
           const a = answers.get(s.key)!
           if (a instanceof SluiceError) {
             this.onPartitionError(s, a)
-          } else if (a.offset < 0n) { // no record at or after the timestamp: go to the end
+          } else if (a.offset < 0n) {
+            // no record at or after the timestamp: go to the end
             s.pendingReset = 'end'
           } else {
             if (typeof s.pendingReset === 'object') s.skipBeforeTimestamp = BigInt(s.pendingReset.timestamp)
@@ -117,12 +133,14 @@ export class Fetcher {
         for (const { s } of todo) s.resetting = false
         this.log.error({ err }, 'resolving seek positions failed')
       })
-      .finally(() => { this.subs.notify() })
+      .finally(() => {
+        this.subs.notify()
+      })
     return wakeMs
   }
 
   /** @internal tests: bytes buffered (fetched, not delivered) and reserved by fetches in flight. */
-  bufferedBytes (): { buffered: number, reserved: number } {
+  bufferedBytes(): { buffered: number; reserved: number } {
     let buffered = 0
     for (const s of this.subs.partitions.values()) buffered += fetchedBytes(s)
     let reserved = 0
@@ -131,7 +149,7 @@ export class Fetcher {
   }
 
   /** Sends a fetch to every idle leader; returns ms until a backed-off partition may be fetched. */
-  private dispatch (now: number): number {
+  private dispatch(now: number): number {
     let wakeMs = 1000
     const byBroker = new Map<number, PartitionState[]>()
     let used = 0
@@ -140,14 +158,25 @@ export class Fetcher {
     for (const s of this.subs.partitions.values()) {
       // A paused partition's data waits for resume(); counting it could starve every other one.
       if (!s.paused) used += fetchedBytes(s)
-      if (s.fetching || s.paused || s.stopped || s.error !== undefined || s.fetchOffset === undefined || s.buffered.length > 0) continue
+      if (
+        s.fetching ||
+        s.paused ||
+        s.stopped ||
+        s.error !== undefined ||
+        s.fetchOffset === undefined ||
+        s.buffered.length > 0
+      )
+        continue
       if (s.retryAtMs > now) {
         wakeMs = Math.min(wakeMs, s.retryAtMs - now)
         continue
       }
       const leader = this.cache.leaderOf(s.topic, s.partition)
       if (leader === undefined) {
-        this.onPartitionError(s, new SluiceError('LEADER_NOT_AVAILABLE', `no known leader for ${s.topic}/${s.partition}`))
+        this.onPartitionError(
+          s,
+          new SluiceError('LEADER_NOT_AVAILABLE', `no known leader for ${s.topic}/${s.partition}`),
+        )
         continue
       }
       leaders.add(leader.brokerId)
@@ -170,13 +199,16 @@ export class Fetcher {
     return wakeMs
   }
 
-  private fetch (brokerId: number, parts: PartitionState[], maxBytes: number): void {
+  private fetch(brokerId: number, parts: PartitionState[], maxBytes: number): void {
     const node = this.cache.brokers.get(brokerId)!
     let entry = this.streams.get(brokerId)
     if (entry === undefined || entry.endpoint !== node.endpoint) {
       entry?.stream.close()
       const client = this.pool.brokerClient(node.endpoint)
-      entry = { endpoint: node.endpoint, stream: new RequestStream(() => client.Fetch(), 1, `fetch from broker ${brokerId}`) }
+      entry = {
+        endpoint: node.endpoint,
+        stream: new RequestStream(() => client.Fetch(), 1, `fetch from broker ${brokerId}`),
+      }
       this.streams.set(brokerId, entry)
     }
     this.busy.add(brokerId)
@@ -193,8 +225,14 @@ export class Fetcher {
     for (const { s, offset } of sent) {
       s.fetching = true
       const l = topics.get(s.topic) ?? []
-      l.push({ partition: s.partition, fetch_offset: toInt64String(offset), current_leader_epoch: -1,
-        partition_max_bytes: partitionMaxBytes, last_fetched_epoch: -1, log_start_offset: '-1' })
+      l.push({
+        partition: s.partition,
+        fetch_offset: toInt64String(offset),
+        current_leader_epoch: -1,
+        partition_max_bytes: partitionMaxBytes,
+        last_fetched_epoch: -1,
+        log_start_offset: '-1',
+      })
       topics.set(s.topic, l)
     }
     const req: wire.FetchRequest = {
@@ -206,13 +244,22 @@ export class Fetcher {
       client_id: this.options.clientId,
       topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
     }
-    entry.stream.request(req, { timeoutMs: this.options.maxWaitMs + this.options.requestTimeoutMs })
-      .then((res) => { this.onResponse(sent, res!) }, (err: unknown) => {
-        if (this.stopped) return
-        const e = err instanceof SluiceError ? err : new SluiceError('NETWORK_EXCEPTION', String(err), {}, { cause: err })
-        for (const x of sent) if (this.current(x)) this.onPartitionError(x.s, e)
+    entry.stream
+      .request(req, { timeoutMs: this.options.maxWaitMs + this.options.requestTimeoutMs })
+      .then(
+        (res) => {
+          this.onResponse(sent, res!)
+        },
+        (err: unknown) => {
+          if (this.stopped) return
+          const e =
+            err instanceof SluiceError ? err : new SluiceError('NETWORK_EXCEPTION', String(err), {}, { cause: err })
+          for (const x of sent) if (this.current(x)) this.onPartitionError(x.s, e)
+        },
+      )
+      .catch((err: unknown) => {
+        this.log.error({ err }, 'fetch response handling failed')
       })
-      .catch((err: unknown) => { this.log.error({ err }, 'fetch response handling failed') })
       .finally(() => {
         this.busy.delete(brokerId)
         this.reserved.delete(brokerId)
@@ -221,11 +268,11 @@ export class Fetcher {
       })
   }
 
-  private current (x: Sent): boolean {
+  private current(x: Sent): boolean {
     return x.s.generation === x.generation && this.subs.partitions.get(x.s.key) === x.s
   }
 
-  private onResponse (sent: Sent[], res: wire.FetchResponse__Output): void {
+  private onResponse(sent: Sent[], res: wire.FetchResponse__Output): void {
     if (res.error_code !== 0) {
       const e = SluiceError.fromId(res.error_code, res.error_message)
       for (const x of sent) if (this.current(x)) this.onPartitionError(x.s, e)
@@ -240,12 +287,22 @@ export class Fetcher {
     }
   }
 
-  private onPartition (s: PartitionState, offset: bigint, p: wire.PartitionFetchResponse__Output): void {
+  private onPartition(s: PartitionState, offset: bigint, p: wire.PartitionFetchResponse__Output): void {
     if (p.error_code !== 0) {
-      const details = { topic: s.topic, partition: s.partition, offset, logStartOffset: toBigInt(p.log_start_offset), logEndOffset: toBigInt(p.log_end_offset) }
-      const e = SluiceError.fromId(p.error_code, p.error_code === 1
-        ? `offset ${offset} is out of range for ${s.topic}/${s.partition} (log start ${details.logStartOffset}, log end ${details.logEndOffset})`
-        : p.error_message, details)
+      const details = {
+        topic: s.topic,
+        partition: s.partition,
+        offset,
+        logStartOffset: toBigInt(p.log_start_offset),
+        logEndOffset: toBigInt(p.log_end_offset),
+      }
+      const e = SluiceError.fromId(
+        p.error_code,
+        p.error_code === 1
+          ? `offset ${offset} is out of range for ${s.topic}/${s.partition} (log start ${details.logStartOffset}, log end ${details.logEndOffset})`
+          : p.error_message,
+        details,
+      )
       this.onPartitionError(s, e)
       return
     }
@@ -255,28 +312,49 @@ export class Fetcher {
     try {
       scan = scanFetched(p.records)
     } catch (err) {
-      this.onPartitionError(s, err instanceof SluiceError ? err : new SluiceError('CORRUPT_MESSAGE', String(err), { topic: s.topic, partition: s.partition }))
+      this.onPartitionError(
+        s,
+        err instanceof SluiceError
+          ? err
+          : new SluiceError('CORRUPT_MESSAGE', String(err), { topic: s.topic, partition: s.partition }),
+      )
       return
     }
     if (scan.nextOffset === undefined) {
       if (p.records.length > 0) {
-        this.log.warn({ topic: s.topic, partition: s.partition, maxPartitionBytes: this.options.maxPartitionBytes },
-          'fetch returned only a partial batch; raise maxPartitionBytes')
+        this.log.warn(
+          { topic: s.topic, partition: s.partition, maxPartitionBytes: this.options.maxPartitionBytes },
+          'fetch returned only a partial batch; raise maxPartitionBytes',
+        )
       }
       return
     }
-    s.fetched.push({ records: p.records.subarray(0, scan.completeBytes), batches: scan.batches, fromOffset: offset, highWatermark: s.highWatermark })
+    s.fetched.push({
+      records: p.records.subarray(0, scan.completeBytes),
+      batches: scan.batches,
+      fromOffset: offset,
+      highWatermark: s.highWatermark,
+    })
     if (scan.nextOffset > offset) s.fetchOffset = scan.nextOffset
   }
 
-  private onPartitionError (s: PartitionState, e: SluiceError): void {
+  private onPartitionError(s: PartitionState, e: SluiceError): void {
     if (e.code === 'OFFSET_OUT_OF_RANGE' && this.options.offsetReset !== 'none') {
-      this.log.warn({ topic: s.topic, partition: s.partition, offsetReset: this.options.offsetReset }, 'offset out of range, resetting')
+      this.log.warn(
+        { topic: s.topic, partition: s.partition, offsetReset: this.options.offsetReset },
+        'offset out of range, resetting',
+      )
       this.subs.seek(s, this.options.offsetReset === 'earliest' ? 'beginning' : 'end')
       return
     }
     if (e.retriable) {
-      if (e.staleMetadata) this.cache.refresh().then(() => { this.subs.notify() }, () => {})
+      if (e.staleMetadata)
+        this.cache.refresh().then(
+          () => {
+            this.subs.notify()
+          },
+          () => {},
+        )
       s.retryAtMs = Date.now() + this.options.retry.initialBackoffMs
       return
     }

@@ -45,13 +45,18 @@ export interface PartitionState {
 }
 
 /** Throws a TypeError unless `o` is a seek target: an offset >= 0, 'beginning', 'end' or { timestamp }. */
-export function assertSeekOffset (o: SeekOffset): void {
-  const ok = typeof o === 'bigint' ? o >= 0n : o === 'beginning' || o === 'end' ||
-    (typeof o === 'object' && o !== null && (typeof o.timestamp === 'number' || typeof o.timestamp === 'bigint'))
-  if (!ok) throw new TypeError(`seek offset must be a bigint >= 0, 'beginning', 'end' or { timestamp }, got ${String(o)}`)
+export function assertSeekOffset(o: SeekOffset): void {
+  const ok =
+    typeof o === 'bigint'
+      ? o >= 0n
+      : o === 'beginning' ||
+        o === 'end' ||
+        (typeof o === 'object' && o !== null && (typeof o.timestamp === 'number' || typeof o.timestamp === 'bigint'))
+  if (!ok)
+    throw new TypeError(`seek offset must be a bigint >= 0, 'beginning', 'end' or { timestamp }, got ${String(o)}`)
 }
 
-export function tpKey (topic: string, partition: number): string {
+export function tpKey(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`
 }
 
@@ -59,7 +64,7 @@ export class SubscriptionState {
   readonly partitions = new Map<string, PartitionState>()
   private waiters: Array<() => void> = []
 
-  add (topic: string, partition: number): PartitionState {
+  add(topic: string, partition: number): PartitionState {
     const key = tpKey(topic, partition)
     const existing = this.partitions.get(key)
     if (existing !== undefined) return existing
@@ -87,18 +92,22 @@ export class SubscriptionState {
     return s
   }
 
-  get (topic: string, partition: number): PartitionState | undefined {
+  get(topic: string, partition: number): PartitionState | undefined {
     return this.partitions.get(tpKey(topic, partition))
   }
 
   /** The state of an assigned partition; INVALID_ARGUMENT when it is not assigned. */
-  mustGet (tp: { topic: string, partition: number }): PartitionState {
+  mustGet(tp: { topic: string; partition: number }): PartitionState {
     const s = tp !== null && typeof tp === 'object' ? this.get(tp.topic, tp.partition) : undefined
-    if (s === undefined) throw new SluiceError('INVALID_ARGUMENT', `${String(tp?.topic)}/${String(tp?.partition)} is not assigned to this consumer`)
+    if (s === undefined)
+      throw new SluiceError(
+        'INVALID_ARGUMENT',
+        `${String(tp?.topic)}/${String(tp?.partition)} is not assigned to this consumer`,
+      )
     return s
   }
 
-  setPaused (tps: ReadonlyArray<{ topic: string, partition: number }>, paused: boolean): void {
+  setPaused(tps: ReadonlyArray<{ topic: string; partition: number }>, paused: boolean): void {
     for (const tp of tps) this.mustGet(tp).paused = paused
     this.notify()
   }
@@ -108,18 +117,19 @@ export class SubscriptionState {
    * resolves in the background); throws the partition's error, or INVALID_ARGUMENT when it
    * stopped being assigned (`gone` names how). `assertOpen` is checked on every wake-up.
    */
-  async positionOf (s: PartitionState, assertOpen: () => void, gone: string): Promise<bigint> {
+  async positionOf(s: PartitionState, assertOpen: () => void, gone: string): Promise<bigint> {
     for (;;) {
       assertOpen()
       if (s.position !== undefined) return s.position
       if (s.error !== undefined) throw s.error
-      if (this.partitions.get(s.key) !== s) throw new SluiceError('INVALID_ARGUMENT', `${s.topic}/${s.partition} was ${gone}`)
+      if (this.partitions.get(s.key) !== s)
+        throw new SluiceError('INVALID_ARGUMENT', `${s.topic}/${s.partition} was ${gone}`)
       await this.changed(1000)
     }
   }
 
   /** Moves the partition to `offset` (a number) or schedules a lookup, dropping buffered data. */
-  seek (s: PartitionState, offset: SeekOffset): void {
+  seek(s: PartitionState, offset: SeekOffset): void {
     s.generation++
     s.buffered = []
     s.fetched = []
@@ -140,14 +150,14 @@ export class SubscriptionState {
     this.notify()
   }
 
-  notify (): void {
+  notify(): void {
     const w = this.waiters
     this.waiters = []
     for (const f of w) f()
   }
 
   /** Resolves at the next notify() or after `timeoutMs`. */
-  async changed (timeoutMs?: number): Promise<void> {
+  async changed(timeoutMs?: number): Promise<void> {
     await new Promise<void>((resolve) => {
       let timer: NodeJS.Timeout | undefined
       const done = (): void => {

@@ -12,7 +12,7 @@ export class ConnectionPool {
   private readonly groups = new Map<string, wire.GroupCoordinatorClient>()
   private closed = false
 
-  brokerClient (endpoint: string): wire.BrokerClient {
+  brokerClient(endpoint: string): wire.BrokerClient {
     this.assertOpen()
     let c = this.brokers.get(endpoint)
     if (c === undefined) {
@@ -23,7 +23,7 @@ export class ConnectionPool {
     return c
   }
 
-  metadataClient (endpoint: string): wire.MetadataClient {
+  metadataClient(endpoint: string): wire.MetadataClient {
     this.assertOpen()
     let c = this.metadata.get(endpoint)
     if (c === undefined) {
@@ -35,7 +35,7 @@ export class ConnectionPool {
   }
 
   /** The GroupCoordinator service, served by the metadata service (same endpoints). */
-  groupClient (endpoint: string): wire.GroupCoordinatorClient {
+  groupClient(endpoint: string): wire.GroupCoordinatorClient {
     this.assertOpen()
     let c = this.groups.get(endpoint)
     if (c === undefined) {
@@ -46,7 +46,7 @@ export class ConnectionPool {
     return c
   }
 
-  close (): void {
+  close(): void {
     this.closed = true
     for (const c of this.brokers.values()) c.close()
     for (const c of this.metadata.values()) c.close()
@@ -56,7 +56,7 @@ export class ConnectionPool {
     this.groups.clear()
   }
 
-  private assertOpen (): void {
+  private assertOpen(): void {
     if (this.closed) throw new SluiceError('CLIENT_CLOSED', 'the client is closed')
   }
 }

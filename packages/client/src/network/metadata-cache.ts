@@ -56,13 +56,16 @@ export class MetadataCache {
   private readonly log: Logger
 
   /** `clock` spaces the refreshes (metadataMinRefreshMs); the client passes none (systemClock). */
-  constructor (private readonly pool: ConnectionPool, private readonly options: ResolvedConnectOptions,
-    private readonly clock: Clock = systemClock) {
+  constructor(
+    private readonly pool: ConnectionPool,
+    private readonly options: ResolvedConnectOptions,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.log = options.logger.child({ component: 'metadata-cache' })
   }
 
   /** Fetches fresh metadata (coalesced with any refresh in flight, rate limited). */
-  async refresh (): Promise<void> {
+  async refresh(): Promise<void> {
     if (this.inFlight !== undefined) return await this.inFlight
     this.inFlight = (async () => {
       try {
@@ -78,8 +81,10 @@ export class MetadataCache {
   }
 
   /** Asks for a refresh without waiting for it; failures are logged, the next caller retries. */
-  requestRefresh (): void {
-    this.refresh().catch((err: unknown) => { this.log.debug({ err }, 'background metadata refresh failed') })
+  requestRefresh(): void {
+    this.refresh().catch((err: unknown) => {
+      this.log.debug({ err }, 'background metadata refresh failed')
+    })
   }
 
   /**
@@ -87,29 +92,43 @@ export class MetadataCache {
    * partition is listed. UNKNOWN_TOPIC_OR_PARTITION is retriable, so an unknown topic fails only
    * once the retries or `deadlineMs` run out.
    */
-  async topic (name: string, options: { signal?: AbortSignal, deadlineMs?: number, fresh?: boolean } = {}): Promise<TopicInfo> {
+  async topic(
+    name: string,
+    options: { signal?: AbortSignal; deadlineMs?: number; fresh?: boolean } = {},
+  ): Promise<TopicInfo> {
     this.tracked.add(name)
     let fresh = options.fresh ?? false
-    return await withRetry(async () => {
-      const cached = this.topics.get(name)
-      if (cached !== undefined && !fresh) return cached
-      fresh = false
-      await this.refresh()
-      const t = this.topics.get(name)
-      if (t !== undefined) return t
-      throw this.topicErrors.get(name) ??
-        new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${name} does not exist`, { topic: name })
-    }, { retry: this.options.retry, signal: options.signal, deadlineMs: options.deadlineMs, operation: `metadata for topic ${name}`, clock: this.clock })
+    return await withRetry(
+      async () => {
+        const cached = this.topics.get(name)
+        if (cached !== undefined && !fresh) return cached
+        fresh = false
+        await this.refresh()
+        const t = this.topics.get(name)
+        if (t !== undefined) return t
+        throw (
+          this.topicErrors.get(name) ??
+          new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${name} does not exist`, { topic: name })
+        )
+      },
+      {
+        retry: this.options.retry,
+        signal: options.signal,
+        deadlineMs: options.deadlineMs,
+        operation: `metadata for topic ${name}`,
+        clock: this.clock,
+      },
+    )
   }
 
   /** The leader's broker node, or undefined when unknown or offline (then a refresh is useful). */
-  leaderOf (topic: string, partition: number): BrokerNode | undefined {
+  leaderOf(topic: string, partition: number): BrokerNode | undefined {
     const p = this.topics.get(topic)?.partitions[partition]
     if (p === undefined || p.leader < 0) return undefined
     return this.brokers.get(p.leader)
   }
 
-  partitionInfo (topic: string, partition: number): PartitionInfo | undefined {
+  partitionInfo(topic: string, partition: number): PartitionInfo | undefined {
     return this.topics.get(topic)?.partitions[partition]
   }
 
@@ -120,7 +139,7 @@ export class MetadataCache {
    * once; only when every instance failed does the last error come out, so one attempt of the
    * caller's retry loop covers a whole round, and a controller failover does not use up retries.
    */
-  async onMetadataService<T> (moveOn: ReadonlySet<string>, call: (endpoint: string) => Promise<T>): Promise<T> {
+  async onMetadataService<T>(moveOn: ReadonlySet<string>, call: (endpoint: string) => Promise<T>): Promise<T> {
     if (this.metadataEndpoints.length === 0) await this.refresh()
     const n = this.metadataEndpoints.length
     if (n === 0) throw new SluiceError('METADATA_UNAVAILABLE', 'no broker reported a metadata-service endpoint')
@@ -138,7 +157,7 @@ export class MetadataCache {
     throw last
   }
 
-  private candidates (): string[] {
+  private candidates(): string[] {
     const known = [...this.brokers.values()].map((b) => b.endpoint)
     // Start at a random known broker so clients spread their metadata load.
     const start = known.length > 0 ? Math.floor(Math.random() * known.length) : 0
@@ -146,14 +165,16 @@ export class MetadataCache {
     return [...new Set([...rotated, ...this.options.bootstrap])]
   }
 
-  private async fetchOnce (): Promise<void> {
+  private async fetchOnce(): Promise<void> {
     let lastErr: unknown
     for (const endpoint of this.candidates()) {
       try {
         const client = this.pool.brokerClient(endpoint)
         const req: wire.MetadataRequest = { topics: [...this.tracked], include_internal: true }
         const res = await callUnary<wire.MetadataResponse__Output>(
-          (opts, cb) => client.Metadata(req, opts, cb), this.options.requestTimeoutMs)
+          (opts, cb) => client.Metadata(req, opts, cb),
+          this.options.requestTimeoutMs,
+        )
         this.apply(res)
         return
       } catch (err) {
@@ -167,13 +188,19 @@ export class MetadataCache {
       : new SluiceError('NETWORK_EXCEPTION', 'no broker answered a metadata request', {}, { cause: lastErr })
   }
 
-  private apply (res: wire.MetadataResponse__Output): void {
+  private apply(res: wire.MetadataResponse__Output): void {
     this.clusterId = res.cluster_id
     this.controllerId = res.controller_id
     if (res.metadata_endpoints.length > 0) this.metadataEndpoints = [...res.metadata_endpoints]
     this.brokers.clear()
     for (const b of res.brokers) {
-      this.brokers.set(b.broker_id, { brokerId: b.broker_id, host: b.host, port: b.port, rack: b.rack, endpoint: `${b.host}:${b.port}` })
+      this.brokers.set(b.broker_id, {
+        brokerId: b.broker_id,
+        host: b.host,
+        port: b.port,
+        rack: b.rack,
+        endpoint: `${b.host}:${b.port}`,
+      })
     }
     for (const t of res.topics) {
       if (t.error_code !== 0) {
@@ -196,7 +223,12 @@ export class MetadataCache {
       // A response missing some partition is an inconsistent view: treat as not yet available.
       if (partitions.length === 0 || Array.from(partitions).includes(undefined as unknown as PartitionInfo)) {
         this.topics.delete(t.name)
-        this.topicErrors.set(t.name, new SluiceError('LEADER_NOT_AVAILABLE', `topic ${t.name} has no complete partition list yet`, { topic: t.name }))
+        this.topicErrors.set(
+          t.name,
+          new SluiceError('LEADER_NOT_AVAILABLE', `topic ${t.name} has no complete partition list yet`, {
+            topic: t.name,
+          }),
+        )
         continue
       }
       this.topicErrors.delete(t.name)

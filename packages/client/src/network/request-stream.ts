@@ -33,14 +33,21 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
   private readonly slotWaiters: Array<() => void> = []
   private closed = false
 
-  constructor (private readonly open: () => grpc.ClientDuplexStream<Req, Res>,
-    private readonly maxInFlight: number, private readonly name: string) {}
+  constructor(
+    private readonly open: () => grpc.ClientDuplexStream<Req, Res>,
+    private readonly maxInFlight: number,
+    private readonly name: string,
+  ) {}
 
-  get inFlight (): number { return this.slotsUsed }
-  get hasFreeSlot (): boolean { return this.slotsUsed < this.maxInFlight }
+  get inFlight(): number {
+    return this.slotsUsed
+  }
+  get hasFreeSlot(): boolean {
+    return this.slotsUsed < this.maxInFlight
+  }
 
   /** Sends one request (its correlation_id is assigned here) and resolves with its response. */
-  async request (req: Req, options: RequestOptions): Promise<Res | undefined> {
+  async request(req: Req, options: RequestOptions): Promise<Res | undefined> {
     await this.acquire()
     if (this.closed) {
       this.release()
@@ -56,7 +63,9 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
     const id = String(this.nextId++)
     const expectResponse = options.expectResponse ?? true
     return await new Promise<Res | undefined>((resolve, reject) => {
-      const timer = setTimeout(() => { this.onTimeout(id, options.timeoutMs) }, options.timeoutMs)
+      const timer = setTimeout(() => {
+        this.onTimeout(id, options.timeoutMs)
+      }, options.timeoutMs)
       const settle = (fn: () => void): void => {
         clearTimeout(timer)
         this.pending.delete(id)
@@ -65,8 +74,16 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
       }
       this.pending.set(id, {
         call: call as grpc.ClientDuplexStream<unknown, Res>,
-        resolve: (res) => { settle(() => { resolve(res) }) },
-        reject: (err) => { settle(() => { reject(err) }) },
+        resolve: (res) => {
+          settle(() => {
+            resolve(res)
+          })
+        },
+        reject: (err) => {
+          settle(() => {
+            reject(err)
+          })
+        },
         timer,
       })
       call.write({ ...req, correlation_id: id }, (err: Error | null | undefined) => {
@@ -77,7 +94,7 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
   }
 
   /** Rejects everything outstanding and cancels the stream; later requests fail with CLIENT_CLOSED. */
-  close (): void {
+  close(): void {
     if (this.closed) return
     this.closed = true
     const call = this.call
@@ -87,32 +104,34 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
     for (const w of this.slotWaiters.splice(0)) w()
   }
 
-  private ensureCall (): grpc.ClientDuplexStream<Req, Res> {
+  private ensureCall(): grpc.ClientDuplexStream<Req, Res> {
     if (this.call !== undefined) return this.call
     const call = this.open()
     this.call = call
     call.on('data', (res: Res) => {
       this.pending.get(String(res.correlation_id))?.resolve(res)
     })
-    call.on('error', (err: Error) => { this.broken(call, fromGrpcError(err)) })
+    call.on('error', (err: Error) => {
+      this.broken(call, fromGrpcError(err))
+    })
     call.on('end', () => {
       this.broken(call, new SluiceError('NETWORK_EXCEPTION', `${this.name} stream ended by the server`))
     })
     return call
   }
 
-  private broken (call: grpc.ClientDuplexStream<Req, Res>, err: SluiceError): void {
+  private broken(call: grpc.ClientDuplexStream<Req, Res>, err: SluiceError): void {
     if (this.call === call) this.call = undefined
     this.failCall(call, err.retriable ? err : new SluiceError('NETWORK_EXCEPTION', err.message, {}, { cause: err }))
   }
 
-  private failCall (call: grpc.ClientDuplexStream<Req, Res>, err: SluiceError): void {
+  private failCall(call: grpc.ClientDuplexStream<Req, Res>, err: SluiceError): void {
     for (const p of [...this.pending.values()]) {
       if (p.call === (call as grpc.ClientDuplexStream<unknown, Res>)) p.reject(err)
     }
   }
 
-  private onTimeout (id: string, timeoutMs: number): void {
+  private onTimeout(id: string, timeoutMs: number): void {
     const p = this.pending.get(id)
     if (p === undefined) return
     p.reject(new SluiceError('REQUEST_TIMED_OUT', `${this.name} request got no response within ${timeoutMs} ms`))
@@ -123,18 +142,21 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
     call.cancel()
   }
 
-  private async acquire (): Promise<void> {
+  private async acquire(): Promise<void> {
     if (this.closed) return
     if (this.slotsUsed < this.maxInFlight) {
       this.slotsUsed++
       return
     }
-    await new Promise<void>((resolve) => { this.slotWaiters.push(resolve) })
+    await new Promise<void>((resolve) => {
+      this.slotWaiters.push(resolve)
+    })
   }
 
-  private release (): void {
+  private release(): void {
     const next = this.slotWaiters.shift()
-    if (next !== undefined) next() // hand the slot over
+    if (next !== undefined)
+      next() // hand the slot over
     else this.slotsUsed = Math.max(0, this.slotsUsed - 1)
   }
 }

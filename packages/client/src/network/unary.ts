@@ -8,13 +8,15 @@ import { fromGrpcError } from '@sluice/protocol'
 
 export type UnaryInvoker<Res> = (options: grpc.CallOptions, callback: grpc.requestCallback<Res>) => grpc.ClientUnaryCall
 
-export async function callUnary<Res> (invoke: UnaryInvoker<Res>, timeoutMs: number, signal?: AbortSignal): Promise<Res> {
+export async function callUnary<Res>(invoke: UnaryInvoker<Res>, timeoutMs: number, signal?: AbortSignal): Promise<Res> {
   return await new Promise<Res>((resolve, reject) => {
     if (signal?.aborted === true) {
       reject(signal.reason)
       return
     }
-    const onAbort = (): void => { call.cancel() }
+    const onAbort = (): void => {
+      call.cancel()
+    }
     const call = invoke({ deadline: Date.now() + timeoutMs }, (err, res) => {
       signal?.removeEventListener('abort', onAbort)
       if (signal?.aborted === true) reject(signal.reason)

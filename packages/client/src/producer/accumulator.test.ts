@@ -5,13 +5,18 @@ import { BATCH_OVERHEAD_BYTES, RecordAccumulator, type DrainOptions } from './ac
 const rec = (n: number): { value: Buffer } => ({ value: Buffer.alloc(n) })
 
 /** add() and what its batch says about the record: new batch, full with it. */
-function append (acc: RecordAccumulator, topic: string, partition: number, record: { value: Buffer }, sizeBytes: number):
-{ batch: ReturnType<RecordAccumulator['add']>, newBatch: boolean, full: boolean } {
+function append(
+  acc: RecordAccumulator,
+  topic: string,
+  partition: number,
+  record: { value: Buffer },
+  sizeBytes: number,
+): { batch: ReturnType<RecordAccumulator['add']>; newBatch: boolean; full: boolean } {
   const batch = acc.add(topic, partition, record, sizeBytes)
   return { batch, newBatch: batch.records.length === 1, full: batch.closed }
 }
 
-function drainOpts (over: Partial<DrainOptions> = {}): DrainOptions {
+function drainOpts(over: Partial<DrainOptions> = {}): DrainOptions {
   return {
     flush: false,
     muted: new Set(),
@@ -42,7 +47,11 @@ describe('RecordAccumulator', () => {
   })
 
   it('closes a batch at batchBytes and sends it without waiting for linger', () => {
-    const acc = new RecordAccumulator({ batchBytes: BATCH_OVERHEAD_BYTES + 100, lingerMs: 60_000, clock: new ManualClock() })
+    const acc = new RecordAccumulator({
+      batchBytes: BATCH_OVERHEAD_BYTES + 100,
+      lingerMs: 60_000,
+      clock: new ManualClock(),
+    })
     const a = append(acc, 't', 0, rec(1), 50)
     expect(a.newBatch).toBe(true)
     expect(a.full).toBe(false)
@@ -78,8 +87,14 @@ describe('RecordAccumulator', () => {
     append(acc, 'u', 1, rec(5), 30)
     const d = acc.drain(drainOpts())
     expect([...d.byBroker.keys()].sort()).toEqual([0, 1])
-    const b0 = d.byBroker.get(0)!.map((b) => `${b.topic}/${b.partition}:${b.records.length}`).sort()
-    const b1 = d.byBroker.get(1)!.map((b) => `${b.topic}/${b.partition}:${b.records.length}`).sort()
+    const b0 = d.byBroker
+      .get(0)!
+      .map((b) => `${b.topic}/${b.partition}:${b.records.length}`)
+      .sort()
+    const b1 = d.byBroker
+      .get(1)!
+      .map((b) => `${b.topic}/${b.partition}:${b.records.length}`)
+      .sort()
     expect(b0).toEqual(['t/0:3', 't/2:3', 't/4:3'])
     expect(b1).toEqual(['t/1:3', 't/3:3', 't/5:3', 'u/1:1'])
   })
@@ -87,15 +102,22 @@ describe('RecordAccumulator', () => {
   it('skips muted partitions, brokers without a free slot, and unknown leaders', () => {
     const acc = new RecordAccumulator({ batchBytes: 1 << 20, lingerMs: 0, clock: new ManualClock() })
     for (let p = 0; p < 4; p++) append(acc, 't', p, rec(5), 30)
-    const d = acc.drain(drainOpts({
-      muted: new Set(['t\u00000']),
-      canSend: (b) => b !== 1,
-      leaderOf: (_t, p) => (p === 2 ? undefined : p % 2),
-    }))
+    const d = acc.drain(
+      drainOpts({
+        muted: new Set(['t\u00000']),
+        canSend: (b) => b !== 1,
+        leaderOf: (_t, p) => (p === 2 ? undefined : p % 2),
+      }),
+    )
     expect(d.unknownLeader).toBe(true)
     expect([...d.byBroker.keys()]).toEqual([])
     // Nothing was lost: everything is still queued.
-    expect(acc.queued().map((b) => b.partition).sort()).toEqual([0, 1, 2, 3])
+    expect(
+      acc
+        .queued()
+        .map((b) => b.partition)
+        .sort(),
+    ).toEqual([0, 1, 2, 3])
   })
 
   it('stops adding to a request at maxRequestBytes (but always sends one batch)', () => {

@@ -66,7 +66,7 @@ export class RecordAccumulator {
   private lastTopic = ''
   private lastPartition = -1
 
-  constructor (private readonly options: AccumulatorOptions) {
+  constructor(private readonly options: AccumulatorOptions) {
     this.clock = options.clock ?? systemClock
   }
 
@@ -75,7 +75,7 @@ export class RecordAccumulator {
    * (until the batch is encoded), the batch is new when that is 0, and it reached batchBytes when
    * it is `closed` (a batch taken by the sender is never appended to).
    */
-  add (topic: string, partition: number, record: RecordInput, sizeBytes: number): ProducerBatch {
+  add(topic: string, partition: number, record: RecordInput, sizeBytes: number): ProducerBatch {
     // Consecutive records mostly go to one partition (sticky batches, one key): reuse its queue.
     let q = this.lastQueue
     if (q === undefined || partition !== this.lastPartition || topic !== this.lastTopic) {
@@ -100,14 +100,14 @@ export class RecordAccumulator {
   }
 
   /** Whether the partition has a batch still accepting records. */
-  hasOpenBatch (topic: string, partition: number): boolean {
+  hasOpenBatch(topic: string, partition: number): boolean {
     const q = this.queues.get(topic)?.[partition]
     const last = q?.[q.length - 1]
     return last !== undefined && !last.closed
   }
 
   /** Takes the ready head batches, grouped by leader broker. */
-  drain (o: DrainOptions): DrainResult {
+  drain(o: DrainOptions): DrainResult {
     const now = this.clock.nowMs()
     const byBroker = new Map<number, ProducerBatch[]>()
     const requestBytes = new Map<number, number>()
@@ -152,7 +152,7 @@ export class RecordAccumulator {
    * Puts a batch that must be retried back at the head of its partition's queue: before every
    * batch without a sequence, after retried batches with a lower sequence order.
    */
-  reenqueue (batch: ProducerBatch): void {
+  reenqueue(batch: ProducerBatch): void {
     const q = this.queueOf(batch.topic, batch.partition)
     const order = batch.sequenceOrder
     let i = 0
@@ -164,7 +164,7 @@ export class RecordAccumulator {
   }
 
   /** Takes a queued batch out (it failed without being sent again). */
-  remove (batch: ProducerBatch): void {
+  remove(batch: ProducerBatch): void {
     const q = this.queues.get(batch.topic)?.[batch.partition]
     if (q === undefined) return
     const i = q.indexOf(batch)
@@ -174,7 +174,7 @@ export class RecordAccumulator {
   }
 
   /** Removes (and returns) queued batches created `deliveryTimeoutMs` ago or earlier. */
-  expire (deliveryTimeoutMs: number): ProducerBatch[] {
+  expire(deliveryTimeoutMs: number): ProducerBatch[] {
     const expired: ProducerBatch[] = []
     if (this.queuedCount === 0) return expired
     const now = this.clock.nowMs()
@@ -189,20 +189,22 @@ export class RecordAccumulator {
   }
 
   /** Called once a batch is acknowledged or failed: frees its buffer space. */
-  release (batch: ProducerBatch): void {
+  release(batch: ProducerBatch): void {
     this.bufferedBytes -= batch.sizeBytes - BATCH_OVERHEAD_BYTES
   }
 
   /** Every queued batch (not those in flight). */
-  queued (): ProducerBatch[] {
+  queued(): ProducerBatch[] {
     const out: ProducerBatch[] = []
     for (const tq of this.queues.values()) for (const q of tq) if (q !== undefined) out.push(...q)
     return out
   }
 
-  get isEmpty (): boolean { return this.queuedCount === 0 }
+  get isEmpty(): boolean {
+    return this.queuedCount === 0
+  }
 
-  private queueOf (topic: string, partition: number): ProducerBatch[] {
+  private queueOf(topic: string, partition: number): ProducerBatch[] {
     let tq = this.queues.get(topic)
     if (tq === undefined) {
       tq = []
@@ -218,7 +220,7 @@ export class RecordAccumulator {
     return q
   }
 
-  private readyAtMs (head: ProducerBatch, queueLength: number, flush: boolean): number {
+  private readyAtMs(head: ProducerBatch, queueLength: number, flush: boolean): number {
     const base = head.closed || queueLength > 1 || flush ? 0 : head.createdMs + this.options.lingerMs
     return Math.max(base, head.retryAtMs)
   }

@@ -3,8 +3,8 @@ import { ManualClock, SluiceError } from '@sluice/protocol'
 import { IdempotenceManager } from './idempotence.js'
 import type { ProducerBatch } from './producer-batch.js'
 
-async function turn (): Promise<void> {
-  await new Promise(resolve => setImmediate(resolve))
+async function turn(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve))
 }
 
 describe('IdempotenceManager', () => {

@@ -30,7 +30,7 @@ const INT32_MAX = 0x7fffffff
 /** The broker keeps the last 5 batches per producer: more in flight could not be deduplicated. */
 export const MAX_IDEMPOTENT_IN_FLIGHT = 5
 
-export function nextSequence (seq: number, count: number): number {
+export function nextSequence(seq: number, count: number): number {
   return seq > INT32_MAX - count ? count - (INT32_MAX - seq) - 1 : seq + count
 }
 
@@ -69,17 +69,21 @@ export class IdempotenceManager {
 
   private readonly clock: Clock
 
-  constructor (private readonly o: IdempotenceOptions) {
+  constructor(private readonly o: IdempotenceOptions) {
     this.clock = o.clock ?? systemClock
   }
 
   /** Starts fetching the producer id early, so the first send does not wait for it. */
-  start (): void { this.fetchShared() }
+  start(): void {
+    this.fetchShared()
+  }
 
   /** @internal tests */
-  get sharedIdentity (): ProducerIdentity | undefined { return this.shared }
+  get sharedIdentity(): ProducerIdentity | undefined {
+    return this.shared
+  }
 
-  mayDrain (head: ProducerBatch, leader: number): boolean {
+  mayDrain(head: ProducerBatch, leader: number): boolean {
     const p = this.part(head.key)
     if (p.poison !== undefined) return false
     if (p.inFlight > 0 && (p.inFlightBroker !== leader || p.inFlight >= this.o.maxInFlight)) return false
@@ -90,11 +94,12 @@ export class IdempotenceManager {
   }
 
   /** Stamps identity and sequence on a batch drained for the first time (before it is encoded). */
-  assign (b: ProducerBatch): void {
+  assign(b: ProducerBatch): void {
     if (b.sequenceOrder !== undefined) return
     const p = this.part(b.key)
     const id = this.identityOf(p)
-    if (id === undefined) throw new SluiceError('INTERNAL_ERROR', 'a batch was drained before the producer id was known')
+    if (id === undefined)
+      throw new SluiceError('INTERNAL_ERROR', 'a batch was drained before the producer id was known')
     b.producerId = id.producerId
     b.producerEpoch = id.epoch
     b.baseSequence = p.nextSeq
@@ -103,20 +108,20 @@ export class IdempotenceManager {
     p.unresolved.push(b)
   }
 
-  onSent (b: ProducerBatch, brokerId: number): void {
+  onSent(b: ProducerBatch, brokerId: number): void {
     const p = this.part(b.key)
     p.inFlight++
     p.inFlightBroker = brokerId
   }
 
   /** A response (or failure) for a sent batch arrived. */
-  onAnswered (b: ProducerBatch): void {
+  onAnswered(b: ProducerBatch): void {
     const p = this.part(b.key)
     p.inFlight = Math.max(0, p.inFlight - 1)
   }
 
   /** The batch completed or failed for good. */
-  onSettled (b: ProducerBatch): void {
+  onSettled(b: ProducerBatch): void {
     if (b.sequenceOrder === undefined) return
     const p = this.parts.get(b.key)
     if (p === undefined) return
@@ -125,17 +130,17 @@ export class IdempotenceManager {
   }
 
   /** Whether a batch of the same partition with a lower sequence is still unresolved. */
-  hasEarlierUnresolved (b: ProducerBatch): boolean {
+  hasEarlierUnresolved(b: ProducerBatch): boolean {
     const p = this.parts.get(b.key)
     return p !== undefined && p.unresolved.indexOf(b) > 0
   }
 
-  poison (key: string, err: SluiceError): void {
+  poison(key: string, err: SluiceError): void {
     const p = this.part(key)
     p.poison ??= err
   }
 
-  isPoisoned (key: string): boolean {
+  isPoisoned(key: string): boolean {
     return this.parts.get(key)?.poison !== undefined
   }
 
@@ -143,16 +148,20 @@ export class IdempotenceManager {
    * For every poisoned partition with nothing in flight: its remaining sequenced batches with
    * the error to fail them with; the partition then restarts with a fresh producer id.
    */
-  collectPoisoned (): Array<{ batch: ProducerBatch, err: SluiceError }> {
-    const out: Array<{ batch: ProducerBatch, err: SluiceError }> = []
+  collectPoisoned(): Array<{ batch: ProducerBatch; err: SluiceError }> {
+    const out: Array<{ batch: ProducerBatch; err: SluiceError }> = []
     for (const p of this.parts.values()) {
       const cause = p.poison
       if (cause === undefined || p.inFlight > 0) continue
       for (const batch of p.unresolved) {
         out.push({
           batch,
-          err: new SluiceError(cause.code, `not appended: an earlier batch of ${batch.topic}/${batch.partition} failed (${cause.message})`,
-            { topic: batch.topic, partition: batch.partition }, { cause }),
+          err: new SluiceError(
+            cause.code,
+            `not appended: an earlier batch of ${batch.topic}/${batch.partition} failed (${cause.message})`,
+            { topic: batch.topic, partition: batch.partition },
+            { cause },
+          ),
         })
       }
       p.unresolved = []
@@ -164,35 +173,70 @@ export class IdempotenceManager {
     return out
   }
 
-  private identityOf (p: PartitionSequencing): ProducerIdentity | undefined {
+  private identityOf(p: PartitionSequencing): ProducerIdentity | undefined {
     if (!p.needsOwn) {
       this.fetchShared()
       return this.shared
     }
     if (p.own === undefined && !p.fetchingOwn && this.clock.nowMs() >= this.retryAtMs) {
       p.fetchingOwn = true
-      this.o.fetchIdentity().then((id) => { p.own = id }, (err: unknown) => { this.identityFailed(err) })
-        .finally(() => { p.fetchingOwn = false; this.o.wakeup() })
+      this.o
+        .fetchIdentity()
+        .then(
+          (id) => {
+            p.own = id
+          },
+          (err: unknown) => {
+            this.identityFailed(err)
+          },
+        )
+        .finally(() => {
+          p.fetchingOwn = false
+          this.o.wakeup()
+        })
     }
     return p.own
   }
 
-  private fetchShared (): void {
+  private fetchShared(): void {
     if (this.shared !== undefined || this.fetchingShared || this.clock.nowMs() < this.retryAtMs) return
     this.fetchingShared = true
-    this.o.fetchIdentity().then((id) => { this.shared = id; this.lastIdentityError = undefined }, (err: unknown) => { this.identityFailed(err) })
-      .finally(() => { this.fetchingShared = false; this.o.wakeup() })
+    this.o
+      .fetchIdentity()
+      .then(
+        (id) => {
+          this.shared = id
+          this.lastIdentityError = undefined
+        },
+        (err: unknown) => {
+          this.identityFailed(err)
+        },
+      )
+      .finally(() => {
+        this.fetchingShared = false
+        this.o.wakeup()
+      })
   }
 
-  private identityFailed (err: unknown): void {
-    this.lastIdentityError = err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String(err), {}, { cause: err })
+  private identityFailed(err: unknown): void {
+    this.lastIdentityError =
+      err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String(err), {}, { cause: err })
     this.retryAtMs = this.clock.nowMs() + this.o.retryBackoffMs
   }
 
-  private part (key: string): PartitionSequencing {
+  private part(key: string): PartitionSequencing {
     let p = this.parts.get(key)
     if (p === undefined) {
-      p = { own: undefined, needsOwn: false, fetchingOwn: false, nextSeq: 0, unresolved: [], inFlight: 0, inFlightBroker: -1, poison: undefined }
+      p = {
+        own: undefined,
+        needsOwn: false,
+        fetchingOwn: false,
+        nextSeq: 0,
+        unresolved: [],
+        inFlight: 0,
+        inFlightBroker: -1,
+        poison: undefined,
+      }
       this.parts.set(key, p)
     }
     return p

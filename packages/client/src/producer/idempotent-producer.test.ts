@@ -13,28 +13,36 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-async function setup (): Promise<{ cluster: FakeCluster, client: SluiceClient }> {
+async function setup(): Promise<{ cluster: FakeCluster; client: SluiceClient }> {
   const cluster = await FakeCluster.start([1])
-  cleanups.push(async () => { await cluster.stop() })
+  cleanups.push(async () => {
+    await cluster.stop()
+  })
   const client = await connect({
     bootstrap: cluster.bootstrap,
     retry: { retries: 3, initialBackoffMs: 5, maxBackoffMs: 20, factor: 2 },
     metadataMinRefreshMs: 0,
     requestTimeoutMs: 5000,
   })
-  cleanups.push(async () => { await client.close() })
+  cleanups.push(async () => {
+    await client.close()
+  })
   cluster.createTopic('t', 1, () => 1)
   return { cluster, client }
 }
 
-function logValues (cluster: FakeCluster, tp = 't/0'): string[] {
-  return (cluster.logs.get(tp) ?? []).flatMap((b) => decodeRecordBatches(b.bytes).flatMap((d) => d.records.map((r) => r.value!.toString())))
+function logValues(cluster: FakeCluster, tp = 't/0'): string[] {
+  return (cluster.logs.get(tp) ?? []).flatMap((b) =>
+    decodeRecordBatches(b.bytes).flatMap((d) => d.records.map((r) => r.value!.toString())),
+  )
 }
 
 /** One send() per record, all started at once: one batch each (batchBytes 1), many in flight. */
-function sendEach (client: SluiceClient, n: number, from = 0, options = {}): Array<Promise<bigint>> {
+function sendEach(client: SluiceClient, n: number, from = 0, options = {}): Array<Promise<bigint>> {
   const producer = client.producer({ lingerMs: 0, batchBytes: 1, maxInFlight: 5, ...options })
-  return Array.from({ length: n }, (_, i) => producer.send({ topic: 't', records: [{ value: `v${from + i}` }] }).then((m) => m[0]!.offset))
+  return Array.from({ length: n }, (_, i) =>
+    producer.send({ topic: 't', records: [{ value: `v${from + i}` }] }).then((m) => m[0]!.offset),
+  )
 }
 
 describe('idempotent producer options', () => {
@@ -59,8 +67,12 @@ describe('idempotent producer recovery', () => {
   it('numbers batches per partition and keeps order when an early batch fails with several in flight', async () => {
     const { cluster, client } = await setup()
     const producer = client.producer({ lingerMs: 0, batchBytes: 1, maxInFlight: 5 })
-    const send = (from: number, n: number) => Promise.all(Array.from({ length: n }, (_, i) =>
-      producer.send({ topic: 't', records: [{ value: `v${from + i}` }] }).then((m) => m[0]!.offset)))
+    const send = (from: number, n: number) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          producer.send({ topic: 't', records: [{ value: `v${from + i}` }] }).then((m) => m[0]!.offset),
+        ),
+      )
     expect(await send(0, 3)).toEqual([0n, 1n, 2n])
     // The next request fails without appending: the ones in flight behind it come back
     // OUT_OF_ORDER, and everything is resent in sequence order.
@@ -87,8 +99,14 @@ describe('idempotent producer recovery', () => {
     expect(first).toEqual([0n, 1n, 2n])
     cluster.produceErrors.set('t/0', [10]) // MESSAGE_TOO_LARGE: final
     const producer = client.producer({ lingerMs: 0, batchBytes: 1, maxInFlight: 5 })
-    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      producer.send({ topic: 't', records: [{ value: `w${i}` }] }).then((m) => String(m[0]!.offset), (e: unknown) => (e as SluiceError).code)))
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        producer.send({ topic: 't', records: [{ value: `w${i}` }] }).then(
+          (m) => String(m[0]!.offset),
+          (e: unknown) => (e as SluiceError).code,
+        ),
+      ),
+    )
     expect(outcomes[0]).toBe('MESSAGE_TOO_LARGE')
     // The rest either failed with the same code (their sequences followed the hole) or were
     // appended later under a fresh producer id; none is out of order or appended twice.

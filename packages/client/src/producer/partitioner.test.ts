@@ -2,8 +2,14 @@ import { describe, expect, it } from 'vitest'
 import { PartitionChooser } from './partitioner.js'
 
 const k = (s: string): Buffer => Buffer.from(s, 'utf8')
-const rec = (key: string | null, partition?: number): { key: Buffer | null, value: Buffer | null, partition?: number } =>
-  ({ key: key === null ? null : k(key), value: k('v'), partition })
+const rec = (
+  key: string | null,
+  partition?: number,
+): { key: Buffer | null; value: Buffer | null; partition?: number } => ({
+  key: key === null ? null : k(key),
+  value: k('v'),
+  partition,
+})
 const never = (): boolean => false
 
 describe('PartitionChooser', () => {
@@ -17,7 +23,13 @@ describe('PartitionChooser', () => {
 
   it('lets an explicit partition win over the custom partitioner and the key', () => {
     let called = 0
-    const c = new PartitionChooser({ keylessStrategy: 'sticky', partitioner: () => { called++; return 5 } })
+    const c = new PartitionChooser({
+      keylessStrategy: 'sticky',
+      partitioner: () => {
+        called++
+        return 5
+      },
+    })
     expect(c.choose('t', rec('key1', 1), 6, never)).toBe(1)
     expect(called).toBe(0)
   })
@@ -26,7 +38,10 @@ describe('PartitionChooser', () => {
     const seen: unknown[] = []
     const c = new PartitionChooser({
       keylessStrategy: 'sticky',
-      partitioner: (a) => { seen.push({ topic: a.topic, key: a.key?.toString(), count: a.partitionCount }); return 3 },
+      partitioner: (a) => {
+        seen.push({ topic: a.topic, key: a.key?.toString(), count: a.partitionCount })
+        return 3
+      },
     })
     expect(c.choose('orders', rec('key1'), 6, never)).toBe(3)
     expect(seen).toEqual([{ topic: 'orders', key: 'key1', count: 6 }])

@@ -30,14 +30,17 @@ export interface PartitionChooserOptions {
   random?: () => number
 }
 
-interface StickyState { partition: number, used: boolean }
+interface StickyState {
+  partition: number
+  used: boolean
+}
 
 export class PartitionChooser {
   private readonly sticky = new Map<string, StickyState>()
   private readonly roundRobin = new Map<string, number>()
   private readonly random: () => number
 
-  constructor (private readonly options: PartitionChooserOptions) {
+  constructor(private readonly options: PartitionChooserOptions) {
     this.random = options.random ?? Math.random
   }
 
@@ -45,13 +48,19 @@ export class PartitionChooser {
    * `hasOpenBatch(p)` tells whether partition p of the topic still has an open (not full, not
    * yet sent) batch; the sticky strategy moves on only once it has none.
    */
-  choose (topic: string, record: { key: Buffer | null, value: Buffer | null, partition?: number },
-    partitionCount: number, hasOpenBatch: (partition: number) => boolean): number {
+  choose(
+    topic: string,
+    record: { key: Buffer | null; value: Buffer | null; partition?: number },
+    partitionCount: number,
+    hasOpenBatch: (partition: number) => boolean,
+  ): number {
     if (record.partition !== undefined) return record.partition
     if (this.options.partitioner !== undefined) {
       const p = this.options.partitioner({ topic, key: record.key, value: record.value, partitionCount })
       if (!Number.isInteger(p) || p < 0 || p >= partitionCount) {
-        throw new RangeError(`partitioner returned ${String(p)} for topic ${topic}, expected an integer in [0, ${partitionCount})`)
+        throw new RangeError(
+          `partitioner returned ${String(p)} for topic ${topic}, expected an integer in [0, ${partitionCount})`,
+        )
       }
       return p
     }
@@ -61,7 +70,7 @@ export class PartitionChooser {
       : this.nextRoundRobin(topic, partitionCount)
   }
 
-  private stickyPartition (topic: string, partitionCount: number, hasOpenBatch: (partition: number) => boolean): number {
+  private stickyPartition(topic: string, partitionCount: number, hasOpenBatch: (partition: number) => boolean): number {
     let s = this.sticky.get(topic)
     if (s === undefined || s.partition >= partitionCount) {
       s = { partition: this.randomPartition(partitionCount, -1), used: false }
@@ -74,14 +83,14 @@ export class PartitionChooser {
     return s.partition
   }
 
-  private nextRoundRobin (topic: string, partitionCount: number): number {
+  private nextRoundRobin(topic: string, partitionCount: number): number {
     const n = this.roundRobin.get(topic) ?? Math.floor(this.random() * partitionCount)
     this.roundRobin.set(topic, (n + 1) % partitionCount)
     return n % partitionCount
   }
 
   /** A random partition other than `previous` (when there is another one). */
-  private randomPartition (partitionCount: number, previous: number): number {
+  private randomPartition(partitionCount: number, previous: number): number {
     if (partitionCount <= 1) return 0
     if (previous < 0) return Math.floor(this.random() * partitionCount)
     const p = Math.floor(this.random() * (partitionCount - 1))

@@ -15,7 +15,7 @@ import type { ProducerRecord, RecordMetadata } from './producer.js'
 
 const PARTITIONS = 6
 /** A deterministic Math.random (both the producer's chooser and the reference read it). */
-function seededRandom (seed: number): () => number {
+function seededRandom(seed: number): () => number {
   let s = seed
   return () => {
     s = (s * 1103515245 + 12345) % 2147483648
@@ -23,7 +23,9 @@ function seededRandom (seed: number): () => number {
   }
 }
 
-afterEach(() => { vi.restoreAllMocks() })
+afterEach(() => {
+  vi.restoreAllMocks()
+})
 
 /**
  * Mixed records: keyless runs, keyed records, explicit partitions. Keyless records count 100
@@ -31,7 +33,7 @@ afterEach(() => { vi.restoreAllMocks() })
  * ten of them and the sticky partition moves on; a keyed or explicit record in between makes it
  * overflow into a new batch of the same partition instead (every 7th call has longer values).
  */
-function mixedCall (call: number): ProducerRecord[] {
+function mixedCall(call: number): ProducerRecord[] {
   return Array.from({ length: 400 }, (_, i) => {
     const value = Buffer.alloc(call % 7 === 6 ? 20 + ((i * 13) % 90) : 79, i & 0xff)
     if (i % 50 === 17) return { key: `k-${i % 7}`, value }
@@ -44,7 +46,7 @@ function mixedCall (call: number): ProducerRecord[] {
  * What the producer must choose: the chooser asked for every record, appends to a reference
  * accumulator, and every batch taken away once a call completes (the stand-in sender drains all).
  */
-function referencePartitions (calls: ProducerRecord[][], batchBytes: number, random: () => number): number[][] {
+function referencePartitions(calls: ProducerRecord[][], batchBytes: number, random: () => number): number[][] {
   const chooser = new PartitionChooser({ keylessStrategy: 'sticky', random })
   const acc = new RecordAccumulator({ batchBytes, lingerMs: 5 })
   return calls.map((records) => {
@@ -56,12 +58,13 @@ function referencePartitions (calls: ProducerRecord[][], batchBytes: number, ran
       acc.add('t', p, input, estimateRecordBytes(input))
       return p
     })
-    while (!acc.isEmpty) acc.drain({ flush: true, muted: new Set(), leaderOf: () => 1, canSend: () => true, maxRequestBytes: 1 << 30 })
+    while (!acc.isEmpty)
+      acc.drain({ flush: true, muted: new Set(), leaderOf: () => 1, canSend: () => true, maxRequestBytes: 1 << 30 })
     return partitions
   })
 }
 
-function expectContiguousOffsets (results: RecordMetadata[][]): void {
+function expectContiguousOffsets(results: RecordMetadata[][]): void {
   const next = new Array<bigint>(PARTITIONS).fill(0n)
   for (const meta of results) {
     for (const m of meta) {
@@ -84,12 +87,18 @@ describe('producer append path', () => {
     const expected = referencePartitions(calls, batchBytes, seededRandom(42))
     expect(results.map((meta) => meta.map((m) => m.partition))).toEqual(expected)
     // The sticky partition did move on within calls (the shortcut was exercised across batch ends).
-    expect(new Set(expected[0]!.filter((_, i) => calls[0]![i]!.key === undefined && calls[0]![i]!.partition === undefined)).size).toBeGreaterThan(2)
+    expect(
+      new Set(expected[0]!.filter((_, i) => calls[0]![i]!.key === undefined && calls[0]![i]!.partition === undefined))
+        .size,
+    ).toBeGreaterThan(2)
     expectContiguousOffsets(results)
   })
 
   it('keeps offsets contiguous and in input order while send() waits for buffer space mid-call', async () => {
-    const { producer, drains } = producerWithStandInSender({ acks: 1, lingerMs: 5, batchBytes: 2000, bufferBytes: 5000 }, PARTITIONS)
+    const { producer, drains } = producerWithStandInSender(
+      { acks: 1, lingerMs: 5, batchBytes: 2000, bufferBytes: 5000 },
+      PARTITIONS,
+    )
     const results: RecordMetadata[][] = []
     for (let c = 0; c < 3; c++) results.push(await producer.send({ topic: 't', records: mixedCall(c) }))
     expect(drains()).toBeGreaterThan(10) // 3 x ~30 KB through a 5 KB buffer: it had to wait
@@ -101,12 +110,23 @@ describe('producer append path', () => {
 
   it('resolves each record with its own timestamp, and offsets -1n with acks=0', async () => {
     const { producer } = producerWithStandInSender({ acks: 0, lingerMs: 0 }, PARTITIONS)
-    const records: ProducerRecord[] = [{ value: 'a', timestamp: 5 }, { value: 'b', timestamp: 7n }, { value: 'c', timestamp: new Date(9) }]
+    const records: ProducerRecord[] = [
+      { value: 'a', timestamp: 5 },
+      { value: 'b', timestamp: 7n },
+      { value: 'c', timestamp: new Date(9) },
+    ]
     const meta = await producer.send({ topic: 't', records })
-    expect(meta.map((m) => [m.offset, m.timestamp])).toEqual([[-1n, 5n], [-1n, 7n], [-1n, 9n]])
+    expect(meta.map((m) => [m.offset, m.timestamp])).toEqual([
+      [-1n, 5n],
+      [-1n, 7n],
+      [-1n, 9n],
+    ])
     const { producer: acked } = producerWithStandInSender({ acks: 1, lingerMs: 0 }, PARTITIONS)
     const before = BigInt(Date.now())
-    const out = await acked.send({ topic: 't', records: [{ value: 'x' }, { value: 'y', timestamp: 3 }, { value: 'z' }] })
+    const out = await acked.send({
+      topic: 't',
+      records: [{ value: 'x' }, { value: 'y', timestamp: 3 }, { value: 'z' }],
+    })
     expect(out.map((m) => m.offset)).toEqual([0n, 1n, 2n])
     expect(out[0]!.timestamp).toBeGreaterThanOrEqual(before)
     expect(out[1]!.timestamp).toBe(3n)

@@ -35,28 +35,36 @@ export class ProducerBatch {
   /** Records in the batch (records[] is emptied once encoded). */
   recordCount = 0
   readonly done: Promise<BatchResult>
-  private settle: { resolve: (r: BatchResult) => void, reject: (e: unknown) => void } | undefined
+  private settle: { resolve: (r: BatchResult) => void; reject: (e: unknown) => void } | undefined
 
   /** `topic \0 partition`, built once per batch for the sender's per-partition bookkeeping. */
   readonly key: string
 
-  constructor (readonly topic: string, readonly partition: number, readonly createdMs: number) {
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly createdMs: number,
+  ) {
     this.key = `${topic}\u0000${partition}`
-    this.done = new Promise<BatchResult>((resolve, reject) => { this.settle = { resolve, reject } })
+    this.done = new Promise<BatchResult>((resolve, reject) => {
+      this.settle = { resolve, reject }
+    })
     // Callers attach their own handlers; this one only keeps an unobserved failure from
     // becoming an unhandled rejection.
     this.done.catch(() => {})
   }
 
-  get settled (): boolean { return this.settle === undefined }
+  get settled(): boolean {
+    return this.settle === undefined
+  }
 
-  complete (result: BatchResult): void {
+  complete(result: BatchResult): void {
     const s = this.settle
     this.settle = undefined
     s?.resolve(result)
   }
 
-  fail (err: unknown): void {
+  fail(err: unknown): void {
     const s = this.settle
     this.settle = undefined
     s?.reject(err)
@@ -64,7 +72,7 @@ export class ProducerBatch {
 }
 
 /** Bytes a record adds to a batch, roughly: payloads plus varint framing. */
-export function estimateRecordBytes (r: RecordInput): number {
+export function estimateRecordBytes(r: RecordInput): number {
   let n = 21 + (r.key?.length ?? 0) + (r.value?.length ?? 0)
   const headers = r.headers
   if (headers !== undefined) for (const h of headers) n += 10 + Buffer.byteLength(h.key) + (h.value?.length ?? 0)

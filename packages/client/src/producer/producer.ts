@@ -82,11 +82,11 @@ export interface Producer {
    * error, DELIVERY_TIMEOUT, or CLIENT_CLOSED; with TypeError/RangeError for malformed input.
    * When some records of the call fail, the returned promise rejects with the first failure.
    */
-  send (request: { topic: string, records: ProducerRecord[] }): Promise<RecordMetadata[]>
+  send(request: { topic: string; records: ProducerRecord[] }): Promise<RecordMetadata[]>
   /** Sends every buffered record now and waits until all records sent so far are settled. */
-  flush (): Promise<void>
+  flush(): Promise<void>
   /** Flushes, then closes the streams. Later send() calls reject with CLIENT_CLOSED. */
-  close (): Promise<void>
+  close(): Promise<void>
 }
 
 interface ResolvedProducerOptions {
@@ -103,7 +103,7 @@ interface ResolvedProducerOptions {
   partitioner?: Partitioner
 }
 
-export function resolveProducerOptions (o: ProducerOptions, client: ResolvedConnectOptions): ResolvedProducerOptions {
+export function resolveProducerOptions(o: ProducerOptions, client: ResolvedConnectOptions): ResolvedProducerOptions {
   const c = new OptionChecker('producer')
   c.oneOf('acks', o.acks, [0, 1, -1, 'all'])
   c.int('lingerMs', o.lingerMs, 0)
@@ -120,7 +120,11 @@ export function resolveProducerOptions (o: ProducerOptions, client: ResolvedConn
   const maxInFlight = o.maxInFlight ?? 5
   if (o.idempotent === true) {
     c.check(acks === -1, `idempotent: true needs acks 'all', got ${JSON.stringify(o.acks)}`, 'type')
-    c.check(maxInFlight <= MAX_IDEMPOTENT_IN_FLIGHT, `idempotent: true needs maxInFlight <= ${MAX_IDEMPOTENT_IN_FLIGHT}, got ${maxInFlight}`, 'type')
+    c.check(
+      maxInFlight <= MAX_IDEMPOTENT_IN_FLIGHT,
+      `idempotent: true needs maxInFlight <= ${MAX_IDEMPOTENT_IN_FLIGHT}, got ${maxInFlight}`,
+      'type',
+    )
   }
   c.done()
   return {
@@ -138,7 +142,7 @@ export function resolveProducerOptions (o: ProducerOptions, client: ResolvedConn
   }
 }
 
-export function toBytes (v: string | Buffer | Uint8Array | null | undefined, what: string): Buffer | null {
+export function toBytes(v: string | Buffer | Uint8Array | null | undefined, what: string): Buffer | null {
   if (v === null || v === undefined) return null
   if (typeof v === 'string') return Buffer.from(v, 'utf8')
   if (Buffer.isBuffer(v)) return v
@@ -146,13 +150,13 @@ export function toBytes (v: string | Buffer | Uint8Array | null | undefined, wha
   throw new TypeError(`${what} must be a string, Buffer or null, got ${typeof v}`)
 }
 
-function toHeaders (h: HeadersInput | undefined): RecordHeader[] {
+function toHeaders(h: HeadersInput | undefined): RecordHeader[] {
   if (h === undefined) return []
   if (Array.isArray(h)) return h.map((x) => ({ key: String(x.key), value: toBytes(x.value, 'header value') }))
   return Object.entries(h).map(([key, value]) => ({ key, value: toBytes(value, 'header value') }))
 }
 
-function toTimestamp (t: number | bigint | Date | undefined, now: bigint): bigint {
+function toTimestamp(t: number | bigint | Date | undefined, now: bigint): bigint {
   if (t === undefined) return now
   if (t instanceof Date) return BigInt(t.getTime())
   if (typeof t === 'bigint') return t
@@ -164,40 +168,60 @@ export class ProducerImpl implements Producer {
   private readonly acc: RecordAccumulator
   private readonly sender: Sender
   private readonly chooser: PartitionChooser
-  private readonly spaceWaiters: Array<{ size: number, resolve: () => void }> = []
+  private readonly spaceWaiters: Array<{ size: number; resolve: () => void }> = []
   /** Per topic: resolves when the latest send() call has appended its records. */
   private readonly topicTurns = new Map<string, Promise<void>>()
   private closing: Promise<void> | undefined
 
-  constructor (private readonly cache: MetadataCache, pool: ConnectionPool,
-    private readonly options: ResolvedProducerOptions, client: ResolvedConnectOptions, log: Logger) {
+  constructor(
+    private readonly cache: MetadataCache,
+    pool: ConnectionPool,
+    private readonly options: ResolvedProducerOptions,
+    client: ResolvedConnectOptions,
+    log: Logger,
+  ) {
     this.acc = new RecordAccumulator({ batchBytes: options.batchBytes, lingerMs: options.lingerMs })
     this.chooser = new PartitionChooser({ partitioner: options.partitioner, keylessStrategy: options.keylessStrategy })
     const idempotence = options.idempotent
       ? new IdempotenceManager({
-        maxInFlight: options.maxInFlight,
-        fetchIdentity: () => initProducerId(cache, pool, client, options.deliveryTimeoutMs),
-        wakeup: () => { this.sender.wakeup() },
-        retryBackoffMs: client.retry.initialBackoffMs,
-      })
+          maxInFlight: options.maxInFlight,
+          fetchIdentity: () => initProducerId(cache, pool, client, options.deliveryTimeoutMs),
+          wakeup: () => {
+            this.sender.wakeup()
+          },
+          retryBackoffMs: client.retry.initialBackoffMs,
+        })
       : undefined
-    this.sender = new Sender(this.acc, cache, pool, {
-      acks: options.acks,
-      compression: options.compression,
-      maxInFlight: options.maxInFlight,
-      deliveryTimeoutMs: options.deliveryTimeoutMs,
-      requestTimeoutMs: options.requestTimeoutMs,
-      clientId: client.clientId,
-      retry: client.retry,
-      idempotence,
-    }, log)
+    this.sender = new Sender(
+      this.acc,
+      cache,
+      pool,
+      {
+        acks: options.acks,
+        compression: options.compression,
+        maxInFlight: options.maxInFlight,
+        deliveryTimeoutMs: options.deliveryTimeoutMs,
+        requestTimeoutMs: options.requestTimeoutMs,
+        clientId: client.clientId,
+        retry: client.retry,
+        idempotence,
+      },
+      log,
+    )
     idempotence?.start()
-    this.sender.onBatchDone = () => { this.wakeSpaceWaiters() }
+    this.sender.onBatchDone = () => {
+      this.wakeSpaceWaiters()
+    }
   }
 
-  async send (request: { topic: string, records: ProducerRecord[] }): Promise<RecordMetadata[]> {
+  async send(request: { topic: string; records: ProducerRecord[] }): Promise<RecordMetadata[]> {
     if (this.closing !== undefined) throw new SluiceError('CLIENT_CLOSED', 'the producer is closed')
-    if (request === null || typeof request !== 'object' || typeof request.topic !== 'string' || !Array.isArray(request.records)) {
+    if (
+      request === null ||
+      typeof request !== 'object' ||
+      typeof request.topic !== 'string' ||
+      !Array.isArray(request.records)
+    ) {
       throw new TypeError('send() needs { topic: string, records: ProducerRecord[] }')
     }
     const { topic, records } = request
@@ -236,7 +260,9 @@ export class ProducerImpl implements Producer {
     // waits for the topic's metadata (retry backoffs would otherwise let a later call overtake).
     const previous = this.topicTurns.get(topic) ?? Promise.resolve()
     let endTurn!: () => void
-    const turn = new Promise<void>((resolve) => { endTurn = resolve })
+    const turn = new Promise<void>((resolve) => {
+      endTurn = resolve
+    })
     this.topicTurns.set(topic, turn)
     try {
       await previous
@@ -248,21 +274,34 @@ export class ProducerImpl implements Producer {
   }
 
   /** Appends `inputs` (calling `appended` once all are in the accumulator) and waits for their acknowledgements. */
-  private async appendAndWait (topic: string, inputs: RecordInput[], explicit: Array<number | undefined> | undefined,
-    maxExplicit: number, appended: () => void): Promise<RecordMetadata[]> {
+  private async appendAndWait(
+    topic: string,
+    inputs: RecordInput[],
+    explicit: Array<number | undefined> | undefined,
+    maxExplicit: number,
+    appended: () => void,
+  ): Promise<RecordMetadata[]> {
     let info = await this.cache.topic(topic, { deadlineMs: this.options.deliveryTimeoutMs })
-    if (maxExplicit >= info.partitions.length) { // maybe partitions were just added
+    if (maxExplicit >= info.partitions.length) {
+      // maybe partitions were just added
       info = await this.cache.topic(topic, { deadlineMs: this.options.deliveryTimeoutMs, fresh: true })
       if (maxExplicit >= info.partitions.length) {
-        throw new SluiceError('UNKNOWN_TOPIC_OR_PARTITION',
-          `topic ${topic} has ${info.partitions.length} partitions, a record names partition ${maxExplicit}`, { topic, partition: maxExplicit })
+        throw new SluiceError(
+          'UNKNOWN_TOPIC_OR_PARTITION',
+          `topic ${topic} has ${info.partitions.length} partitions, a record names partition ${maxExplicit}`,
+          { topic, partition: maxExplicit },
+        )
       }
     }
     const partitionCount = info.partitions.length
     const acc = this.acc
     const bufferBytes = this.options.bufferBytes
     const hasOpenBatch = (p: number): boolean => acc.hasOpenBatch(topic, p)
-    const choice: { key: Buffer | null, value: Buffer | null, partition: number | undefined } = { key: null, value: null, partition: undefined }
+    const choice: { key: Buffer | null; value: Buffer | null; partition: number | undefined } = {
+      key: null,
+      value: null,
+      partition: undefined,
+    }
     // Keyless records without an explicit partition go where the sticky strategy puts them: the
     // partition of the previous such record as long as its batch is still open (see
     // PartitionChooser.stickyPartition). Only this call appends to the topic until `appended()`
@@ -276,22 +315,23 @@ export class ProducerImpl implements Producer {
     const out = new Array<RecordMetadata>(inputs.length)
     const perBatch = new Map<ProducerBatch, number[]>()
     const waits: Array<Promise<void>> = []
-    const settle = (batch: ProducerBatch, runs: number[]): Promise<void> => batch.done.then((r) => {
-      const partition = batch.partition
-      const appendTime = r.logAppendTimeMs >= 0n ? r.logAppendTimeMs : undefined
-      const base = r.baseOffset
-      for (let j = 0; j < runs.length; j += 3) {
-        const first = runs[j]!
-        const count = runs[j + 2]!
-        // One bigint per record: the previous offset plus one (acks=0: every offset is -1n).
-        let offset = base < 0n ? -1n : base + BigInt(runs[j + 1]!)
-        const step = base < 0n ? 0n : 1n
-        for (let i = first; i < first + count; i++) {
-          out[i] = { topic, partition, offset, timestamp: appendTime ?? inputs[i]!.timestamp! }
-          offset += step
+    const settle = (batch: ProducerBatch, runs: number[]): Promise<void> =>
+      batch.done.then((r) => {
+        const partition = batch.partition
+        const appendTime = r.logAppendTimeMs >= 0n ? r.logAppendTimeMs : undefined
+        const base = r.baseOffset
+        for (let j = 0; j < runs.length; j += 3) {
+          const first = runs[j]!
+          const count = runs[j + 2]!
+          // One bigint per record: the previous offset plus one (acks=0: every offset is -1n).
+          let offset = base < 0n ? -1n : base + BigInt(runs[j + 1]!)
+          const step = base < 0n ? 0n : 1n
+          for (let i = first; i < first + count; i++) {
+            out[i] = { topic, partition, offset, timestamp: appendTime ?? inputs[i]!.timestamp! }
+            offset += step
+          }
         }
-      }
-    })
+      })
     let lastBatch: ProducerBatch | undefined
     let lastRuns: number[] = []
     try {
@@ -319,7 +359,8 @@ export class ProducerImpl implements Producer {
           while (acc.bufferedBytes > 0 && acc.bufferedBytes + size > bufferBytes && this.closing === undefined) {
             await this.waitForSpace(size)
           }
-          if (this.closing !== undefined) throw new SluiceError('CLIENT_CLOSED', 'the producer was closed during send()')
+          if (this.closing !== undefined)
+            throw new SluiceError('CLIENT_CLOSED', 'the producer was closed during send()')
           // The partition chosen before the wait stands; if the sender took stickyBatch meanwhile,
           // it is closed now and the next keyless record asks the chooser again.
         }
@@ -358,11 +399,13 @@ export class ProducerImpl implements Producer {
    * Waits until `size` more bytes fit in bufferBytes (or nothing is buffered). Waiters are served
    * in arrival order, and a completed batch wakes only those that fit now.
    */
-  private async waitForSpace (size: number): Promise<void> {
-    await new Promise<void>((resolve) => { this.spaceWaiters.push({ size, resolve }) })
+  private async waitForSpace(size: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.spaceWaiters.push({ size, resolve })
+    })
   }
 
-  private wakeSpaceWaiters (): void {
+  private wakeSpaceWaiters(): void {
     const w = this.spaceWaiters
     if (w.length === 0) return
     // Count bytes the woken ones are about to append, so we do not wake more than fit.
@@ -377,11 +420,11 @@ export class ProducerImpl implements Producer {
     for (const x of w.splice(0, woken)) x.resolve()
   }
 
-  async flush (): Promise<void> {
+  async flush(): Promise<void> {
     await this.sender.flush()
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     this.closing ??= (async () => {
       await this.sender.flush()
       this.sender.close(new SluiceError('CLIENT_CLOSED', 'the producer was closed'))

@@ -7,7 +7,9 @@ import { RecordAccumulator } from './accumulator.js'
 import { Sender } from './sender.js'
 
 /** Lets the sender's wakeup (setImmediate) and promise callbacks run. */
-const settle = async (): Promise<void> => { await new Promise<void>((resolve) => setImmediate(resolve)) }
+const settle = async (): Promise<void> => {
+  await new Promise<void>((resolve) => setImmediate(resolve))
+}
 
 describe('Sender (on a ManualClock)', () => {
   it('drains a lingering batch when its linger has passed on the clock, not one ms before', async () => {
@@ -19,12 +21,27 @@ describe('Sender (on a ManualClock)', () => {
     const cache = {
       brokers: new Map(),
       leaderOf: () => undefined,
-      refresh: async () => { refreshedAt.push(clock.nowMs()); await new Promise<never>(() => {}) },
+      refresh: async () => {
+        refreshedAt.push(clock.nowMs())
+        await new Promise<never>(() => {})
+      },
     } as unknown as MetadataCache
-    const sender = new Sender(acc, cache, {} as ConnectionPool, {
-      acks: 1, compression: 'none', maxInFlight: 1, deliveryTimeoutMs: 120_000, requestTimeoutMs: 30_000,
-      clientId: 'test', retry: { retries: 3, initialBackoffMs: 100, maxBackoffMs: 1000, factor: 2 }, clock,
-    }, silentLogger)
+    const sender = new Sender(
+      acc,
+      cache,
+      {} as ConnectionPool,
+      {
+        acks: 1,
+        compression: 'none',
+        maxInFlight: 1,
+        deliveryTimeoutMs: 120_000,
+        requestTimeoutMs: 30_000,
+        clientId: 'test',
+        retry: { retries: 3, initialBackoffMs: 100, maxBackoffMs: 1000, factor: 2 },
+        clock,
+      },
+      silentLogger,
+    )
     acc.add('t', 0, { value: Buffer.from('v') }, 10)
     sender.wakeup()
     await settle()

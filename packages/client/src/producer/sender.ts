@@ -20,7 +20,16 @@
  * failed batch is retried, and a final failure of a sequenced batch fails the rest of its
  * partition's sequence and resets it.
  */
-import { SluiceError, encodeRecordBatch, systemClock, toBigInt, type Clock, type CompressionType, type Timer, type wire } from '@sluice/protocol'
+import {
+  SluiceError,
+  encodeRecordBatch,
+  systemClock,
+  toBigInt,
+  type Clock,
+  type CompressionType,
+  type Timer,
+  type wire,
+} from '@sluice/protocol'
 import type { Logger } from '../logger.js'
 import type { ConnectionPool } from '../network/connection-pool.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
@@ -51,7 +60,7 @@ export interface SenderOptions {
 type ProduceStream = RequestStream<wire.ProduceRequest, wire.ProduceResponse__Output>
 
 export class Sender {
-  private readonly streams = new Map<number, { endpoint: string, stream: ProduceStream }>()
+  private readonly streams = new Map<number, { endpoint: string; stream: ProduceStream }>()
   /** Without idempotence: batches in flight per partition, and the partitions at maxInFlight. */
   private readonly partitionInFlight = new Map<string, number>()
   private readonly muted = new Set<string>()
@@ -67,15 +76,19 @@ export class Sender {
   /** Called whenever batches complete, so blocked send() calls can recheck buffer space. */
   onBatchDone: () => void = () => {}
 
-  constructor (private readonly acc: RecordAccumulator, private readonly cache: MetadataCache,
-    private readonly pool: ConnectionPool, private readonly options: SenderOptions,
-    private readonly log: Logger) {
+  constructor(
+    private readonly acc: RecordAccumulator,
+    private readonly cache: MetadataCache,
+    private readonly pool: ConnectionPool,
+    private readonly options: SenderOptions,
+    private readonly log: Logger,
+  ) {
     this.idem = options.idempotence
     this.clock = options.clock ?? systemClock
   }
 
   /** Runs a round soon (coalesced). */
-  wakeup (): void {
+  wakeup(): void {
     if (this.scheduled || this.closed) return
     this.scheduled = true
     setImmediate(() => {
@@ -85,7 +98,7 @@ export class Sender {
   }
 
   /** Resolves once every batch appended before the call is completed or failed. */
-  async flush (): Promise<void> {
+  async flush(): Promise<void> {
     const pending = [...this.acc.queued(), ...this.inFlight].map(async (b) => await b.done)
     if (pending.length === 0) return
     this.flushes++
@@ -98,7 +111,7 @@ export class Sender {
   }
 
   /** Stops the sender: queued and in-flight batches fail with `err`, streams are closed. */
-  close (err: SluiceError): void {
+  close(err: SluiceError): void {
     this.closed = true
     this.timer?.cancel()
     for (const b of [...this.acc.queued(), ...this.inFlight]) this.finish(b, err)
@@ -106,17 +119,18 @@ export class Sender {
     this.streams.clear()
   }
 
-  private round (): void {
+  private round(): void {
     if (this.closed) return
     try {
       this.roundUnsafe()
-    } catch (err) { // never let a bug escape into a timer callback and kill the process
+    } catch (err) {
+      // never let a bug escape into a timer callback and kill the process
       this.log.error({ err }, 'producer send round failed')
       this.schedule(this.clock.nowMs() + this.options.retry.initialBackoffMs)
     }
   }
 
-  private roundUnsafe (): void {
+  private roundUnsafe(): void {
     for (const b of this.acc.expire(this.options.deliveryTimeoutMs)) this.failDelivery(b)
     if (this.idem !== undefined) {
       for (const { batch, err } of this.idem.collectPoisoned()) {
@@ -142,39 +156,51 @@ export class Sender {
     }
     const { nextReadyMs, unknownLeader } = drained
     if (unknownLeader) {
-      this.cache.refresh().then(() => { this.wakeup() }, (err: unknown) => {
-        this.log.debug({ err }, 'metadata refresh failed')
-        this.schedule(this.clock.nowMs() + this.options.retry.initialBackoffMs)
-      })
+      this.cache.refresh().then(
+        () => {
+          this.wakeup()
+        },
+        (err: unknown) => {
+          this.log.debug({ err }, 'metadata refresh failed')
+          this.schedule(this.clock.nowMs() + this.options.retry.initialBackoffMs)
+        },
+      )
     }
     if (nextReadyMs !== undefined) this.schedule(nextReadyMs)
     // Queued batches must still expire even when nothing else wakes us.
     if (!this.acc.isEmpty) this.schedule(this.clock.nowMs() + Math.min(this.options.deliveryTimeoutMs, 1000))
   }
 
-  private schedule (atMs: number): void {
+  private schedule(atMs: number): void {
     if (this.closed || atMs >= this.timerAtMs) return
     this.timer?.cancel()
     this.timerAtMs = atMs
-    this.timer = this.clock.setTimeout(() => {
-      this.timerAtMs = Infinity
-      this.round()
-    }, Math.max(0, atMs - this.clock.nowMs()))
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timerAtMs = Infinity
+        this.round()
+      },
+      Math.max(0, atMs - this.clock.nowMs()),
+    )
   }
 
-  private streamFor (brokerId: number): ProduceStream | undefined {
+  private streamFor(brokerId: number): ProduceStream | undefined {
     const node = this.cache.brokers.get(brokerId)
     if (node === undefined) return undefined
     const existing = this.streams.get(brokerId)
     if (existing !== undefined && existing.endpoint === node.endpoint) return existing.stream
     existing?.stream.close()
     const client = this.pool.brokerClient(node.endpoint)
-    const stream: ProduceStream = new RequestStream(() => client.Produce(), this.options.maxInFlight, `produce to broker ${brokerId}`)
+    const stream: ProduceStream = new RequestStream(
+      () => client.Produce(),
+      this.options.maxInFlight,
+      `produce to broker ${brokerId}`,
+    )
     this.streams.set(brokerId, { endpoint: node.endpoint, stream })
     return stream
   }
 
-  private send (brokerId: number, drained: ProducerBatch[]): void {
+  private send(brokerId: number, drained: ProducerBatch[]): void {
     const stream = this.streamFor(brokerId)
     const topics = new Map<string, wire.PartitionProduceData[]>()
     const sendable: ProducerBatch[] = []
@@ -186,12 +212,17 @@ export class Sender {
           this.idem?.assign(b)
           b.encoded = encodeRecordBatch(b.records, {
             compression: this.options.compression,
-            ...(b.sequenceOrder !== undefined ? { producerId: b.producerId, producerEpoch: b.producerEpoch, baseSequence: b.baseSequence } : {}),
+            ...(b.sequenceOrder !== undefined
+              ? { producerId: b.producerId, producerEpoch: b.producerEpoch, baseSequence: b.baseSequence }
+              : {}),
           })
         }
         b.records.length = 0
       } catch (err) {
-        const e = err instanceof SluiceError ? err : new SluiceError('INVALID_RECORD', `encoding the batch failed: ${String(err)}`, {}, { cause: err })
+        const e =
+          err instanceof SluiceError
+            ? err
+            : new SluiceError('INVALID_RECORD', `encoding the batch failed: ${String(err)}`, {}, { cause: err })
         if (b.sequenceOrder !== undefined) this.idem?.poison(b.key, e) // its sequence will never reach the broker
         this.finish(b, e)
         continue
@@ -213,22 +244,37 @@ export class Sender {
       client_id: this.options.clientId,
       topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
     }
-    const sent = stream === undefined
-      ? Promise.reject(new SluiceError('BROKER_NOT_AVAILABLE', `broker ${brokerId} is not in the metadata`))
-      : stream.request(req, { timeoutMs: this.options.requestTimeoutMs + 5000, expectResponse: this.options.acks !== 0 })
-    sent.then((res) => { this.onResponse(batches, res) }, (err: unknown) => {
-      const e = err instanceof SluiceError ? err : new SluiceError('NETWORK_EXCEPTION', String(err), {}, { cause: err })
-      for (const b of batches) {
-        if (b.sequenceOrder !== undefined) this.idem?.onAnswered(b)
-        this.onError(b, e)
-      }
-    }).finally(() => {
-      if (this.idem === undefined) for (const b of batches) this.addInFlight(b.key, -1)
-      this.wakeup()
-    }).catch((err: unknown) => { this.log.error({ err }, 'produce response handling failed') })
+    const sent =
+      stream === undefined
+        ? Promise.reject(new SluiceError('BROKER_NOT_AVAILABLE', `broker ${brokerId} is not in the metadata`))
+        : stream.request(req, {
+            timeoutMs: this.options.requestTimeoutMs + 5000,
+            expectResponse: this.options.acks !== 0,
+          })
+    sent
+      .then(
+        (res) => {
+          this.onResponse(batches, res)
+        },
+        (err: unknown) => {
+          const e =
+            err instanceof SluiceError ? err : new SluiceError('NETWORK_EXCEPTION', String(err), {}, { cause: err })
+          for (const b of batches) {
+            if (b.sequenceOrder !== undefined) this.idem?.onAnswered(b)
+            this.onError(b, e)
+          }
+        },
+      )
+      .finally(() => {
+        if (this.idem === undefined) for (const b of batches) this.addInFlight(b.key, -1)
+        this.wakeup()
+      })
+      .catch((err: unknown) => {
+        this.log.error({ err }, 'produce response handling failed')
+      })
   }
 
-  private addInFlight (key: string, delta: number): void {
+  private addInFlight(key: string, delta: number): void {
     const n = (this.partitionInFlight.get(key) ?? 0) + delta
     if (n <= 0) this.partitionInFlight.delete(key)
     else this.partitionInFlight.set(key, n)
@@ -237,14 +283,15 @@ export class Sender {
   }
 
   /** @internal tests: batches of the partition in flight right now. */
-  inFlightOf (topic: string, partition: number): number {
+  inFlightOf(topic: string, partition: number): number {
     let n = 0
     for (const b of this.inFlight) if (b.topic === topic && b.partition === partition) n++
     return n
   }
 
-  private onResponse (batches: ProducerBatch[], res: wire.ProduceResponse__Output | undefined): void {
-    if (res === undefined) { // acks=0: written is all we will ever know
+  private onResponse(batches: ProducerBatch[], res: wire.ProduceResponse__Output | undefined): void {
+    if (res === undefined) {
+      // acks=0: written is all we will ever know
       for (const b of batches) this.finish(b, { baseOffset: -1n, logAppendTimeMs: -1n })
       return
     }
@@ -254,7 +301,13 @@ export class Sender {
       const p = byKey.get(b.key)
       if (b.sequenceOrder !== undefined) this.idem?.onAnswered(b)
       if (p === undefined) {
-        this.finish(b, new SluiceError('UNKNOWN_SERVER_ERROR', 'the produce response did not mention this partition', { topic: b.topic, partition: b.partition }))
+        this.finish(
+          b,
+          new SluiceError('UNKNOWN_SERVER_ERROR', 'the produce response did not mention this partition', {
+            topic: b.topic,
+            partition: b.partition,
+          }),
+        )
       } else if (p.error_code === 0) {
         this.finish(b, { baseOffset: toBigInt(p.base_offset), logAppendTimeMs: toBigInt(p.log_append_time_ms) })
       } else {
@@ -263,7 +316,7 @@ export class Sender {
     }
   }
 
-  private onError (b: ProducerBatch, err: SluiceError): void {
+  private onError(b: ProducerBatch, err: SluiceError): void {
     this.inFlight.delete(b)
     let retriable = err.retriable
     if (this.idem !== undefined && b.sequenceOrder !== undefined && !this.closed) {
@@ -288,18 +341,20 @@ export class Sender {
     this.acc.reenqueue(b)
   }
 
-  private failDelivery (b: ProducerBatch): void {
-    const err = new SluiceError('DELIVERY_TIMEOUT',
+  private failDelivery(b: ProducerBatch): void {
+    const err = new SluiceError(
+      'DELIVERY_TIMEOUT',
       `records for ${b.topic}/${b.partition} were not acknowledged within ${this.options.deliveryTimeoutMs} ms` +
-      (b.lastError !== undefined ? ` (last error: ${b.lastError.code}: ${b.lastError.message})` : ''),
+        (b.lastError !== undefined ? ` (last error: ${b.lastError.code}: ${b.lastError.message})` : ''),
       { topic: b.topic, partition: b.partition, attempts: b.attempts, lastErrorCode: b.lastError?.code },
-      { cause: b.lastError })
+      { cause: b.lastError },
+    )
     // The broker may or may not have this batch: later sequences of its partition are unsafe.
     if (b.sequenceOrder !== undefined) this.idem?.poison(b.key, err)
     this.finish(b, err)
   }
 
-  private finish (b: ProducerBatch, outcome: { baseOffset: bigint, logAppendTimeMs: bigint } | SluiceError): void {
+  private finish(b: ProducerBatch, outcome: { baseOffset: bigint; logAppendTimeMs: bigint } | SluiceError): void {
     this.inFlight.delete(b)
     if (b.settled) return
     this.idem?.onSettled(b)

@@ -6,12 +6,24 @@
  */
 import type { Logger } from 'pino'
 import {
-  TOPIC_CONFIG_NAMES, effectiveTopicConfig, toInt64String, validateTopicConfigOverrides, type wire,
+  TOPIC_CONFIG_NAMES,
+  effectiveTopicConfig,
+  toInt64String,
+  validateTopicConfigOverrides,
+  type wire,
 } from '@sluice/protocol'
 import type { MetadataStore } from '../store/metadata-store.js'
 import {
-  PATHS, decodeState, decodeTopic, decodeTopicConfig, partitionsPath, statePath, topicConfigPath, topicPath,
-  type BrokerRecord, type PartitionStateRecord,
+  PATHS,
+  decodeState,
+  decodeTopic,
+  decodeTopicConfig,
+  partitionsPath,
+  statePath,
+  topicConfigPath,
+  topicPath,
+  type BrokerRecord,
+  type PartitionStateRecord,
 } from './layout.js'
 
 export interface TopicState {
@@ -28,39 +40,47 @@ export class ClusterView {
   readonly topics = new Map<string, TopicState>()
   readonly brokers = new Map<number, BrokerRecord>()
 
-  liveBrokerIds (): number[] {
+  liveBrokerIds(): number[] {
     return [...this.brokers.keys()].sort((a, b) => a - b)
   }
 
   isLive = (id: number): boolean => this.brokers.has(id)
 
-  uncleanAllowed (topic: string): boolean {
+  uncleanAllowed(topic: string): boolean {
     return this.topics.get(topic)?.config['unclean.leader.election.enable'] === 'true'
   }
 
   /** Loads every topic, its partition states and config overrides from the store. */
-  async load (store: MetadataStore, log: Logger): Promise<void> {
+  async load(store: MetadataStore, log: Logger): Promise<void> {
     for (const name of await store.children(PATHS.topics)) {
       const topic = decodeTopic(name, (await store.get(topicPath(name))).data)
       const states: PartitionStateRecord[] = []
-      const havePartitions = await store.exists(partitionsPath(name)) !== undefined
+      const havePartitions = (await store.exists(partitionsPath(name))) !== undefined
       for (let p = 0; p < topic.assignment.length; p++) {
         const path = statePath(name, p)
-        const node = havePartitions && await store.exists(path) !== undefined ? await store.get(path) : undefined
+        const node = havePartitions && (await store.exists(path)) !== undefined ? await store.get(path) : undefined
         // A missing state node (a topic written by hand) starts offline; the first ISR member to register leads.
-        states.push(node !== undefined
-          ? decodeState(path, node.data)
-          : { leader: -1, leaderEpoch: 0, isr: [...topic.assignment[p]!], controllerEpoch: 0, partitionEpoch: 0 })
+        states.push(
+          node !== undefined
+            ? decodeState(path, node.data)
+            : { leader: -1, leaderEpoch: 0, isr: [...topic.assignment[p]!], controllerEpoch: 0, partitionEpoch: 0 },
+        )
       }
-      this.topics.set(name, { name, topicId: topic.topicId, assignment: topic.assignment.map((r) => [...r]), states, config: await loadConfig(store, name, log) })
+      this.topics.set(name, {
+        name,
+        topicId: topic.topicId,
+        assignment: topic.assignment.map((r) => [...r]),
+        states,
+        config: await loadConfig(store, name, log),
+      })
     }
   }
 
-  brokersToWire (): wire.BrokerInfo[] {
+  brokersToWire(): wire.BrokerInfo[] {
     return this.liveBrokerIds().map((id) => brokerToWire(this.brokers.get(id)!))
   }
 
-  partitionToWire (topic: TopicState, p: number): wire.PartitionState {
+  partitionToWire(topic: TopicState, p: number): wire.PartitionState {
     const s = topic.states[p]!
     return {
       topic: topic.name,
@@ -75,23 +95,30 @@ export class ClusterView {
     }
   }
 
-  allPartitionsToWire (): wire.PartitionState[] {
+  allPartitionsToWire(): wire.PartitionState[] {
     const out: wire.PartitionState[] = []
     for (const t of this.topics.values()) for (let p = 0; p < t.states.length; p++) out.push(this.partitionToWire(t, p))
     return out
   }
 
-  topicConfigToWire (topic: TopicState): wire.TopicConfig {
+  topicConfigToWire(topic: TopicState): wire.TopicConfig {
     return { topic: topic.name, topic_id: topic.topicId, entries: configEntries(topic.config) }
   }
 }
 
-export function brokerToWire (b: BrokerRecord): wire.BrokerInfo {
-  return { broker_id: b.id, host: b.host, port: b.port, rack: b.rack, broker_epoch: toInt64String(b.brokerEpoch), admin_port: b.adminPort }
+export function brokerToWire(b: BrokerRecord): wire.BrokerInfo {
+  return {
+    broker_id: b.id,
+    host: b.host,
+    port: b.port,
+    rack: b.rack,
+    broker_epoch: toInt64String(b.brokerEpoch),
+    admin_port: b.adminPort,
+  }
 }
 
 /** Every topic config with its effective value and where it comes from. */
-export function configEntries (overrides: Readonly<Record<string, string>>): wire.TopicConfigEntry[] {
+export function configEntries(overrides: Readonly<Record<string, string>>): wire.TopicConfigEntry[] {
   const effective = effectiveTopicConfig(overrides) as unknown as Record<string, unknown>
   return TOPIC_CONFIG_NAMES.map((name) => ({
     name,
@@ -100,9 +127,9 @@ export function configEntries (overrides: Readonly<Record<string, string>>): wir
   }))
 }
 
-async function loadConfig (store: MetadataStore, topic: string, log: Logger): Promise<Record<string, string>> {
+async function loadConfig(store: MetadataStore, topic: string, log: Logger): Promise<Record<string, string>> {
   const path = topicConfigPath(topic)
-  if (await store.exists(path) === undefined) return {}
+  if ((await store.exists(path)) === undefined) return {}
   const raw = decodeTopicConfig(path, (await store.get(path)).data)
   const out: Record<string, string> = {}
   // Keep each override that still validates on its own; a config dropped from the table (or a

@@ -38,7 +38,7 @@ export const topicConfigPath = (topic: string): string => `${PATHS.topicConfigs}
 export const instancePath = (controllerId: number): string => `${PATHS.metadataInstances}/${controllerId}`
 
 /** Kafka's Uuid text form: 16 random bytes, base64url without padding (22 characters). */
-export function newKafkaUuid (): string {
+export function newKafkaUuid(): string {
   return randomBytes(16).toString('base64url')
 }
 
@@ -67,11 +67,14 @@ export interface PartitionStateRecord {
   readonly partitionEpoch: number
 }
 
-export interface ProducerIdBlock { readonly start: bigint, readonly end: bigint }
+export interface ProducerIdBlock {
+  readonly start: bigint
+  readonly end: bigint
+}
 
 const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v), 'utf8')
 
-function parse (path: string, data: Buffer): Record<string, unknown> {
+function parse(path: string, data: Buffer): Record<string, unknown> {
   let v: unknown
   try {
     v = JSON.parse(data.toString('utf8'))
@@ -82,34 +85,34 @@ function parse (path: string, data: Buffer): Record<string, unknown> {
   return v as Record<string, unknown>
 }
 
-function damaged (path: string, why: string): SluiceError {
+function damaged(path: string, why: string): SluiceError {
   return new SluiceError('METADATA_UNAVAILABLE', `metadata node ${path} ${why}`, { path })
 }
 
-function int (path: string, v: unknown, field: string): number {
+function int(path: string, v: unknown, field: string): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw damaged(path, `has a bad "${field}"`)
   return v
 }
 
-function intList (path: string, v: unknown, field: string): number[] {
+function intList(path: string, v: unknown, field: string): number[] {
   if (!Array.isArray(v)) throw damaged(path, `has a bad "${field}"`)
   return v.map((x) => int(path, x, field))
 }
 
 export const encodeClusterId = (id: string): Buffer => json({ version: '1', id })
-export function decodeClusterId (data: Buffer): string {
+export function decodeClusterId(data: Buffer): string {
   const o = parse(PATHS.clusterId, data)
   if (typeof o.id !== 'string' || o.id === '') throw damaged(PATHS.clusterId, 'has no id')
   return o.id
 }
 
 export const encodeInt = (n: number | bigint): Buffer => Buffer.from(String(n), 'utf8')
-export function decodeInt (path: string, data: Buffer): number {
+export function decodeInt(path: string, data: Buffer): number {
   const t = data.toString('utf8').trim()
   if (!/^\d+$/.test(t)) throw damaged(path, 'is not an integer')
   return Number(t)
 }
-export function decodeBigInt (path: string, data: Buffer): bigint {
+export function decodeBigInt(path: string, data: Buffer): bigint {
   const t = data.toString('utf8').trim()
   if (!/^\d+$/.test(t)) throw damaged(path, 'is not an integer')
   return BigInt(t)
@@ -118,7 +121,7 @@ export function decodeBigInt (path: string, data: Buffer): bigint {
 /** Kafka's /controller JSON (brokerid = the controller id), plus the epoch and where to reach it. */
 export const encodeController = (id: number, epoch: number, endpoint: string): Buffer =>
   json({ version: 1, brokerid: id, timestamp: String(Date.now()), controller_epoch: epoch, endpoint })
-export function decodeControllerNode (path: string, data: Buffer): { id: number, epoch?: number, endpoint?: string } {
+export function decodeControllerNode(path: string, data: Buffer): { id: number; epoch?: number; endpoint?: string } {
   const o = parse(path, data)
   return {
     id: int(path, o.brokerid, 'brokerid'),
@@ -128,23 +131,33 @@ export function decodeControllerNode (path: string, data: Buffer): { id: number,
 }
 
 export const encodeInstance = (id: number, endpoint: string): Buffer => json({ version: 1, id, endpoint })
-export function decodeInstance (path: string, data: Buffer): { id: number, endpoint: string } {
+export function decodeInstance(path: string, data: Buffer): { id: number; endpoint: string } {
   const o = parse(path, data)
   if (typeof o.endpoint !== 'string' || o.endpoint === '') throw damaged(path, 'has no endpoint')
   return { id: int(path, o.id, 'id'), endpoint: o.endpoint }
 }
 
-export function encodeBroker (b: BrokerRecord): Buffer {
-  return json({ version: 1, host: b.host, port: b.port, rack: b.rack, admin_port: b.adminPort, broker_epoch: b.brokerEpoch.toString(), timestamp: String(b.timestampMs) })
+export function encodeBroker(b: BrokerRecord): Buffer {
+  return json({
+    version: 1,
+    host: b.host,
+    port: b.port,
+    rack: b.rack,
+    admin_port: b.adminPort,
+    broker_epoch: b.brokerEpoch.toString(),
+    timestamp: String(b.timestampMs),
+  })
 }
 
-export function encodeTopic (t: TopicRecord): Buffer {
+export function encodeTopic(t: TopicRecord): Buffer {
   const partitions: Record<string, readonly number[]> = {}
-  t.assignment.forEach((replicas, p) => { partitions[String(p)] = replicas })
+  t.assignment.forEach((replicas, p) => {
+    partitions[String(p)] = replicas
+  })
   return json({ version: 3, topic_id: t.topicId, partitions })
 }
 
-export function decodeTopic (name: string, data: Buffer): TopicRecord {
+export function decodeTopic(name: string, data: Buffer): TopicRecord {
   const path = topicPath(name)
   const o = parse(path, data)
   if (typeof o.topic_id !== 'string' || o.topic_id === '') throw damaged(path, 'has no topic_id')
@@ -160,11 +173,18 @@ export function decodeTopic (name: string, data: Buffer): TopicRecord {
   return { name, topicId: o.topic_id, assignment }
 }
 
-export function encodeState (s: PartitionStateRecord): Buffer {
-  return json({ version: 1, leader: s.leader, leader_epoch: s.leaderEpoch, isr: s.isr, controller_epoch: s.controllerEpoch, partition_epoch: s.partitionEpoch })
+export function encodeState(s: PartitionStateRecord): Buffer {
+  return json({
+    version: 1,
+    leader: s.leader,
+    leader_epoch: s.leaderEpoch,
+    isr: s.isr,
+    controller_epoch: s.controllerEpoch,
+    partition_epoch: s.partitionEpoch,
+  })
 }
 
-export function decodeState (path: string, data: Buffer): PartitionStateRecord {
+export function decodeState(path: string, data: Buffer): PartitionStateRecord {
   const o = parse(path, data)
   return {
     leader: int(path, o.leader, 'leader'),
@@ -177,7 +197,7 @@ export function decodeState (path: string, data: Buffer): PartitionStateRecord {
 
 export const encodeTopicConfig = (config: Readonly<Record<string, string>>): Buffer => json({ version: 1, config })
 
-export function decodeTopicConfig (path: string, data: Buffer): Record<string, string> {
+export function decodeTopicConfig(path: string, data: Buffer): Record<string, string> {
   const o = parse(path, data)
   const c = o.config
   if (c === null || typeof c !== 'object' || Array.isArray(c)) throw damaged(path, 'has no config map')
@@ -189,13 +209,18 @@ export function decodeTopicConfig (path: string, data: Buffer): Record<string, s
   return out
 }
 
-export function encodeProducerIdBlock (controllerId: number, b: ProducerIdBlock): Buffer {
+export function encodeProducerIdBlock(controllerId: number, b: ProducerIdBlock): Buffer {
   return json({ version: 1, broker: controllerId, block_start: b.start.toString(), block_end: b.end.toString() })
 }
 
-export function decodeProducerIdBlock (data: Buffer): ProducerIdBlock {
+export function decodeProducerIdBlock(data: Buffer): ProducerIdBlock {
   const o = parse(PATHS.producerIdBlock, data)
-  if (typeof o.block_start !== 'string' || typeof o.block_end !== 'string' ||
-    !/^\d+$/.test(o.block_start) || !/^\d+$/.test(o.block_end)) throw damaged(PATHS.producerIdBlock, 'has a bad block')
+  if (
+    typeof o.block_start !== 'string' ||
+    typeof o.block_end !== 'string' ||
+    !/^\d+$/.test(o.block_start) ||
+    !/^\d+$/.test(o.block_end)
+  )
+    throw damaged(PATHS.producerIdBlock, 'has a bad block')
   return { start: BigInt(o.block_start), end: BigInt(o.block_end) }
 }

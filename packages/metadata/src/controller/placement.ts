@@ -17,7 +17,7 @@ export type RandomInt = (bound: number) => number
 export const mathRandomInt: RandomInt = (bound) => Math.floor(Math.random() * bound)
 
 /** mulberry32: a small, fast, seedable PRNG, good enough for placement and tests. */
-export function seededRandomInt (seed: number): RandomInt {
+export function seededRandomInt(seed: number): RandomInt {
   let a = seed >>> 0
   return (bound) => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -41,13 +41,19 @@ export interface PlacementRequest {
 }
 
 /** Returns one replica list per partition, for partitions startPartition .. startPartition + numPartitions - 1. */
-export function assignReplicas (req: PlacementRequest): number[][] {
+export function assignReplicas(req: PlacementRequest): number[][] {
   const brokers = [...new Set(req.brokers)].sort((x, y) => x - y)
   const n = brokers.length
   const rf = req.replicationFactor
-  if (!Number.isInteger(rf) || rf < 1) throw new SluiceError('INVALID_REPLICATION_FACTOR', `replication factor ${rf} must be at least 1`)
-  if (rf > n) throw new SluiceError('INVALID_REPLICATION_FACTOR', `replication factor ${rf} is larger than the ${n} available brokers`)
-  if (!Number.isInteger(req.numPartitions) || req.numPartitions < 0) throw new SluiceError('INVALID_PARTITIONS', `cannot place ${req.numPartitions} partitions`)
+  if (!Number.isInteger(rf) || rf < 1)
+    throw new SluiceError('INVALID_REPLICATION_FACTOR', `replication factor ${rf} must be at least 1`)
+  if (rf > n)
+    throw new SluiceError(
+      'INVALID_REPLICATION_FACTOR',
+      `replication factor ${rf} is larger than the ${n} available brokers`,
+    )
+  if (!Number.isInteger(req.numPartitions) || req.numPartitions < 0)
+    throw new SluiceError('INVALID_PARTITIONS', `cannot place ${req.numPartitions} partitions`)
   const random = req.random ?? mathRandomInt
   const fixed = req.fixedStartIndex !== undefined && req.fixedStartIndex >= 0 ? req.fixedStartIndex % n : undefined
   const startIndex = fixed ?? random(n)
@@ -59,7 +65,7 @@ export function assignReplicas (req: PlacementRequest): number[][] {
     const first = (p + startIndex) % n
     const replicas = [brokers[first]!]
     for (let j = 0; j < rf - 1; j++) {
-      replicas.push(brokers[(first + 1 + (shift + j) % (n - 1)) % n]!)
+      replicas.push(brokers[(first + 1 + ((shift + j) % (n - 1))) % n]!)
     }
     out.push(replicas)
   }

@@ -4,7 +4,7 @@ import { startHarness, waitFor, type FakeBroker, type Harness } from '../test-su
 
 type AlterRes = wire.AlterPartitionResponse__Output
 
-async function brokers (h: Harness, ids: number[]): Promise<FakeBroker[]> {
+async function brokers(h: Harness, ids: number[]): Promise<FakeBroker[]> {
   const out: FakeBroker[] = []
   for (const id of ids) {
     const b = h.broker({ broker_id: id, port: 19000 + id, session_timeout_ms: 0 })
@@ -14,17 +14,25 @@ async function brokers (h: Harness, ids: number[]): Promise<FakeBroker[]> {
   return out
 }
 
-async function state (h: Harness, topic: string): Promise<wire.PartitionState__Output> {
+async function state(h: Harness, topic: string): Promise<wire.PartitionState__Output> {
   const d = await h.call<wire.DescribeTopicsResponse__Output>('DescribeTopics', { names: [topic] })
   return d.topics[0]!.partitions[0]!
 }
 
 describe('controller: replication support', () => {
-  it('moves leadership back to the preferred replica once it re-enters the ISR, and fences the deposed leader\'s ISR changes', async () => {
+  it("moves leadership back to the preferred replica once it re-enters the ISR, and fences the deposed leader's ISR changes", async () => {
     const h = await startHarness()
     const [b1, b2] = await brokers(h, [1, 2, 3])
     const res = await h.call<wire.CreateTopicsResponse__Output>('CreateTopics', {
-      topics: [{ name: 'pref', num_partitions: -1, replication_factor: -1, configs: {}, assignments: [{ partition: 0, replicas: [1, 2, 3] }] }],
+      topics: [
+        {
+          name: 'pref',
+          num_partitions: -1,
+          replication_factor: -1,
+          configs: {},
+          assignments: [{ partition: 0, replicas: [1, 2, 3] }],
+        },
+      ],
     })
     expect(res.topics[0]!.error_code).toBe(0)
     const initial = await state(h, 'pref')
@@ -35,8 +43,13 @@ describe('controller: replication support', () => {
 
     // An ISR change quoting the leader epoch from before the failover is refused and changes nothing.
     const stale = await h.call<AlterRes>('AlterPartition', {
-      broker_id: 2, broker_epoch: b2!.epoch, topic: 'pref', partition: 0,
-      leader_epoch: initial.leader_epoch, partition_epoch: failedOver.partition_epoch, new_isr: [2],
+      broker_id: 2,
+      broker_epoch: b2!.epoch,
+      topic: 'pref',
+      partition: 0,
+      leader_epoch: initial.leader_epoch,
+      partition_epoch: failedOver.partition_epoch,
+      new_isr: [2],
     })
     expect(stale.error_code).toBe(errorId('FENCED_LEADER_EPOCH'))
     expect(await state(h, 'pref')).toEqual(failedOver)
@@ -44,11 +57,24 @@ describe('controller: replication support', () => {
     const [b1again] = await brokers(h, [1])
     // Back, but not in sync: nothing moves until the leader adds it to the ISR.
     const grow = await h.call<AlterRes>('AlterPartition', {
-      broker_id: 2, broker_epoch: b2!.epoch, topic: 'pref', partition: 0,
-      leader_epoch: failedOver.leader_epoch, partition_epoch: failedOver.partition_epoch, new_isr: [2, 3, 1],
+      broker_id: 2,
+      broker_epoch: b2!.epoch,
+      topic: 'pref',
+      partition: 0,
+      leader_epoch: failedOver.leader_epoch,
+      partition_epoch: failedOver.partition_epoch,
+      new_isr: [2, 3, 1],
     })
     expect(grow).toMatchObject({ error_code: 0, state: { leader: 2, isr: [2, 3, 1] } })
-    await waitFor(() => b1again!.view().partitions.get('pref-0')?.leader === 1, 'automatic preferred-leader election', 10_000)
-    expect(await state(h, 'pref')).toMatchObject({ leader: 1, leader_epoch: failedOver.leader_epoch + 1, isr: [2, 3, 1] })
+    await waitFor(
+      () => b1again!.view().partitions.get('pref-0')?.leader === 1,
+      'automatic preferred-leader election',
+      10_000,
+    )
+    expect(await state(h, 'pref')).toMatchObject({
+      leader: 1,
+      leader_epoch: failedOver.leader_epoch + 1,
+      isr: [2, 3, 1],
+    })
   })
 })

@@ -4,10 +4,13 @@ import type { Controller } from './controller.js'
 import { PreferredLeaderBalancer } from './preferred-leader-balancer.js'
 
 /** A controller with no topics that counts the passes it is asked to run. */
-function fakeController (): { ctl: Controller, passes: () => number } {
+function fakeController(): { ctl: Controller; passes: () => number } {
   let n = 0
   const ctl = {
-    serial: async (job: () => Promise<void>) => { n++; await job() },
+    serial: async (job: () => Promise<void>) => {
+      n++
+      await job()
+    },
     view: { topics: new Map() },
     log: { warn: () => {} },
   }

@@ -16,27 +16,45 @@ export class PreferredLeaderBalancer {
   private stopped = false
 
   /** `delayMs` < 0 disables the automatic election (ElectLeaders still works). */
-  constructor (private readonly ctl: Controller, private readonly delayMs: number, private readonly clock: Clock = systemClock) {}
+  constructor(
+    private readonly ctl: Controller,
+    private readonly delayMs: number,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** The ISR of a partition grew by `joined`; schedules a pass if its preferred replica is among them. */
-  onIsrExpanded (replicas: readonly number[], leader: number, joined: readonly number[]): void {
+  onIsrExpanded(replicas: readonly number[], leader: number, joined: readonly number[]): void {
     const preferred = replicas[0]
-    if (this.delayMs < 0 || this.stopped || preferred === undefined || preferred === leader || !joined.includes(preferred)) return
+    if (
+      this.delayMs < 0 ||
+      this.stopped ||
+      preferred === undefined ||
+      preferred === leader ||
+      !joined.includes(preferred)
+    )
+      return
     if (this.timer !== undefined) return // the pending pass covers this partition too
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined
-      this.ctl.serial(async () => { await this.pass() })
-        .catch((e: unknown) => { if (!this.stopped) this.ctl.log.warn({ err: e }, 'automatic preferred-leader election failed') })
-    }, this.delayMs).unref()
+    this.timer = this.clock
+      .setTimeout(() => {
+        this.timer = undefined
+        this.ctl
+          .serial(async () => {
+            await this.pass()
+          })
+          .catch((e: unknown) => {
+            if (!this.stopped) this.ctl.log.warn({ err: e }, 'automatic preferred-leader election failed')
+          })
+      }, this.delayMs)
+      .unref()
   }
 
-  stop (): void {
+  stop(): void {
     this.stopped = true
     this.timer?.cancel()
     this.timer = undefined
   }
 
-  private async pass (): Promise<void> {
+  private async pass(): Promise<void> {
     const changes = new Map<string, PartitionStateRecord>()
     for (const t of this.ctl.view.topics.values()) {
       for (let p = 0; p < t.states.length; p++) {

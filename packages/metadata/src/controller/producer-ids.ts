@@ -15,35 +15,41 @@ export class ProducerIdAllocator {
   private next = 0n
   private end = -1n
 
-  constructor (private readonly store: MetadataStore, private readonly controllerId: number,
-    private readonly fence: () => StoreOp) {}
+  constructor(
+    private readonly store: MetadataStore,
+    private readonly controllerId: number,
+    private readonly fence: () => StoreOp,
+  ) {}
 
-  async allocate (): Promise<bigint> {
+  async allocate(): Promise<bigint> {
     if (this.next > this.end) await this.claimBlock()
     return this.next++
   }
 
   /** True when `id` may have been handed out (by this or an earlier controller). */
-  mayHaveIssued (id: bigint): boolean {
+  mayHaveIssued(id: bigint): boolean {
     return id >= 0n && id < this.next
   }
 
-  private async claimBlock (): Promise<void> {
+  private async claimBlock(): Promise<void> {
     const node = await this.store.exists(PATHS.producerIdBlock)
     let start = 0n
     if (node !== undefined) start = decodeProducerIdBlock((await this.store.get(PATHS.producerIdBlock)).data).end + 1n
     const end = start + PRODUCER_ID_BLOCK_SIZE - 1n
     if (end > MAX_PRODUCER_ID) throw new SluiceError('INTERNAL_ERROR', 'producer ids are exhausted')
     const data = encodeProducerIdBlock(this.controllerId, { start, end })
-    await this.store.multi([this.fence(), node === undefined
-      ? { type: 'create', path: PATHS.producerIdBlock, data }
-      : { type: 'set', path: PATHS.producerIdBlock, data, version: node.version }])
+    await this.store.multi([
+      this.fence(),
+      node === undefined
+        ? { type: 'create', path: PATHS.producerIdBlock, data }
+        : { type: 'set', path: PATHS.producerIdBlock, data, version: node.version },
+    ])
     this.next = start
     this.end = end
   }
 
   /** The first id of the next block on disk, so ids below it count as issued after a restart. */
-  async loadWatermark (): Promise<void> {
+  async loadWatermark(): Promise<void> {
     const node = await this.store.exists(PATHS.producerIdBlock)
     if (node === undefined) return
     const block = decodeProducerIdBlock((await this.store.get(PATHS.producerIdBlock)).data)

@@ -59,17 +59,24 @@ const BOUNDS: Record<keyof ResolvedGroupConfig, readonly [number, number]> = {
   sweepIntervalMs: [1, 60_000],
 }
 
-export function resolveGroupConfig (o: GroupCoordinatorOptions = {}): ResolvedGroupConfig {
+export function resolveGroupConfig(o: GroupCoordinatorOptions = {}): ResolvedGroupConfig {
   const problems: string[] = []
   const out = { ...GROUP_CONFIG_DEFAULTS }
-  for (const [name, [min, max]] of Object.entries(BOUNDS) as Array<[keyof ResolvedGroupConfig, readonly [number, number]]>) {
+  for (const [name, [min, max]] of Object.entries(BOUNDS) as Array<
+    [keyof ResolvedGroupConfig, readonly [number, number]]
+  >) {
     const v = o[name]
     if (v === undefined) continue
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) problems.push(`${name} ${String(v)} must be an integer in ${min}..${max}`)
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+      problems.push(`${name} ${String(v)} must be an integer in ${min}..${max}`)
     else out[name] = v
   }
   for (const name of Object.keys(o)) if (!(name in BOUNDS)) problems.push(`unknown group coordinator option ${name}`)
-  if (out.minSessionTimeoutMs > out.maxSessionTimeoutMs) problems.push(`minSessionTimeoutMs ${out.minSessionTimeoutMs} exceeds maxSessionTimeoutMs ${out.maxSessionTimeoutMs}`)
-  if (problems.length > 0) throw new SluiceError('INVALID_ARGUMENT', `invalid group coordinator options: ${problems.join('; ')}`, { problems })
+  if (out.minSessionTimeoutMs > out.maxSessionTimeoutMs)
+    problems.push(
+      `minSessionTimeoutMs ${out.minSessionTimeoutMs} exceeds maxSessionTimeoutMs ${out.maxSessionTimeoutMs}`,
+    )
+  if (problems.length > 0)
+    throw new SluiceError('INVALID_ARGUMENT', `invalid group coordinator options: ${problems.join('; ')}`, { problems })
   return out
 }

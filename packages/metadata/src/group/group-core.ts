@@ -48,15 +48,19 @@ export abstract class GroupCore {
   /** When the group last became Empty (offset retention counts from here). */
   emptySince: number
 
-  constructor (readonly groupId: string, protected readonly env: GroupEnv, now: number) {
+  constructor(
+    readonly groupId: string,
+    protected readonly env: GroupEnv,
+    now: number,
+  ) {
     this.emptySince = now
   }
 
-  hasPendingMembers (): boolean {
+  hasPendingMembers(): boolean {
     return this.pendingMembers.size > 0
   }
 
-  protected joinResponse (m: Member, skipAssignment = false): wire.JoinGroupResponse__Output {
+  protected joinResponse(m: Member, skipAssignment = false): wire.JoinGroupResponse__Output {
     const isLeader = m.memberId === this.leaderId
     return {
       error_code: 0,
@@ -68,22 +72,27 @@ export abstract class GroupCore {
       member_id: m.memberId,
       members: isLeader
         ? [...this.members.values()].map((x) => ({
-            member_id: x.memberId, group_instance_id: x.groupInstanceId, metadata: metadataFor(x, this.protocolName),
-            client_id: x.clientId, client_host: x.clientHost,
+            member_id: x.memberId,
+            group_instance_id: x.groupInstanceId,
+            metadata: metadataFor(x, this.protocolName),
+            client_id: x.clientId,
+            client_host: x.clientHost,
           }))
         : [],
       skip_assignment: skipAssignment,
     }
   }
 
-  protected candidateProtocols (members: readonly Member[]): Set<string> {
+  protected candidateProtocols(members: readonly Member[]): Set<string> {
     const [first, ...rest] = members
     if (first === undefined) return new Set()
-    return new Set(first.protocols.map((p) => p.name).filter((n) => rest.every((m) => m.protocols.some((p) => p.name === n))))
+    return new Set(
+      first.protocols.map((p) => p.name).filter((n) => rest.every((m) => m.protocols.some((p) => p.name === n))),
+    )
   }
 
   /** Each member votes for its most preferred candidate; most votes wins, ties by candidate order. */
-  protected selectProtocol (): string {
+  protected selectProtocol(): string {
     const all = [...this.members.values()]
     const candidates = [...this.candidateProtocols(all)]
     const votes = new Map(candidates.map((c) => [c, 0]))
@@ -98,7 +107,7 @@ export abstract class GroupCore {
 
   // ---- rebalance ------------------------------------------------------------------------------
 
-  protected prepareRebalance (now: number, reason: string): void {
+  protected prepareRebalance(now: number, reason: string): void {
     if (this.state === 'CompletingRebalance') {
       for (const m of this.members.values()) {
         m.assignment = EMPTY
@@ -122,23 +131,24 @@ export abstract class GroupCore {
     this.tryCompleteJoin(now)
   }
 
-  protected maxRebalanceTimeout (): number {
+  protected maxRebalanceTimeout(): number {
     let t = 0
     for (const m of this.members.values()) t = Math.max(t, m.rebalanceTimeoutMs)
     return t
   }
 
-  protected tryCompleteJoin (now: number): void {
+  protected tryCompleteJoin(now: number): void {
     if (this.state !== 'PreparingRebalance' || now < this.initialDelayDeadline) return
     let allJoined = this.pendingMembers.size === 0
     for (const m of this.members.values()) if (m.awaitingJoin === undefined) allJoined = false
     if (allJoined || now >= this.rebalanceDeadline) this.completeJoin(now)
   }
 
-  protected completeJoin (now: number): void {
+  protected completeJoin(now: number): void {
     for (const m of [...this.members.values()]) {
       // Static members that did not rejoin stay until their session times out (KIP-345).
-      if (m.awaitingJoin === undefined && m.groupInstanceId === '') this.removeMember(m, 'did not rejoin within the rebalance timeout')
+      if (m.awaitingJoin === undefined && m.groupInstanceId === '')
+        this.removeMember(m, 'did not rejoin within the rebalance timeout')
     }
     this.initialDelayDeadline = 0
     const joined = [...this.members.values()].filter((m) => m.awaitingJoin !== undefined)
@@ -161,7 +171,12 @@ export abstract class GroupCore {
       this.pendingSync.add(m.memberId)
       m.heartbeatDeadline = now + m.sessionTimeoutMs
     }
-    this.event('join completed', { generationId: this.generationId, protocol: this.protocolName, leader: this.leaderId, members: this.members.size })
+    this.event('join completed', {
+      generationId: this.generationId,
+      protocol: this.protocolName,
+      leader: this.leaderId,
+      members: this.members.size,
+    })
     for (const m of this.members.values()) {
       const reply = m.awaitingJoin
       m.awaitingJoin = undefined
@@ -169,7 +184,7 @@ export abstract class GroupCore {
     }
   }
 
-  protected toEmpty (now: number): void {
+  protected toEmpty(now: number): void {
     this.state = 'Empty'
     this.protocolName = ''
     this.leaderId = ''
@@ -180,17 +195,25 @@ export abstract class GroupCore {
   // ---- time -------------------------------------------------------------------------------------
 
   /** Applies every deadline that passed: pending ids, sessions, syncs, the join delay and timeout. */
-  tick (now: number): void {
+  tick(now: number): void {
     if (this.state === 'Dead') return
     let changed = false
-    for (const [id, deadline] of this.pendingMembers) if (now >= deadline) { this.pendingMembers.delete(id); changed = true }
+    for (const [id, deadline] of this.pendingMembers)
+      if (now >= deadline) {
+        this.pendingMembers.delete(id)
+        changed = true
+      }
     for (const m of [...this.members.values()]) {
       if (m.awaitingJoin === undefined && m.awaitingSync === undefined && now >= m.heartbeatDeadline) {
         this.removeMember(m, 'session timed out')
         changed = true
       }
     }
-    if ((this.state === 'CompletingRebalance' || this.state === 'Stable') && this.pendingSync.size > 0 && now >= this.syncDeadline) {
+    if (
+      (this.state === 'CompletingRebalance' || this.state === 'Stable') &&
+      this.pendingSync.size > 0 &&
+      now >= this.syncDeadline
+    ) {
       for (const id of [...this.pendingSync]) {
         const m = this.members.get(id)
         if (m !== undefined) this.removeMember(m, 'did not send SyncGroup within the rebalance timeout')
@@ -202,16 +225,17 @@ export abstract class GroupCore {
     else this.tryCompleteJoin(now)
   }
 
-  protected afterRemoval (now: number): void {
+  protected afterRemoval(now: number): void {
     if (this.state === 'Stable' || this.state === 'CompletingRebalance') this.prepareRebalance(now, 'members left')
     else this.tryCompleteJoin(now)
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
 
-  protected removeMember (m: Member, reason: string): void {
+  protected removeMember(m: Member, reason: string): void {
     this.members.delete(m.memberId)
-    if (m.groupInstanceId !== '' && this.staticMembers.get(m.groupInstanceId) === m.memberId) this.staticMembers.delete(m.groupInstanceId)
+    if (m.groupInstanceId !== '' && this.staticMembers.get(m.groupInstanceId) === m.memberId)
+      this.staticMembers.delete(m.groupInstanceId)
     this.pendingSync.delete(m.memberId)
     if (this.leaderId === m.memberId) this.leaderId = this.members.keys().next().value ?? ''
     const message = `member ${m.memberId} was removed from group ${this.groupId}: ${reason}`
@@ -223,7 +247,7 @@ export abstract class GroupCore {
   }
 
   /** FENCED_INSTANCE_ID / UNKNOWN_MEMBER_ID for a request naming a member, else undefined. */
-  protected checkMember (memberId: string, instanceId: string): ErrorCodeName | undefined {
+  protected checkMember(memberId: string, instanceId: string): ErrorCodeName | undefined {
     if (this.state === 'Dead') return 'COORDINATOR_NOT_AVAILABLE'
     if (instanceId !== '') {
       const mapped = this.staticMembers.get(instanceId)
@@ -235,21 +259,27 @@ export abstract class GroupCore {
     return undefined
   }
 
-  protected checkGeneration (memberId: string, instanceId: string, generationId: number): ErrorCodeName | undefined {
-    return this.checkMember(memberId, instanceId) ?? (generationId !== this.generationId ? 'ILLEGAL_GENERATION' : undefined)
+  protected checkGeneration(memberId: string, instanceId: string, generationId: number): ErrorCodeName | undefined {
+    return (
+      this.checkMember(memberId, instanceId) ?? (generationId !== this.generationId ? 'ILLEGAL_GENERATION' : undefined)
+    )
   }
 
-  protected memberProblem (code: ErrorCodeName, memberId: string, instanceId: string, generationId?: number): string {
+  protected memberProblem(code: ErrorCodeName, memberId: string, instanceId: string, generationId?: number): string {
     switch (code) {
-      case 'FENCED_INSTANCE_ID': return `instance ${instanceId} of group ${this.groupId} belongs to another member than ${memberId}`
-      case 'ILLEGAL_GENERATION': return `generation ${String(generationId)} is not group ${this.groupId}'s current generation ${this.generationId}`
-      case 'UNKNOWN_MEMBER_ID': return `member ${memberId === '' ? '(empty)' : memberId} is not in group ${this.groupId}`
-      default: return `group ${this.groupId}: ${code}`
+      case 'FENCED_INSTANCE_ID':
+        return `instance ${instanceId} of group ${this.groupId} belongs to another member than ${memberId}`
+      case 'ILLEGAL_GENERATION':
+        return `generation ${String(generationId)} is not group ${this.groupId}'s current generation ${this.generationId}`
+      case 'UNKNOWN_MEMBER_ID':
+        return `member ${memberId === '' ? '(empty)' : memberId} is not in group ${this.groupId}`
+      default:
+        return `group ${this.groupId}: ${code}`
     }
   }
 
   /** Marks the group removed and answers every waiting request. */
-  kill (code: ErrorCodeName, message: string): void {
+  kill(code: ErrorCodeName, message: string): void {
     this.state = 'Dead'
     for (const m of this.members.values()) {
       m.awaitingJoin?.(joinError(code, message, m.memberId))
@@ -259,17 +289,27 @@ export abstract class GroupCore {
     }
   }
 
-  protected event (event: string, details: Record<string, unknown>): void {
+  protected event(event: string, details: Record<string, unknown>): void {
     this.env.onEvent?.(this.groupId, event, details)
   }
 
-  describe (): wire.DescribedGroup__Output {
+  describe(): wire.DescribedGroup__Output {
     return {
-      error_code: errorId('NONE'), error_message: '', group_id: this.groupId, state: this.state,
-      protocol_type: this.protocolType, protocol_name: this.protocolName, generation_id: this.generationId, leader: this.leaderId,
+      error_code: errorId('NONE'),
+      error_message: '',
+      group_id: this.groupId,
+      state: this.state,
+      protocol_type: this.protocolType,
+      protocol_name: this.protocolName,
+      generation_id: this.generationId,
+      leader: this.leaderId,
       members: [...this.members.values()].map((m) => ({
-        member_id: m.memberId, group_instance_id: m.groupInstanceId, client_id: m.clientId, client_host: m.clientHost,
-        metadata: metadataFor(m, this.protocolName !== '' ? this.protocolName : (m.protocols[0]?.name ?? '')), assignment: m.assignment,
+        member_id: m.memberId,
+        group_instance_id: m.groupInstanceId,
+        client_id: m.clientId,
+        client_host: m.clientHost,
+        metadata: metadataFor(m, this.protocolName !== '' ? this.protocolName : (m.protocols[0]?.name ?? '')),
+        assignment: m.assignment,
       })),
     }
   }

@@ -8,7 +8,11 @@ import { resolveGroupConfig, type GroupCoordinatorOptions } from './group-config
  * A GroupManager on a ManualClock. Its sweep timer is not started: `advance` moves the clock and
  * runs one sweep itself, so each step of a test is exactly one tick at the new time.
  */
-function setup (options: GroupCoordinatorOptions = {}): { mgr: GroupManager, clock: ManualClock, advance: (ms: number) => void } {
+function setup(options: GroupCoordinatorOptions = {}): {
+  mgr: GroupManager
+  clock: ManualClock
+  advance: (ms: number) => void
+} {
   const clock = new ManualClock(1_000_000)
   let n = 0
   const mgr = new GroupManager({
@@ -17,13 +21,25 @@ function setup (options: GroupCoordinatorOptions = {}): { mgr: GroupManager, clo
     clock,
     newMemberId: (prefix) => `${prefix}-${++n}`,
   })
-  const advance = (ms: number): void => { clock.advance(ms); mgr.tick() }
+  const advance = (ms: number): void => {
+    clock.advance(ms)
+    mgr.tick()
+  }
   return { mgr, clock, advance }
 }
 
-interface JoinArgs { memberId?: string, instance?: string, client?: string, protocols?: Array<[string, string]>, session?: number, rebalance?: number, type?: string, group?: string }
+interface JoinArgs {
+  memberId?: string
+  instance?: string
+  client?: string
+  protocols?: Array<[string, string]>
+  session?: number
+  rebalance?: number
+  type?: string
+  group?: string
+}
 
-function joinReq (a: JoinArgs): wire.JoinGroupRequest__Output {
+function joinReq(a: JoinArgs): wire.JoinGroupRequest__Output {
   return {
     group_id: a.group ?? 'g',
     session_timeout_ms: a.session ?? 1000,
@@ -40,25 +56,42 @@ function joinReq (a: JoinArgs): wire.JoinGroupRequest__Output {
 const code = (res: { error_code: number }): string => errorNameFromId(res.error_code)
 
 /** Tracks whether a long-polled answer arrived yet. */
-function track<T> (p: Promise<T>): { done: () => boolean, value: () => T, promise: Promise<T> } {
+function track<T>(p: Promise<T>): { done: () => boolean; value: () => T; promise: Promise<T> } {
   let result: { v: T } | undefined
-  void p.then((v) => { result = { v } })
+  void p.then((v) => {
+    result = { v }
+  })
   return { done: () => result !== undefined, value: () => result!.v, promise: p }
 }
 
-const flush = async (): Promise<void> => { for (let i = 0; i < 5; i++) await Promise.resolve() }
+const flush = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await Promise.resolve()
+}
 
 /** MEMBER_ID_REQUIRED, then the real join (long-polled). */
-async function joinNew (mgr: GroupManager, a: JoinArgs = {}): Promise<ReturnType<typeof track<wire.JoinGroupResponse__Output>>> {
+async function joinNew(
+  mgr: GroupManager,
+  a: JoinArgs = {},
+): Promise<ReturnType<typeof track<wire.JoinGroupResponse__Output>>> {
   const first = await mgr.join(joinReq(a), 'peer')
   expect(code(first)).toBe('MEMBER_ID_REQUIRED')
   expect(first.member_id).not.toBe('')
   return track(mgr.join(joinReq({ ...a, memberId: first.member_id }), 'peer'))
 }
 
-function syncReq (memberId: string, generation: number, assignments: Record<string, string> = {}, instance = ''): wire.SyncGroupRequest__Output {
+function syncReq(
+  memberId: string,
+  generation: number,
+  assignments: Record<string, string> = {},
+  instance = '',
+): wire.SyncGroupRequest__Output {
   return {
-    group_id: 'g', generation_id: generation, member_id: memberId, group_instance_id: instance, protocol_type: 'consumer', protocol_name: '',
+    group_id: 'g',
+    generation_id: generation,
+    member_id: memberId,
+    group_instance_id: instance,
+    protocol_type: 'consumer',
+    protocol_name: '',
     assignments: Object.entries(assignments).map(([member_id, a]) => ({ member_id, assignment: Buffer.from(a) })),
   }
 }
@@ -69,14 +102,25 @@ const hb = (mgr: GroupManager, memberId: string, generation: number, instance = 
 const INITIAL_DELAY = 50
 
 /** Three members joined within the initial delay and synced: generation 1, Stable. */
-async function stableGroupOfThree (mgr: GroupManager, advance: (ms: number) => void): Promise<{ ids: string[], leader: string, generation: number }> {
-  const joins = [await joinNew(mgr, { client: 'a' }), await joinNew(mgr, { client: 'b' }), await joinNew(mgr, { client: 'c' })]
+async function stableGroupOfThree(
+  mgr: GroupManager,
+  advance: (ms: number) => void,
+): Promise<{ ids: string[]; leader: string; generation: number }> {
+  const joins = [
+    await joinNew(mgr, { client: 'a' }),
+    await joinNew(mgr, { client: 'b' }),
+    await joinNew(mgr, { client: 'c' }),
+  ]
   advance(INITIAL_DELAY + 1)
   const answers = await Promise.all(joins.map(async (j) => await j.promise))
   const leader = answers[0]!.leader
   const ids = answers.map((a) => a.member_id)
   const gen = answers[0]!.generation_id
-  const syncs = answers.map((a) => mgr.sync(syncReq(a.member_id, gen, a.member_id === leader ? Object.fromEntries(ids.map((id) => [id, `for-${id}`])) : {})))
+  const syncs = answers.map((a) =>
+    mgr.sync(
+      syncReq(a.member_id, gen, a.member_id === leader ? Object.fromEntries(ids.map((id) => [id, `for-${id}`])) : {}),
+    ),
+  )
   for (const s of await Promise.all(syncs)) expect(code(s)).toBe('NONE')
   expect(mgr.get('g')!.state).toBe('Stable')
   return { ids, leader, generation: gen }
@@ -95,7 +139,7 @@ describe('group state machine (fake clock)', () => {
     expect(second.members.map((m) => m.member_id)).toEqual(['app-1'])
   })
 
-  it('the initial delay lets three joiners rebalance once; only the leader gets the member list; sync hands out the leader\'s assignments', async () => {
+  it("the initial delay lets three joiners rebalance once; only the leader gets the member list; sync hands out the leader's assignments", async () => {
     const { mgr, advance } = setup({ initialRebalanceDelayMs: 300 })
     const a = await joinNew(mgr, { client: 'a' })
     advance(200)
@@ -112,7 +156,10 @@ describe('group state machine (fake clock)', () => {
     const [ra, rb, rc] = await Promise.all([a.promise, b.promise, c.promise])
     for (const r of [ra, rb, rc]) expect(r).toMatchObject({ error_code: 0, generation_id: 1, leader: 'a-1' })
     expect(ra.members.map((m) => [m.member_id, m.client_host, Buffer.from(m.metadata).toString()])).toEqual([
-      ['a-1', '10.0.0.1', 'sub'], ['b-2', '10.0.0.1', 'sub'], ['c-3', '10.0.0.1', 'sub']])
+      ['a-1', '10.0.0.1', 'sub'],
+      ['b-2', '10.0.0.1', 'sub'],
+      ['c-3', '10.0.0.1', 'sub'],
+    ])
     expect(rb.members).toEqual([])
     expect(mgr.get('g')!.state).toBe('CompletingRebalance')
     expect(hb(mgr, 'b-2', 1)).toBe('NONE')
@@ -154,7 +201,9 @@ describe('group state machine (fake clock)', () => {
     mgr.start()
     const first = await mgr.join(joinReq({ client: 'solo', session: 1000 }), 'peer')
     const joined = await mgr.join(joinReq({ client: 'solo', session: 1000, memberId: first.member_id }), 'peer')
-    expect(code(await mgr.sync(syncReq(joined.member_id, joined.generation_id, { [joined.member_id]: 'all' })))).toBe('NONE')
+    expect(code(await mgr.sync(syncReq(joined.member_id, joined.generation_id, { [joined.member_id]: 'all' })))).toBe(
+      'NONE',
+    )
     clock.advance(400)
     expect(hb(mgr, joined.member_id, joined.generation_id)).toBe('NONE')
     clock.advance(999) // the sweep runs every ms on the way
@@ -212,7 +261,13 @@ describe('group state machine (fake clock)', () => {
     expect(ra2.leader).toBe('i-a-1')
     // i-b restarts: same instance id, no member id, same subscription.
     const restarted = await mgr.join(joinReq({ instance: 'i-b', client: 'b' }), 'peer')
-    expect(restarted).toMatchObject({ error_code: 0, generation_id: 2, leader: 'i-a-1', member_id: 'i-b-3', skip_assignment: false })
+    expect(restarted).toMatchObject({
+      error_code: 0,
+      generation_id: 2,
+      leader: 'i-a-1',
+      member_id: 'i-b-3',
+      skip_assignment: false,
+    })
     expect(mgr.get('g')!.state).toBe('Stable')
     expect(Buffer.from((await mgr.sync(syncReq('i-b-3', 2, {}, 'i-b'))).assignment).toString()).toBe('B')
     expect(hb(mgr, 'i-a-1', 2, 'i-a')).toBe('NONE')
@@ -231,9 +286,27 @@ describe('group state machine (fake clock)', () => {
 
   it('selects the protocol every member supports by votes; a member with none in common or another type gets INCONSISTENT_GROUP_PROTOCOL and changes nothing', async () => {
     const { mgr, advance } = setup({ initialRebalanceDelayMs: INITIAL_DELAY })
-    const a = await joinNew(mgr, { client: 'a', protocols: [['cooperative-sticky', 'x'], ['range', 'x']] })
-    const b = await joinNew(mgr, { client: 'b', protocols: [['range', 'y'], ['cooperative-sticky', 'y']] })
-    const c = await joinNew(mgr, { client: 'c', protocols: [['range', 'z'], ['cooperative-sticky', 'z']] })
+    const a = await joinNew(mgr, {
+      client: 'a',
+      protocols: [
+        ['cooperative-sticky', 'x'],
+        ['range', 'x'],
+      ],
+    })
+    const b = await joinNew(mgr, {
+      client: 'b',
+      protocols: [
+        ['range', 'y'],
+        ['cooperative-sticky', 'y'],
+      ],
+    })
+    const c = await joinNew(mgr, {
+      client: 'c',
+      protocols: [
+        ['range', 'z'],
+        ['cooperative-sticky', 'z'],
+      ],
+    })
     advance(INITIAL_DELAY + 1)
     const [ra] = await Promise.all([a.promise, b.promise, c.promise])
     expect(ra.protocol_name).toBe('range')
@@ -254,12 +327,28 @@ describe('group state machine (fake clock)', () => {
     expect(code(await mgr.join(joinReq({ rebalance: -1 }), 'p'))).toBe('INVALID_REQUEST')
     expect(code(await mgr.join(joinReq({ type: '' }), 'p'))).toBe('INCONSISTENT_GROUP_PROTOCOL')
     expect(code(await mgr.join(joinReq({ protocols: [] }), 'p'))).toBe('INCONSISTENT_GROUP_PROTOCOL')
-    expect(code(await mgr.join(joinReq({ protocols: [['range', ''], ['range', '']] }), 'p'))).toBe('INVALID_REQUEST')
+    expect(
+      code(
+        await mgr.join(
+          joinReq({
+            protocols: [
+              ['range', ''],
+              ['range', ''],
+            ],
+          }),
+          'p',
+        ),
+      ),
+    ).toBe('INVALID_REQUEST')
     expect(code(await mgr.join(joinReq({ memberId: 'ghost' }), 'p'))).toBe('UNKNOWN_MEMBER_ID')
     expect(mgr.groups.size).toBe(0)
-    expect(code(mgr.heartbeat({ group_id: 'nope', member_id: 'x', generation_id: 1, group_instance_id: '' }))).toBe('UNKNOWN_MEMBER_ID')
+    expect(code(mgr.heartbeat({ group_id: 'nope', member_id: 'x', generation_id: 1, group_instance_id: '' }))).toBe(
+      'UNKNOWN_MEMBER_ID',
+    )
     expect(code(await mgr.sync({ ...syncReq('x', 1), group_id: 'nope' }))).toBe('UNKNOWN_MEMBER_ID')
-    expect(code(mgr.leave({ group_id: 'nope', members: [{ member_id: 'x', group_instance_id: '', reason: '' }] }))).toBe('GROUP_ID_NOT_FOUND')
+    expect(
+      code(mgr.leave({ group_id: 'nope', members: [{ member_id: 'x', group_instance_id: '', reason: '' }] })),
+    ).toBe('GROUP_ID_NOT_FOUND')
     expect(mgr.groups.size).toBe(0)
   })
 
@@ -282,7 +371,10 @@ describe('group state machine (fake clock)', () => {
     const rejoin = mgr.join(joinReq({ memberId: ra.member_id }), 'peer')
     expect(mgr.get('g')!.state).toBe('PreparingRebalance')
     expect(mgr.checkCommit('g', rb.member_id, '', 1)).toBeUndefined()
-    const left = mgr.leave({ group_id: 'g', members: [{ member_id: rb.member_id, group_instance_id: '', reason: 'bye' }] })
+    const left = mgr.leave({
+      group_id: 'g',
+      members: [{ member_id: rb.member_id, group_instance_id: '', reason: 'bye' }],
+    })
     expect(left.members.map((m) => m.error_code)).toEqual([errorId('NONE')])
     expect((await rejoin).generation_id).toBe(2)
     mgr.leave({ group_id: 'g', members: [{ member_id: ra.member_id, group_instance_id: '', reason: 'bye' }] })
@@ -293,7 +385,13 @@ describe('group state machine (fake clock)', () => {
   it('LeaveGroup of a dynamic member triggers a rebalance; unknown members get UNKNOWN_MEMBER_ID', async () => {
     const { mgr, advance } = setup({ initialRebalanceDelayMs: INITIAL_DELAY })
     const { ids, generation } = await stableGroupOfThree(mgr, advance)
-    const res = mgr.leave({ group_id: 'g', members: [{ member_id: ids[2]!, group_instance_id: '', reason: 'close' }, { member_id: 'ghost', group_instance_id: '', reason: '' }] })
+    const res = mgr.leave({
+      group_id: 'g',
+      members: [
+        { member_id: ids[2]!, group_instance_id: '', reason: 'close' },
+        { member_id: 'ghost', group_instance_id: '', reason: '' },
+      ],
+    })
     expect(res.members.map((m) => errorNameFromId(m.error_code))).toEqual(['NONE', 'UNKNOWN_MEMBER_ID'])
     expect(mgr.get('g')!.state).toBe('PreparingRebalance')
     expect(hb(mgr, ids[0]!, generation)).toBe('REBALANCE_IN_PROGRESS')

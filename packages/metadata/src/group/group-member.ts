@@ -8,9 +8,18 @@ import { errorId, type ErrorCodeName, type wire } from '@sluice/protocol'
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead'
 
-export const GROUP_STATES: readonly GroupState[] = ['Empty', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead']
+export const GROUP_STATES: readonly GroupState[] = [
+  'Empty',
+  'PreparingRebalance',
+  'CompletingRebalance',
+  'Stable',
+  'Dead',
+]
 
-export interface Protocol { readonly name: string, readonly metadata: Buffer }
+export interface Protocol {
+  readonly name: string
+  readonly metadata: Buffer
+}
 
 /** A JoinGroup after validation (timeouts checked, rebalance timeout defaulted, host filled in). */
 export interface JoinInput {
@@ -62,7 +71,7 @@ export interface Member {
   awaitingSync: SyncReply | undefined
 }
 
-export function newMember (memberId: string, r: JoinInput, now: number): Member {
+export function newMember(memberId: string, r: JoinInput, now: number): Member {
   return {
     memberId,
     groupInstanceId: r.groupInstanceId,
@@ -81,7 +90,7 @@ export function newMember (memberId: string, r: JoinInput, now: number): Member 
 }
 
 /** Copies what a (re)join may change: client identity, timeouts and protocols. */
-export function updateMember (m: Member, r: JoinInput, now: number): void {
+export function updateMember(m: Member, r: JoinInput, now: number): void {
   m.clientId = r.clientId
   m.clientHost = r.clientHost
   m.sessionTimeoutMs = r.sessionTimeoutMs
@@ -92,22 +101,35 @@ export function updateMember (m: Member, r: JoinInput, now: number): void {
 }
 
 /** True when the member's protocols (names, order and metadata) are unchanged. */
-export function sameProtocols (m: Member, r: JoinInput): boolean {
+export function sameProtocols(m: Member, r: JoinInput): boolean {
   if (m.protocolType !== r.protocolType || m.protocols.length !== r.protocols.length) return false
   return m.protocols.every((p, i) => p.name === r.protocols[i]!.name && p.metadata.equals(r.protocols[i]!.metadata))
 }
 
-export function metadataFor (m: Member, protocolName: string): Buffer {
+export function metadataFor(m: Member, protocolName: string): Buffer {
   return m.protocols.find((p) => p.name === protocolName)?.metadata ?? Buffer.alloc(0)
 }
 
-export function joinError (code: ErrorCodeName, message: string, memberId = ''): wire.JoinGroupResponse__Output {
+export function joinError(code: ErrorCodeName, message: string, memberId = ''): wire.JoinGroupResponse__Output {
   return {
-    error_code: errorId(code), error_message: message, generation_id: -1, protocol_type: '', protocol_name: '',
-    leader: '', member_id: memberId, members: [], skip_assignment: false,
+    error_code: errorId(code),
+    error_message: message,
+    generation_id: -1,
+    protocol_type: '',
+    protocol_name: '',
+    leader: '',
+    member_id: memberId,
+    members: [],
+    skip_assignment: false,
   }
 }
 
-export function syncError (code: ErrorCodeName, message: string): wire.SyncGroupResponse__Output {
-  return { error_code: errorId(code), error_message: message, protocol_type: '', protocol_name: '', assignment: Buffer.alloc(0) }
+export function syncError(code: ErrorCodeName, message: string): wire.SyncGroupResponse__Output {
+  return {
+    error_code: errorId(code),
+    error_message: message,
+    protocol_type: '',
+    protocol_name: '',
+    assignment: Buffer.alloc(0),
+  }
 }

@@ -7,7 +7,14 @@
 import type { ErrorCodeName, wire } from '@sluice/protocol'
 import { EMPTY, GroupCore } from './group-core.js'
 import {
-  joinError, newMember, sameProtocols, syncError, updateMember, type JoinInput, type Member, type SyncInput,
+  joinError,
+  newMember,
+  sameProtocols,
+  syncError,
+  updateMember,
+  type JoinInput,
+  type Member,
+  type SyncInput,
 } from './group-member.js'
 
 export type { GroupEnv } from './group-core.js'
@@ -15,12 +22,17 @@ export type { GroupEnv } from './group-core.js'
 export class ConsumerGroup extends GroupCore {
   // ---- JoinGroup -------------------------------------------------------------------------------
 
-  async join (r: JoinInput, now: number): Promise<wire.JoinGroupResponse__Output> {
-    if (this.state === 'Dead') return joinError('COORDINATOR_NOT_AVAILABLE', `group ${this.groupId} is being removed; retry`)
+  async join(r: JoinInput, now: number): Promise<wire.JoinGroupResponse__Output> {
+    if (this.state === 'Dead')
+      return joinError('COORDINATOR_NOT_AVAILABLE', `group ${this.groupId} is being removed; retry`)
     if (!this.supportsProtocols(r)) {
-      return joinError('INCONSISTENT_GROUP_PROTOCOL', this.members.size > 0 && r.protocolType !== this.protocolType
-        ? `protocol type "${r.protocolType}" differs from the group's "${this.protocolType}"`
-        : `none of the protocols [${r.protocols.map((p) => p.name).join(', ')}] is supported by every member of group ${this.groupId}`, r.memberId)
+      return joinError(
+        'INCONSISTENT_GROUP_PROTOCOL',
+        this.members.size > 0 && r.protocolType !== this.protocolType
+          ? `protocol type "${r.protocolType}" differs from the group's "${this.protocolType}"`
+          : `none of the protocols [${r.protocols.map((p) => p.name).join(', ')}] is supported by every member of group ${this.groupId}`,
+        r.memberId,
+      )
     }
     if (r.memberId === '') {
       if (r.groupInstanceId !== '') return await this.joinStaticWithoutId(r, now)
@@ -35,7 +47,8 @@ export class ConsumerGroup extends GroupCore {
       return await this.addMemberAndRebalance(r.memberId, r, now)
     }
     const fenced = this.checkMember(r.memberId, r.groupInstanceId)
-    if (fenced !== undefined) return joinError(fenced, this.memberProblem(fenced, r.memberId, r.groupInstanceId), r.memberId)
+    if (fenced !== undefined)
+      return joinError(fenced, this.memberProblem(fenced, r.memberId, r.groupInstanceId), r.memberId)
     const m = this.members.get(r.memberId)!
     switch (this.state) {
       case 'PreparingRebalance':
@@ -51,14 +64,19 @@ export class ConsumerGroup extends GroupCore {
           m.heartbeatDeadline = now + m.sessionTimeoutMs
           return this.joinResponse(m)
         }
-        return await this.updateAndRebalance(m, r, now, m.memberId === this.leaderId ? 'leader rejoined' : 'member metadata changed')
+        return await this.updateAndRebalance(
+          m,
+          r,
+          now,
+          m.memberId === this.leaderId ? 'leader rejoined' : 'member metadata changed',
+        )
       default:
         return joinError('UNKNOWN_MEMBER_ID', `member ${r.memberId} is not in group ${this.groupId}`, r.memberId)
     }
   }
 
   /** KIP-345: a static member (re)joining without a member id replaces its previous incarnation. */
-  protected async joinStaticWithoutId (r: JoinInput, now: number): Promise<wire.JoinGroupResponse__Output> {
+  protected async joinStaticWithoutId(r: JoinInput, now: number): Promise<wire.JoinGroupResponse__Output> {
     const newId = this.env.newMemberId(r.groupInstanceId)
     const oldId = this.staticMembers.get(r.groupInstanceId)
     const old = oldId === undefined ? undefined : this.members.get(oldId)
@@ -67,7 +85,9 @@ export class ConsumerGroup extends GroupCore {
     const m: Member = { ...old, memberId: newId, awaitingJoin: undefined, awaitingSync: undefined }
     updateMember(m, r, now)
     // The old incarnation is fenced: anything it still waits for or sends gets FENCED_INSTANCE_ID.
-    old.awaitingJoin?.(joinError('FENCED_INSTANCE_ID', `instance ${r.groupInstanceId} rejoined as ${newId}`, old.memberId))
+    old.awaitingJoin?.(
+      joinError('FENCED_INSTANCE_ID', `instance ${r.groupInstanceId} rejoined as ${newId}`, old.memberId),
+    )
     old.awaitingSync?.(syncError('FENCED_INSTANCE_ID', `instance ${r.groupInstanceId} rejoined as ${newId}`))
     this.members.delete(old.memberId)
     this.members.set(newId, m)
@@ -87,7 +107,11 @@ export class ConsumerGroup extends GroupCore {
     }
   }
 
-  protected async addMemberAndRebalance (id: string, r: JoinInput, now: number): Promise<wire.JoinGroupResponse__Output> {
+  protected async addMemberAndRebalance(
+    id: string,
+    r: JoinInput,
+    now: number,
+  ): Promise<wire.JoinGroupResponse__Output> {
     const m = newMember(id, r, now)
     if (this.members.size === 0) this.protocolType = r.protocolType
     this.members.set(id, m)
@@ -104,30 +128,39 @@ export class ConsumerGroup extends GroupCore {
     return await this.rebalanceWith(m, now, 'new member joined')
   }
 
-  protected async updateAndRebalance (m: Member, r: JoinInput, now: number, reason: string): Promise<wire.JoinGroupResponse__Output> {
+  protected async updateAndRebalance(
+    m: Member,
+    r: JoinInput,
+    now: number,
+    reason: string,
+  ): Promise<wire.JoinGroupResponse__Output> {
     updateMember(m, r, now)
     return await this.rebalanceWith(m, now, reason)
   }
 
-  protected async rebalanceWith (m: Member, now: number, reason: string): Promise<wire.JoinGroupResponse__Output> {
+  protected async rebalanceWith(m: Member, now: number, reason: string): Promise<wire.JoinGroupResponse__Output> {
     const answer = this.waitForJoin(m)
     this.prepareRebalance(now, reason)
     return await answer
   }
 
-  protected async awaitJoin (m: Member, now: number): Promise<wire.JoinGroupResponse__Output> {
+  protected async awaitJoin(m: Member, now: number): Promise<wire.JoinGroupResponse__Output> {
     const answer = this.waitForJoin(m)
     this.tryCompleteJoin(now)
     return await answer
   }
 
-  protected waitForJoin (m: Member): Promise<wire.JoinGroupResponse__Output> {
+  protected waitForJoin(m: Member): Promise<wire.JoinGroupResponse__Output> {
     // A second JoinGroup of the same member replaces the first, which is told to rejoin.
-    m.awaitingJoin?.(joinError('REBALANCE_IN_PROGRESS', 'superseded by a newer JoinGroup of the same member', m.memberId))
-    return new Promise((resolve) => { m.awaitingJoin = resolve })
+    m.awaitingJoin?.(
+      joinError('REBALANCE_IN_PROGRESS', 'superseded by a newer JoinGroup of the same member', m.memberId),
+    )
+    return new Promise((resolve) => {
+      m.awaitingJoin = resolve
+    })
   }
 
-  protected supportsProtocols (r: JoinInput): boolean {
+  protected supportsProtocols(r: JoinInput): boolean {
     const others = [...this.members.values()].filter((m) => m.memberId !== r.memberId)
     if (others.length === 0) return r.protocolType !== '' && r.protocols.length > 0
     if (r.protocolType !== this.protocolType) return false
@@ -138,19 +171,29 @@ export class ConsumerGroup extends GroupCore {
   /** Protocol names every given member supports, in the first member's order of preference. */
   // ---- SyncGroup, Heartbeat, LeaveGroup, commits ------------------------------------------------
 
-  async sync (r: SyncInput, now: number): Promise<wire.SyncGroupResponse__Output> {
+  async sync(r: SyncInput, now: number): Promise<wire.SyncGroupResponse__Output> {
     const problem = this.checkGeneration(r.memberId, r.groupInstanceId, r.generationId)
-    if (problem !== undefined) return syncError(problem, this.memberProblem(problem, r.memberId, r.groupInstanceId, r.generationId))
-    if ((r.protocolType !== '' && r.protocolType !== this.protocolType) || (r.protocolName !== '' && r.protocolName !== this.protocolName)) {
-      return syncError('INCONSISTENT_GROUP_PROTOCOL', `group ${this.groupId} uses ${this.protocolType}/${this.protocolName}, not ${r.protocolType}/${r.protocolName}`)
+    if (problem !== undefined)
+      return syncError(problem, this.memberProblem(problem, r.memberId, r.groupInstanceId, r.generationId))
+    if (
+      (r.protocolType !== '' && r.protocolType !== this.protocolType) ||
+      (r.protocolName !== '' && r.protocolName !== this.protocolName)
+    ) {
+      return syncError(
+        'INCONSISTENT_GROUP_PROTOCOL',
+        `group ${this.groupId} uses ${this.protocolType}/${this.protocolName}, not ${r.protocolType}/${r.protocolName}`,
+      )
     }
     const m = this.members.get(r.memberId)!
     m.heartbeatDeadline = now + m.sessionTimeoutMs
-    if (this.state === 'PreparingRebalance') return syncError('REBALANCE_IN_PROGRESS', `group ${this.groupId} is rebalancing; rejoin`)
+    if (this.state === 'PreparingRebalance')
+      return syncError('REBALANCE_IN_PROGRESS', `group ${this.groupId} is rebalancing; rejoin`)
     this.pendingSync.delete(m.memberId)
     if (this.state === 'Stable') return this.syncResponse(m)
     m.awaitingSync?.(syncError('REBALANCE_IN_PROGRESS', 'superseded by a newer SyncGroup of the same member'))
-    const answer = new Promise<wire.SyncGroupResponse__Output>((resolve) => { m.awaitingSync = resolve })
+    const answer = new Promise<wire.SyncGroupResponse__Output>((resolve) => {
+      m.awaitingSync = resolve
+    })
     if (m.memberId === this.leaderId) {
       for (const x of this.members.values()) {
         x.previousAssignment = x.assignment
@@ -167,11 +210,17 @@ export class ConsumerGroup extends GroupCore {
     return await answer
   }
 
-  protected syncResponse (m: Member): wire.SyncGroupResponse__Output {
-    return { error_code: 0, error_message: '', protocol_type: this.protocolType, protocol_name: this.protocolName, assignment: m.assignment }
+  protected syncResponse(m: Member): wire.SyncGroupResponse__Output {
+    return {
+      error_code: 0,
+      error_message: '',
+      protocol_type: this.protocolType,
+      protocol_name: this.protocolName,
+      assignment: m.assignment,
+    }
   }
 
-  heartbeat (memberId: string, instanceId: string, generationId: number, now: number): ErrorCodeName {
+  heartbeat(memberId: string, instanceId: string, generationId: number, now: number): ErrorCodeName {
     const problem = this.checkGeneration(memberId, instanceId, generationId)
     if (problem !== undefined) return problem
     const m = this.members.get(memberId)!
@@ -180,7 +229,7 @@ export class ConsumerGroup extends GroupCore {
   }
 
   /** Whether an OffsetCommit may be written (undefined = yes); also counts as a heartbeat. */
-  checkCommit (memberId: string, instanceId: string, generationId: number, now: number): ErrorCodeName | undefined {
+  checkCommit(memberId: string, instanceId: string, generationId: number, now: number): ErrorCodeName | undefined {
     if (generationId < 0 && memberId === '' && instanceId === '') {
       // Admin commits (reset-offsets) only touch a group nobody consumes in.
       return this.state === 'Empty' ? undefined : 'NON_EMPTY_GROUP'
@@ -195,7 +244,7 @@ export class ConsumerGroup extends GroupCore {
   }
 
   /** Removes the named members (LeaveGroup); one result per entry. */
-  leave (leaving: ReadonlyArray<{ memberId: string, groupInstanceId: string }>, now: number): ErrorCodeName[] {
+  leave(leaving: ReadonlyArray<{ memberId: string; groupInstanceId: string }>, now: number): ErrorCodeName[] {
     let removed = false
     const results = leaving.map(({ memberId, groupInstanceId }): ErrorCodeName => {
       let id = memberId
@@ -218,5 +267,4 @@ export class ConsumerGroup extends GroupCore {
     if (removed) this.afterRemoval(now)
     return results
   }
-
 }

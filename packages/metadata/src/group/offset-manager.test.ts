@@ -8,29 +8,47 @@ import type { OffsetRecord, OffsetsLog } from './offsets-log.js'
 /** An in-memory offsets topic whose appends the test acknowledges (or fails) by hand. */
 class FakeLog implements OffsetsLog {
   readonly records: OffsetRecord[] = []
-  readonly pending: Array<{ records: readonly OffsetRecord[], ack: () => void, fail: (e: Error) => void }> = []
+  readonly pending: Array<{ records: readonly OffsetRecord[]; ack: () => void; fail: (e: Error) => void }> = []
   topic = true
   readFailures = 0
 
-  exists (): boolean { return this.topic }
-  async append (_groupId: string, records: readonly OffsetRecord[]): Promise<void> {
+  exists(): boolean {
+    return this.topic
+  }
+  async append(_groupId: string, records: readonly OffsetRecord[]): Promise<void> {
     await new Promise<void>((resolve, reject) => {
-      this.pending.push({ records, ack: () => { this.records.push(...records); resolve() }, fail: reject })
+      this.pending.push({
+        records,
+        ack: () => {
+          this.records.push(...records)
+          resolve()
+        },
+        fail: reject,
+      })
     })
   }
 
-  async readAll (onRecord: (key: Buffer, value: Buffer | null) => void): Promise<void> {
+  async readAll(onRecord: (key: Buffer, value: Buffer | null) => void): Promise<void> {
     if (this.readFailures-- > 0) throw new SluiceError('NETWORK_EXCEPTION', 'broker unreachable')
     for (const r of this.records) onRecord(r.key, r.value)
   }
 
-  async close (): Promise<void> {}
+  async close(): Promise<void> {}
 }
 
 const silent = pino({ level: 'silent' })
-const value = (offset: bigint, ts = 1): { offset: bigint, leaderEpoch: number, metadata: string, commitTimestamp: number } =>
-  ({ offset, leaderEpoch: 0, metadata: '', commitTimestamp: ts })
-const flush = async (): Promise<void> => { for (let i = 0; i < 5; i++) await Promise.resolve() }
+const value = (
+  offset: bigint,
+  ts = 1,
+): { offset: bigint; leaderEpoch: number; metadata: string; commitTimestamp: number } => ({
+  offset,
+  leaderEpoch: 0,
+  metadata: '',
+  commitTimestamp: ts,
+})
+const flush = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await Promise.resolve()
+}
 
 describe('OffsetManager', () => {
   it('caches a commit only once the log acknowledged it; a failed write changes nothing', async () => {
@@ -89,13 +107,16 @@ describe('OffsetManager', () => {
     const m = new OffsetManager(log, silent)
     await m.startLoading({ timeoutMs: 1000, retryMs: 1 })
     const commits = [
-      m.commit('empty', [{ topic: 't', partition: 0, value: value(1n, 100) }, { topic: 't', partition: 1, value: value(1n, 900) }]),
+      m.commit('empty', [
+        { topic: 't', partition: 0, value: value(1n, 100) },
+        { topic: 't', partition: 1, value: value(1n, 900) },
+      ]),
       m.commit('active', [{ topic: 't', partition: 0, value: value(1n, 100) }]),
     ]
     await flush()
     for (const p of log.pending) p.ack()
     await Promise.all(commits)
-    const sweep = m.expire(1500, 1000, (g) => g === 'empty' ? 200 : undefined)
+    const sweep = m.expire(1500, 1000, (g) => (g === 'empty' ? 200 : undefined))
     await flush()
     log.pending[2]!.ack()
     expect(await sweep).toEqual(['empty'])

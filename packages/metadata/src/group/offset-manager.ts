@@ -14,7 +14,13 @@
  */
 import { SluiceError } from '@sluice/protocol'
 import type { Logger } from 'pino'
-import { decodeOffsetKey, decodeOffsetValue, encodeOffsetKey, encodeOffsetValue, type OffsetValue } from './offset-records.js'
+import {
+  decodeOffsetKey,
+  decodeOffsetValue,
+  encodeOffsetKey,
+  encodeOffsetValue,
+  type OffsetValue,
+} from './offset-records.js'
 import type { OffsetRecord, OffsetsLog } from './offsets-log.js'
 
 export interface CommittedOffset extends OffsetValue {
@@ -22,7 +28,11 @@ export interface CommittedOffset extends OffsetValue {
   readonly partition: number
 }
 
-export interface OffsetWrite { readonly topic: string, readonly partition: number, readonly value: OffsetValue }
+export interface OffsetWrite {
+  readonly topic: string
+  readonly partition: number
+  readonly value: OffsetValue
+}
 
 const tpKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`
 
@@ -35,12 +45,17 @@ export class OffsetManager {
   private loadedFlag = false
   private stopped = false
 
-  constructor (private readonly offsetsLog: OffsetsLog, private readonly logger: Logger) {}
+  constructor(
+    private readonly offsetsLog: OffsetsLog,
+    private readonly logger: Logger,
+  ) {}
 
-  get loaded (): boolean { return this.loadedFlag }
+  get loaded(): boolean {
+    return this.loadedFlag
+  }
 
   /** Loads the cache from the topic in the background; `loaded` turns true when done. */
-  startLoading (options: { timeoutMs: number, retryMs: number }): Promise<void> {
+  startLoading(options: { timeoutMs: number; retryMs: number }): Promise<void> {
     if (!this.offsetsLog.exists()) {
       this.loadedFlag = true
       return Promise.resolve()
@@ -52,7 +67,10 @@ export class OffsetManager {
           this.groups.clear()
           this.appliedSeq.clear()
           let records = 0
-          await this.offsetsLog.readAll((key, value) => { records++; this.replay(key, value) }, options.timeoutMs)
+          await this.offsetsLog.readAll((key, value) => {
+            records++
+            this.replay(key, value)
+          }, options.timeoutMs)
           if (this.stopped) return
           this.loadedFlag = true
           this.logger.info({ records, groups: this.groups.size, ms: Date.now() - started }, 'loaded committed offsets')
@@ -70,11 +88,11 @@ export class OffsetManager {
     })()
   }
 
-  stop (): void {
+  stop(): void {
     this.stopped = true
   }
 
-  private replay (key: Buffer, value: Buffer | null): void {
+  private replay(key: Buffer, value: Buffer | null): void {
     const k = decodeOffsetKey(key)
     if (k === undefined) return
     if (value === null) {
@@ -83,23 +101,39 @@ export class OffsetManager {
     }
     const v = decodeOffsetValue(value)
     if (v === undefined) {
-      this.logger.warn({ group: k.group, topic: k.topic, partition: k.partition }, 'skipping an undecodable offset record')
+      this.logger.warn(
+        { group: k.group, topic: k.topic, partition: k.partition },
+        'skipping an undecodable offset record',
+      )
       return
     }
     this.apply(k.group, k.topic, k.partition, { ...v, topic: k.topic, partition: k.partition }, undefined)
   }
 
   /** Writes the offsets (one append, acks=all) and then caches them. Throws a SluiceError. */
-  async commit (groupId: string, writes: readonly OffsetWrite[]): Promise<void> {
-    await this.write(groupId, writes.map((w) => ({ topic: w.topic, partition: w.partition, value: { ...w.value, topic: w.topic, partition: w.partition } })))
+  async commit(groupId: string, writes: readonly OffsetWrite[]): Promise<void> {
+    await this.write(
+      groupId,
+      writes.map((w) => ({
+        topic: w.topic,
+        partition: w.partition,
+        value: { ...w.value, topic: w.topic, partition: w.partition },
+      })),
+    )
   }
 
   /** Writes tombstones for the partitions and drops them from the cache. */
-  async delete (groupId: string, partitions: ReadonlyArray<{ topic: string, partition: number }>): Promise<void> {
-    await this.write(groupId, partitions.map((p) => ({ topic: p.topic, partition: p.partition, value: undefined })))
+  async delete(groupId: string, partitions: ReadonlyArray<{ topic: string; partition: number }>): Promise<void> {
+    await this.write(
+      groupId,
+      partitions.map((p) => ({ topic: p.topic, partition: p.partition, value: undefined })),
+    )
   }
 
-  private async write (groupId: string, items: ReadonlyArray<{ topic: string, partition: number, value: CommittedOffset | undefined }>): Promise<void> {
+  private async write(
+    groupId: string,
+    items: ReadonlyArray<{ topic: string; partition: number; value: CommittedOffset | undefined }>,
+  ): Promise<void> {
     if (items.length === 0) return
     const records: OffsetRecord[] = items.map((i) => ({
       key: encodeOffsetKey({ group: groupId, topic: i.topic, partition: i.partition }),
@@ -110,19 +144,30 @@ export class OffsetManager {
     for (const k of keys) this.inflight.set(k, (this.inflight.get(k) ?? 0) + 1)
     try {
       await this.offsetsLog.append(groupId, records)
-      items.forEach((i, n) => { this.apply(groupId, i.topic, i.partition, i.value, seqs[n]!) })
+      items.forEach((i, n) => {
+        this.apply(groupId, i.topic, i.partition, i.value, seqs[n]!)
+      })
     } finally {
       // The ordering guard is only needed while writes for the key are in flight.
       for (const k of keys) {
         const left = this.inflight.get(k)! - 1
         if (left > 0) this.inflight.set(k, left)
-        else { this.inflight.delete(k); this.appliedSeq.delete(k) }
+        else {
+          this.inflight.delete(k)
+          this.appliedSeq.delete(k)
+        }
       }
     }
   }
 
   /** `seq` undefined = replay (log order, always applies); else only if newer than what applied. */
-  private apply (groupId: string, topic: string, partition: number, value: CommittedOffset | undefined, seq: number | undefined): void {
+  private apply(
+    groupId: string,
+    topic: string,
+    partition: number,
+    value: CommittedOffset | undefined,
+    seq: number | undefined,
+  ): void {
     const key = tpKey(topic, partition)
     const seqKey = `${groupId}\u0000${key}`
     if (seq !== undefined) {
@@ -142,21 +187,21 @@ export class OffsetManager {
     g.set(key, value)
   }
 
-  get (groupId: string, topic: string, partition: number): CommittedOffset | undefined {
+  get(groupId: string, topic: string, partition: number): CommittedOffset | undefined {
     return this.groups.get(groupId)?.get(tpKey(topic, partition))
   }
 
-  list (groupId: string): CommittedOffset[] {
+  list(groupId: string): CommittedOffset[] {
     const g = this.groups.get(groupId)
     if (g === undefined) return []
-    return [...g.values()].sort((a, b) => a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition)
+    return [...g.values()].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition))
   }
 
-  hasGroup (groupId: string): boolean {
+  hasGroup(groupId: string): boolean {
     return this.groups.has(groupId)
   }
 
-  groupIds (): string[] {
+  groupIds(): string[] {
     return [...this.groups.keys()]
   }
 
@@ -165,7 +210,11 @@ export class OffsetManager {
    * tombstones every offset older than the retention, counted from the later of its commit and
    * the moment the group became empty. Returns the groups that were swept.
    */
-  async expire (now: number, retentionMs: number, emptySince: (groupId: string) => number | undefined): Promise<string[]> {
+  async expire(
+    now: number,
+    retentionMs: number,
+    emptySince: (groupId: string) => number | undefined,
+  ): Promise<string[]> {
     const swept: string[] = []
     for (const groupId of this.groupIds()) {
       const since = emptySince(groupId)
@@ -185,11 +234,15 @@ export class OffsetManager {
 }
 
 /** Maps a failed write to the error a committing client should see (Kafka's mapping). */
-export function commitFailure (e: unknown): SluiceError {
+export function commitFailure(e: unknown): SluiceError {
   if (e instanceof SluiceError) {
-    if (e.code === 'MESSAGE_TOO_LARGE' || e.code === 'RECORD_LIST_TOO_LARGE') return new SluiceError('INVALID_COMMIT_OFFSET_SIZE', e.message)
+    if (e.code === 'MESSAGE_TOO_LARGE' || e.code === 'RECORD_LIST_TOO_LARGE')
+      return new SluiceError('INVALID_COMMIT_OFFSET_SIZE', e.message)
     if (e.code === 'COORDINATOR_NOT_AVAILABLE' || e.code === 'COORDINATOR_LOAD_IN_PROGRESS') return e
     return new SluiceError('COORDINATOR_NOT_AVAILABLE', `writing to __consumer_offsets failed: ${e.code}: ${e.message}`)
   }
-  return new SluiceError('COORDINATOR_NOT_AVAILABLE', `writing to __consumer_offsets failed: ${(e as Error)?.message ?? String(e)}`)
+  return new SluiceError(
+    'COORDINATOR_NOT_AVAILABLE',
+    `writing to __consumer_offsets failed: ${(e as Error)?.message ?? String(e)}`,
+  )
 }

@@ -30,10 +30,10 @@ export class ConsumerLagReader {
   private refreshing: Promise<void> | undefined
   private closed = false
 
-  constructor (private readonly options: ConsumerLagReaderOptions) {}
+  constructor(private readonly options: ConsumerLagReaderOptions) {}
 
   /** High watermarks of `partitions` (those it could learn; possibly up to refreshMs old). */
-  async endOffsets (partitions: Iterable<{ readonly topic: string, readonly partition: number }>): Promise<EndOffsets> {
+  async endOffsets(partitions: Iterable<{ readonly topic: string; readonly partition: number }>): Promise<EndOffsets> {
     const topics = new Set<string>()
     let covered = true
     for (const p of partitions) {
@@ -42,24 +42,33 @@ export class ConsumerLagReader {
     }
     const fresh = Date.now() - this.fetchedAtMs < (this.options.refreshMs ?? 5000)
     if ((!fresh || !covered) && !this.closed) {
-      this.refreshing ??= this.refresh([...topics]).finally(() => { this.refreshing = undefined })
+      this.refreshing ??= this.refresh([...topics]).finally(() => {
+        this.refreshing = undefined
+      })
       await this.refreshing
     }
     return this.ends
   }
 
-  private async refresh (topics: string[]): Promise<void> {
+  private async refresh(topics: string[]): Promise<void> {
     const timeoutMs = this.options.timeoutMs ?? 3000
     let timer: NodeJS.Timeout | undefined
-    const deadline = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs) })
+    const deadline = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs)
+    })
     try {
       const work = (async () => {
         const admin = (await this.connected()).admin()
-        const results = await Promise.allSettled(topics.map(async (topic) => await admin.listOffsets([{ topic }], 'latest')))
+        const results = await Promise.allSettled(
+          topics.map(async (topic) => await admin.listOffsets([{ topic }], 'latest')),
+        )
         const next: EndOffsets = new Map()
         for (const [i, r] of results.entries()) {
           if (r.status === 'rejected') {
-            this.options.logger.debug({ err: r.reason, topic: topics[i] }, 'listing end offsets for consumer lag failed')
+            this.options.logger.debug(
+              { err: r.reason, topic: topics[i] },
+              'listing end offsets for consumer lag failed',
+            )
             const old = this.ends.get(topics[i]!)
             if (old !== undefined) next.set(topics[i]!, old)
             continue
@@ -71,9 +80,12 @@ export class ConsumerLagReader {
         this.ends = next
         this.fetchedAtMs = Date.now()
       })()
-      if (await Promise.race([work.then(() => 'done' as const), deadline]) === 'timeout') {
+      if ((await Promise.race([work.then(() => 'done' as const), deadline])) === 'timeout') {
         work.catch(() => {})
-        this.options.logger.debug({ timeoutMs }, 'listing end offsets for consumer lag timed out; using the last known ones')
+        this.options.logger.debug(
+          { timeoutMs },
+          'listing end offsets for consumer lag timed out; using the last known ones',
+        )
       }
     } catch (err) {
       this.options.logger.debug({ err }, 'connecting for consumer lag failed; using the last known end offsets')
@@ -83,7 +95,7 @@ export class ConsumerLagReader {
     }
   }
 
-  private async connected (): Promise<SluiceClient> {
+  private async connected(): Promise<SluiceClient> {
     this.client ??= (async () => {
       const bootstrap = this.options.bootstrap()
       if (bootstrap.length === 0) throw new Error('no live broker to ask for end offsets')
@@ -102,7 +114,7 @@ export class ConsumerLagReader {
     }
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     this.closed = true
     const client = this.client
     this.client = undefined

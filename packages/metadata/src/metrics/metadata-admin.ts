@@ -19,8 +19,8 @@ import { MetadataMetrics, type ControllerView, type GroupsView } from './metadat
 
 /** What controller election (controller/controller-election.ts) tells; absent = this instance is the only controller. */
 export interface ElectionView {
-  isActive (): boolean
-  activeController (): { id: number, endpoint: string, epoch?: number } | undefined
+  isActive(): boolean
+  activeController(): { id: number; endpoint: string; epoch?: number } | undefined
 }
 
 export interface MetadataAdminState {
@@ -48,7 +48,7 @@ export class MetadataAdmin {
   private stopping = false
   private server: AdminServer | undefined
 
-  private constructor (private readonly logger: Logger) {
+  private constructor(private readonly logger: Logger) {
     this.metrics = new MetadataMetrics({
       controller: () => this.controllerView(),
       groups: () => this.groupsView(),
@@ -56,35 +56,48 @@ export class MetadataAdmin {
     })
   }
 
-  static async start (options: MetadataAdminOptions): Promise<MetadataAdmin> {
+  static async start(options: MetadataAdminOptions): Promise<MetadataAdmin> {
     const admin = new MetadataAdmin(options.logger)
     admin.server = await startProcessAdmin(options, admin.metrics.registry, () => admin.readiness())
     return admin
   }
 
-  get port (): number { return this.server?.port ?? 0 }
+  get port(): number {
+    return this.server?.port ?? 0
+  }
 
   /** The service's parts exist: metrics and readiness read them from now on. */
-  bind (state: MetadataAdminState): void {
+  bind(state: MetadataAdminState): void {
     this.state = state
-    this.lag = new ConsumerLagReader({ bootstrap: state.liveBrokerEndpoints, logger: this.logger.child({ component: 'consumer-lag' }) })
+    this.lag = new ConsumerLagReader({
+      bootstrap: state.liveBrokerEndpoints,
+      logger: this.logger.child({ component: 'consumer-lag' }),
+    })
     const groups = state.groups()
     if (groups !== undefined) this.watchGroups(groups)
   }
 
   /** Counts rebalances of a (new) group coordinator. */
-  watchGroups (groups: GroupCoordinator): void {
+  watchGroups(groups: GroupCoordinator): void {
     groups.groups.onGroupEvent = (groupId, event) => this.metrics.groupEvent(groupId, event)
   }
 
-  markStopping (): void { this.stopping = true }
+  markStopping(): void {
+    this.stopping = true
+  }
 
-  readiness (): Readiness {
+  readiness(): Readiness {
     if (this.stopping) return { ready: false, reason: 'the metadata service is shutting down' }
     const s = this.state
     if (s === undefined) return { ready: false, reason: 'starting: opening the metadata store' }
-    if (s.isLost()) return { ready: false, reason: 'this instance is fenced (its ZooKeeper session expired, or another instance took over as controller); it must be restarted' }
-    if (s.store instanceof ZooKeeperStore && !s.store.connected) return { ready: false, reason: 'not connected to ZooKeeper' }
+    if (s.isLost())
+      return {
+        ready: false,
+        reason:
+          'this instance is fenced (its ZooKeeper session expired, or another instance took over as controller); it must be restarted',
+      }
+    if (s.store instanceof ZooKeeperStore && !s.store.connected)
+      return { ready: false, reason: 'not connected to ZooKeeper' }
     const election = s.election?.()
     if (election !== undefined) {
       if (election.isActive() || election.activeController() !== undefined) return { ready: true }
@@ -95,7 +108,7 @@ export class MetadataAdmin {
   }
 
   /** A standby reports the epoch it saw in /controller, and zeros for the cluster gauges. */
-  private controllerView (): ControllerView | undefined {
+  private controllerView(): ControllerView | undefined {
     const s = this.state
     const c = s?.controller()
     const election = s?.election?.()
@@ -112,20 +125,26 @@ export class MetadataAdmin {
     }
   }
 
-  private groupsView (): GroupsView | undefined {
+  private groupsView(): GroupsView | undefined {
     const g = this.state?.groups()
     if (g === undefined) return undefined
     return {
-      groups: [...g.groups.groups.values()].map((x) => ({ groupId: x.groupId, state: x.state, members: x.members.size, generationId: x.generationId })),
-      committed: function * () {
+      groups: [...g.groups.groups.values()].map((x) => ({
+        groupId: x.groupId,
+        state: x.state,
+        members: x.members.size,
+        generationId: x.generationId,
+      })),
+      committed: function* () {
         for (const groupId of g.offsets.groupIds()) {
-          for (const o of g.offsets.list(groupId)) yield { groupId, topic: o.topic, partition: o.partition, offset: o.offset }
+          for (const o of g.offsets.list(groupId))
+            yield { groupId, topic: o.topic, partition: o.partition, offset: o.offset }
         }
       },
     }
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     await this.lag?.close()
     await this.server?.close()
   }

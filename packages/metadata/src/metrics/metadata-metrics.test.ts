@@ -4,7 +4,11 @@ import { Registry } from 'prom-client'
 import { MetadataMetrics, REBALANCE_EVENT, type ControllerView, type GroupsView } from './metadata-metrics.js'
 import type { ConsumerLagReader } from './consumer-lag.js'
 
-async function value (registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+async function value(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number | undefined> {
   const m = await registry.getSingleMetric(name)?.get()
   return m?.values.find((v) => Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x))?.value
 }
@@ -17,13 +21,25 @@ describe('MetadataMetrics', () => {
       active: true,
       liveBrokers: 2,
       topics: [
-        { states: [{ leader: 1, isr: [1, 2] }, { leader: -1, isr: [2] }], assignment: [[1, 2], [2, 1]] },
+        {
+          states: [
+            { leader: 1, isr: [1, 2] },
+            { leader: -1, isr: [2] },
+          ],
+          assignment: [
+            [1, 2],
+            [2, 1],
+          ],
+        },
         { states: [{ leader: 2, isr: [2] }], assignment: [[2, 1]] },
       ],
     }
     const groups: GroupsView = {
       groups: [{ groupId: 'g', state: 'Stable', members: 3, generationId: 4 }],
-      committed: () => [{ groupId: 'g', topic: 't', partition: 0, offset: 10n }, { groupId: 'g', topic: 't', partition: 1, offset: 5n }],
+      committed: () => [
+        { groupId: 'g', topic: 't', partition: 0, offset: 10n },
+        { groupId: 'g', topic: 't', partition: 1, offset: 5n },
+      ],
     }
     const lag = { endOffsets: async () => new Map([['t', new Map([[0, 25n]])]]) } as unknown as ConsumerLagReader
     const m = new MetadataMetrics({ controller: () => controller, groups: () => groups, lag: () => lag }, registry)
@@ -70,7 +86,10 @@ describe('docs/metrics.md', () => {
     const docs = await readFile(new URL('../../../../docs/metrics.md', import.meta.url), 'utf8')
     const registry = new Registry()
     new MetadataMetrics({ controller: () => undefined, groups: () => undefined, lag: () => undefined }, registry)
-    const names = registry.getMetricsAsArray().map((m) => m.name).filter((n) => n.startsWith('sluice_'))
+    const names = registry
+      .getMetricsAsArray()
+      .map((m) => m.name)
+      .filter((n) => n.startsWith('sluice_'))
     expect(names.length).toBeGreaterThan(12)
     for (const name of names) expect(docs, name).toContain(`| \`${name}\` |`)
   })

@@ -26,13 +26,26 @@ export interface ControllerView {
   /** Whether this instance is the active controller now. */
   readonly active: boolean
   readonly liveBrokers: number
-  readonly topics: Iterable<{ readonly states: ReadonlyArray<{ readonly leader: number, readonly isr: readonly number[] }>, readonly assignment: ReadonlyArray<readonly number[]> }>
+  readonly topics: Iterable<{
+    readonly states: ReadonlyArray<{ readonly leader: number; readonly isr: readonly number[] }>
+    readonly assignment: ReadonlyArray<readonly number[]>
+  }>
 }
 
 /** The parts of the GroupCoordinator (group/coordinator.ts) the gauges read. */
 export interface GroupsView {
-  readonly groups: Iterable<{ readonly groupId: string, readonly state: string, readonly members: number, readonly generationId: number }>
-  readonly committed: () => Iterable<{ readonly groupId: string, readonly topic: string, readonly partition: number, readonly offset: bigint }>
+  readonly groups: Iterable<{
+    readonly groupId: string
+    readonly state: string
+    readonly members: number
+    readonly generationId: number
+  }>
+  readonly committed: () => Iterable<{
+    readonly groupId: string
+    readonly topic: string
+    readonly partition: number
+    readonly offset: bigint
+  }>
 }
 
 /** The group-core.ts event that starts a rebalance. */
@@ -45,7 +58,7 @@ export class MetadataMetrics {
   private readonly offline: Counter
   private readonly rebalances
 
-  constructor (sources: MetadataMetricsSources, registry: Registry = createMetricsRegistry()) {
+  constructor(sources: MetadataMetricsSources, registry: Registry = createMetricsRegistry()) {
     this.registry = registry
     this.rpc = new RpcMetrics(registry)
     const registers = [registry]
@@ -59,26 +72,31 @@ export class MetadataMetrics {
       help: 'Times this controller left a partition without a leader (no live in-sync replica).',
       registers,
     })
-    const rebalances = new Counter({ name: 'sluice_group_rebalances_total', help: 'Rebalances started, per consumer group.', labelNames: ['group'], registers })
+    const rebalances = new Counter({
+      name: 'sluice_group_rebalances_total',
+      help: 'Rebalances started, per consumer group.',
+      labelNames: ['group'],
+      registers,
+    })
     this.rebalances = childCache((group) => rebalances.labels(group))
     registerControllerGauges(registry, sources)
     registerGroupGauges(registry, sources)
   }
 
   /** A partition state change committed by the controller (controller.ts `onLeaderChange`). */
-  leaderChanged (from: number, to: number): void {
+  leaderChanged(from: number, to: number): void {
     if (from === to) return
     if (to >= 0) this.elections.inc()
     else this.offline.inc()
   }
 
   /** Group lifecycle events (group-manager.ts `onGroupEvent`). */
-  groupEvent (groupId: string, event: string): void {
+  groupEvent(groupId: string, event: string): void {
     if (event === REBALANCE_EVENT) this.rebalances.get(groupId).inc()
   }
 }
 
-function registerControllerGauges (registry: Registry, sources: MetadataMetricsSources): void {
+function registerControllerGauges(registry: Registry, sources: MetadataMetricsSources): void {
   const registers = [registry]
   const active = (): ControllerView | undefined => {
     const c = sources.controller()
@@ -88,34 +106,54 @@ function registerControllerGauges (registry: Registry, sources: MetadataMetricsS
     name: 'sluice_controller_active',
     help: '1 while this metadata-service instance is the active controller, 0 on a standby.',
     registers,
-    collect () { this.set(active() !== undefined ? 1 : 0) },
+    collect() {
+      this.set(active() !== undefined ? 1 : 0)
+    },
   })
   new Gauge({
     name: 'sluice_controller_epoch',
     help: 'The controller epoch this instance last held or saw (0 before the first election).',
     registers,
-    collect () { this.set(sources.controller()?.controllerEpoch ?? 0) },
+    collect() {
+      this.set(sources.controller()?.controllerEpoch ?? 0)
+    },
   })
   const clusterGauge = (name: string, help: string, value: (c: ControllerView) => number): void => {
     new Gauge({
       name,
       help,
       registers,
-      collect () {
+      collect() {
         this.reset()
         const c = active()
         if (c !== undefined) this.set(value(c))
       },
     })
   }
-  clusterGauge('sluice_live_brokers', 'Brokers with a live session (active controller; 0 on a standby).', (c) => c.liveBrokers)
-  clusterGauge('sluice_offline_partitions', 'Partitions of the cluster without a leader (active controller; 0 on a standby).', (c) => countPartitions(c, (s) => s.leader < 0))
-  clusterGauge('sluice_cluster_under_replicated_partitions', 'Partitions of the cluster whose ISR is smaller than their replica list (active controller; 0 on a standby).',
-    (c) => countPartitions(c, (s, replicas) => s.isr.length < replicas.length))
-  clusterGauge('sluice_cluster_partitions', 'Partitions in the cluster (active controller; 0 on a standby).', (c) => countPartitions(c, () => true))
+  clusterGauge(
+    'sluice_live_brokers',
+    'Brokers with a live session (active controller; 0 on a standby).',
+    (c) => c.liveBrokers,
+  )
+  clusterGauge(
+    'sluice_offline_partitions',
+    'Partitions of the cluster without a leader (active controller; 0 on a standby).',
+    (c) => countPartitions(c, (s) => s.leader < 0),
+  )
+  clusterGauge(
+    'sluice_cluster_under_replicated_partitions',
+    'Partitions of the cluster whose ISR is smaller than their replica list (active controller; 0 on a standby).',
+    (c) => countPartitions(c, (s, replicas) => s.isr.length < replicas.length),
+  )
+  clusterGauge('sluice_cluster_partitions', 'Partitions in the cluster (active controller; 0 on a standby).', (c) =>
+    countPartitions(c, () => true),
+  )
 }
 
-function countPartitions (c: ControllerView, match: (s: { leader: number, isr: readonly number[] }, replicas: readonly number[]) => boolean): number {
+function countPartitions(
+  c: ControllerView,
+  match: (s: { leader: number; isr: readonly number[] }, replicas: readonly number[]) => boolean,
+): number {
   let n = 0
   for (const t of c.topics) {
     for (let p = 0; p < t.states.length; p++) if (match(t.states[p]!, t.assignment[p] ?? [])) n++
@@ -123,14 +161,14 @@ function countPartitions (c: ControllerView, match: (s: { leader: number, isr: r
   return n
 }
 
-function registerGroupGauges (registry: Registry, sources: MetadataMetricsSources): void {
+function registerGroupGauges(registry: Registry, sources: MetadataMetricsSources): void {
   const registers = [registry]
   new Gauge({
     name: 'sluice_groups',
     help: 'Consumer groups with membership state in this coordinator, per state.',
     labelNames: ['state'],
     registers,
-    collect () {
+    collect() {
       this.reset()
       const counts = new Map<string, number>()
       for (const g of sources.groups()?.groups ?? []) counts.set(g.state, (counts.get(g.state) ?? 0) + 1)
@@ -142,7 +180,7 @@ function registerGroupGauges (registry: Registry, sources: MetadataMetricsSource
     help: 'Members of each consumer group.',
     labelNames: ['group'],
     registers,
-    collect () {
+    collect() {
       this.reset()
       for (const g of sources.groups()?.groups ?? []) this.set({ group: g.groupId }, g.members)
     },
@@ -152,7 +190,7 @@ function registerGroupGauges (registry: Registry, sources: MetadataMetricsSource
     help: 'The committed offset of each consumer group and partition.',
     labelNames: ['group', 'topic', 'partition'],
     registers,
-    collect () {
+    collect() {
       this.reset()
       for (const o of sources.groups()?.committed() ?? []) {
         this.set({ group: o.groupId, topic: o.topic, partition: String(o.partition) }, Number(o.offset))
@@ -164,7 +202,7 @@ function registerGroupGauges (registry: Registry, sources: MetadataMetricsSource
     help: 'Records between the high watermark and the committed offset, per consumer group and partition (consumer-lag.ts).',
     labelNames: ['group', 'topic', 'partition'],
     registers,
-    async collect () {
+    async collect() {
       this.reset()
       const groups = sources.groups()
       const lag = sources.lag()
@@ -175,7 +213,10 @@ function registerGroupGauges (registry: Registry, sources: MetadataMetricsSource
       for (const o of committed) {
         const end = ends.get(o.topic)?.get(o.partition)
         if (end === undefined) continue
-        this.set({ group: o.groupId, topic: o.topic, partition: String(o.partition) }, Math.max(0, Number(end - o.offset)))
+        this.set(
+          { group: o.groupId, topic: o.topic, partition: String(o.partition) },
+          Math.max(0, Number(end - o.offset)),
+        )
       }
     },
   })

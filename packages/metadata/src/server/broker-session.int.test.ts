@@ -5,19 +5,32 @@ import { startHarness, waitFor, waitForAsync, type FakeBroker, type Harness } fr
 type DescribeRes = wire.DescribeTopicsResponse__Output
 type AlterRes = wire.AlterPartitionResponse__Output
 
-async function partition (h: Harness, topic: string, p = 0): Promise<wire.PartitionState__Output> {
+async function partition(h: Harness, topic: string, p = 0): Promise<wire.PartitionState__Output> {
   const d = await h.call<DescribeRes>('DescribeTopics', { names: [topic] })
   return d.topics[0]!.partitions[p]!
 }
 
-async function createTopic (h: Harness, name: string, assignments: number[][], configs: Record<string, string> = {}): Promise<void> {
+async function createTopic(
+  h: Harness,
+  name: string,
+  assignments: number[][],
+  configs: Record<string, string> = {},
+): Promise<void> {
   const res = await h.call<wire.CreateTopicsResponse__Output>('CreateTopics', {
-    topics: [{ name, num_partitions: -1, replication_factor: -1, configs, assignments: assignments.map((replicas, partition) => ({ partition, replicas })) }],
+    topics: [
+      {
+        name,
+        num_partitions: -1,
+        replication_factor: -1,
+        configs,
+        assignments: assignments.map((replicas, partition) => ({ partition, replicas })),
+      },
+    ],
   })
   expect(res.topics[0]!.error_code).toBe(0)
 }
 
-async function brokers (h: Harness, ids: number[], timeoutMs = 0): Promise<FakeBroker[]> {
+async function brokers(h: Harness, ids: number[], timeoutMs = 0): Promise<FakeBroker[]> {
   const out: FakeBroker[] = []
   for (const id of ids) {
     const b = h.broker({ broker_id: id, port: 19000 + id, session_timeout_ms: timeoutMs })
@@ -37,14 +50,25 @@ describe('metadata server: broker sessions', () => {
     expect(b2.messages[0]!.kind).toBe('registered')
     const reg = b2.messages[0]!.registered!
     const cluster = await h.call<wire.DescribeClusterResponse__Output>('DescribeCluster', {})
-    expect(reg).toMatchObject({ cluster_id: cluster.cluster_id, controller_id: cluster.controller_id, controller_epoch: cluster.controller_epoch })
+    expect(reg).toMatchObject({
+      cluster_id: cluster.cluster_id,
+      controller_id: cluster.controller_id,
+      controller_epoch: cluster.controller_epoch,
+    })
     expect(BigInt(epoch2)).toBeGreaterThan(BigInt(b1!.epoch))
     await waitFor(() => b2.updates().length > 0, 'the full snapshot')
     const full = b2.updates()[0]!
     expect(full.full).toBe(true)
-    expect(full.brokers.map((b) => [b.broker_id, b.host, b.port, b.rack, b.admin_port])).toEqual([[1, '127.0.0.1', 19001, '', 0], [2, 'broker-2.local', 9092, 'r1', 8080]])
+    expect(full.brokers.map((b) => [b.broker_id, b.host, b.port, b.rack, b.admin_port])).toEqual([
+      [1, '127.0.0.1', 19001, '', 0],
+      [2, 'broker-2.local', 9092, 'r1', 8080],
+    ])
     expect(full.partitions).toMatchObject([{ topic: 'snap', partition: 0, leader: 1, replicas: [1], isr: [1] }])
-    expect(full.topic_configs[0]!.entries.find((e) => e.name === 'retention.ms')).toEqual({ name: 'retention.ms', value: '77', source: 'topic' })
+    expect(full.topic_configs[0]!.entries.find((e) => e.name === 'retention.ms')).toEqual({
+      name: 'retention.ms',
+      value: '77',
+      source: 'topic',
+    })
     expect(full.metadata_endpoints).toEqual([h.server.endpoint])
     expect(full.cluster_id).toBe(cluster.cluster_id)
     b2.heartbeat()
@@ -54,7 +78,12 @@ describe('metadata server: broker sessions', () => {
     await waitFor(() => b1!.view().brokers.join() === '1,2', 'broker list delta')
     await createTopic(h, 'later', [[2, 1]])
     await waitFor(() => b1!.view().partitions.get('later-0')?.leader === 2, 'partition delta')
-    expect(b1!.updates().slice(1).every((u) => !u.full)).toBe(true)
+    expect(
+      b1!
+        .updates()
+        .slice(1)
+        .every((u) => !u.full),
+    ).toBe(true)
     await h.call('DeleteTopics', { names: ['later'] })
     await waitFor(() => !b2.view().partitions.has('later-0'), 'deleted_topics delta')
   })
@@ -114,10 +143,13 @@ describe('metadata server: broker sessions', () => {
     expect(BigInt(await again.registered())).toBeGreaterThan(BigInt(first!.epoch))
   })
 
-  it('moves leadership when a leader\'s stream closes, goes offline without live ISR, and recovers', async () => {
+  it("moves leadership when a leader's stream closes, goes offline without live ISR, and recovers", async () => {
     const h = await startHarness()
     const [b1, b2, b3] = await brokers(h, [1, 2, 3])
-    await createTopic(h, 'fo', [[1, 2], [2, 3]])
+    await createTopic(h, 'fo', [
+      [1, 2],
+      [2, 3],
+    ])
     b1!.end() // broker 1 leaves: partition 0 moves to 2
     await waitFor(() => b2!.view().partitions.get('fo-0')?.leader === 2, 'failover delta at broker 2')
     expect(await partition(h, 'fo', 0)).toMatchObject({ leader: 2, leader_epoch: 1, isr: [2], partition_epoch: 1 })
@@ -142,7 +174,9 @@ describe('metadata server: broker sessions', () => {
     const [b2] = await brokers(h, [2])
     await createTopic(h, 'hb', [[1, 2]])
     // Broker 2 keeps heartbeating; broker 1 is silent.
-    const timer = setInterval(() => { b2!.heartbeat() }, 30)
+    const timer = setInterval(() => {
+      b2!.heartbeat()
+    }, 30)
     try {
       expect((await quiet.error()).error_code).toBe(errorId('META_SESSION_EXPIRED'))
       await waitFor(() => quiet.ended, 'the expired stream ends')
@@ -157,9 +191,16 @@ describe('metadata server: broker sessions', () => {
     const [b1, b2] = await brokers(h, [1, 2])
     await createTopic(h, 'dirty', [[1, 2]], { 'unclean.leader.election.enable': 'true' })
     await createTopic(h, 'clean', [[1, 2]])
-    const shrink = async (topic: string): Promise<AlterRes> => await h.call<AlterRes>('AlterPartition', {
-      broker_id: 1, broker_epoch: b1!.epoch, topic, partition: 0, leader_epoch: 0, partition_epoch: 0, new_isr: [1],
-    })
+    const shrink = async (topic: string): Promise<AlterRes> =>
+      await h.call<AlterRes>('AlterPartition', {
+        broker_id: 1,
+        broker_epoch: b1!.epoch,
+        topic,
+        partition: 0,
+        leader_epoch: 0,
+        partition_epoch: 0,
+        new_isr: [1],
+      })
     expect((await shrink('dirty')).error_code).toBe(0)
     expect((await shrink('clean')).error_code).toBe(0)
     b1!.cancel()
@@ -172,9 +213,17 @@ describe('metadata server: broker sessions', () => {
     const h = await startHarness()
     const [b1, b2] = await brokers(h, [1, 2, 3])
     await createTopic(h, 'isr', [[1, 2, 3]])
-    const alter = async (over: Partial<wire.AlterPartitionRequest>): Promise<AlterRes> => await h.call<AlterRes>('AlterPartition', {
-      broker_id: 1, broker_epoch: b1!.epoch, topic: 'isr', partition: 0, leader_epoch: 0, partition_epoch: 0, new_isr: [1, 2], ...over,
-    })
+    const alter = async (over: Partial<wire.AlterPartitionRequest>): Promise<AlterRes> =>
+      await h.call<AlterRes>('AlterPartition', {
+        broker_id: 1,
+        broker_epoch: b1!.epoch,
+        topic: 'isr',
+        partition: 0,
+        leader_epoch: 0,
+        partition_epoch: 0,
+        new_isr: [1, 2],
+        ...over,
+      })
     expect((await alter({ broker_epoch: '12345' })).error_code).toBe(errorId('STALE_BROKER_EPOCH'))
     expect((await alter({ broker_id: 2, broker_epoch: b2!.epoch })).error_code).toBe(errorId('INVALID_REQUEST'))
     expect((await alter({ leader_epoch: -1 })).error_code).toBe(errorId('FENCED_LEADER_EPOCH'))
@@ -201,18 +250,28 @@ describe('metadata server: broker sessions', () => {
     await waitFor(() => b2!.view().partitions.get('pref-0')?.leader === 2, 'failover')
     type ElectRes = wire.ElectLeadersResponse__Output
     const elect = async (): Promise<wire.ElectLeadersResult__Output> =>
-      (await h.call<ElectRes>('ElectLeaders', { election_type: 0, partitions: [{ topic: 'pref', partitions: [0] }] })).results[0]!
+      (await h.call<ElectRes>('ElectLeaders', { election_type: 0, partitions: [{ topic: 'pref', partitions: [0] }] }))
+        .results[0]!
     const [b1again] = await brokers(h, [1])
     expect((await elect()).error_code).toBe(errorId('PREFERRED_LEADER_NOT_AVAILABLE')) // back, but not in sync
     const st = await partition(h, 'pref')
     const grow = await h.call<AlterRes>('AlterPartition', {
-      broker_id: 2, broker_epoch: b2!.epoch, topic: 'pref', partition: 0, leader_epoch: st.leader_epoch, partition_epoch: st.partition_epoch, new_isr: [2, 1],
+      broker_id: 2,
+      broker_epoch: b2!.epoch,
+      topic: 'pref',
+      partition: 0,
+      leader_epoch: st.leader_epoch,
+      partition_epoch: st.partition_epoch,
+      new_isr: [2, 1],
     })
     expect(grow.error_code).toBe(0)
     expect(await elect()).toMatchObject({ error_code: 0, leader: 1 })
     await waitFor(() => b1again!.view().partitions.get('pref-0')?.leader === 1, 'preferred leader delta')
     expect(await elect()).toMatchObject({ error_code: errorId('ELECTION_NOT_NEEDED'), leader: 1 })
-    const unknown = await h.call<ElectRes>('ElectLeaders', { election_type: 0, partitions: [{ topic: 'ghost', partitions: [0] }] })
+    const unknown = await h.call<ElectRes>('ElectLeaders', {
+      election_type: 0,
+      partitions: [{ topic: 'ghost', partitions: [0] }],
+    })
     expect(unknown.results[0]!.error_code).toBe(errorId('UNKNOWN_TOPIC_OR_PARTITION'))
   })
 
@@ -226,7 +285,10 @@ describe('metadata server: broker sessions', () => {
     await h.restart({ brokerSessionTimeoutMs: 1500 })
     expect(await partition(h, 'grace')).toMatchObject({ leader: 1, leader_epoch: 0, isr: [1, 2] })
     const [b2] = await brokers(h, [2], 60_000)
-    await waitFor(() => b2!.view().partitions.get('grace-0')?.leader === 2, 'leadership moves once the grace period ends')
+    await waitFor(
+      () => b2!.view().partitions.get('grace-0')?.leader === 2,
+      'leadership moves once the grace period ends',
+    )
     expect(await partition(h, 'grace')).toMatchObject({ leader: 2, leader_epoch: 1, isr: [2] })
   })
 })

@@ -19,13 +19,21 @@
 import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
 import { pino } from 'pino'
-import { GRPC_SERVER_OPTIONS, SluiceError, errorId, loadSluiceProto, toGrpcError, type Clock, type wire } from '@sluice/protocol'
+import {
+  GRPC_SERVER_OPTIONS,
+  SluiceError,
+  errorId,
+  loadSluiceProto,
+  toGrpcError,
+  type Clock,
+  type wire,
+} from '@sluice/protocol'
 import { instrumentService } from '@sluice/server-kit'
 import { EmbeddedStore } from '../store/embedded-store.js'
 import { ZooKeeperStore } from '../store/zookeeper-store.js'
 import type { MetadataStore } from '../store/metadata-store.js'
 import { Controller } from '../controller/controller.js'
-import { ControllerElection, } from '../controller/controller-election.js'
+import { ControllerElection } from '../controller/controller-election.js'
 import { alterConfigs, describeTopics } from '../controller/config-commands.js'
 import { alterPartition, describeCluster, electLeaders, initProducerId } from '../controller/partition-commands.js'
 import { createPartitions, createTopics, deleteTopics } from '../controller/topic-commands.js'
@@ -38,11 +46,13 @@ import { MetadataAdmin } from '../metrics/metadata-admin.js'
 
 export type MetadataStoreOption =
   | { kind: 'embedded' }
-  | { kind: 'zookeeper', connectString: string, chroot?: string, sessionTimeoutMs?: number }
+  | { kind: 'zookeeper'; connectString: string; chroot?: string; sessionTimeoutMs?: number }
 
 export interface MetadataServerOptions {
   /** dataDir is required for the embedded store (the default) and unused for ZooKeeper. */
-  host: string; port: number /* 0 = ephemeral */; dataDir?: string
+  host: string
+  port: number /* 0 = ephemeral */
+  dataDir?: string
   /** Where the metadata tree lives; default embedded (in dataDir). */
   store?: MetadataStoreOption
   /** Called once if the ZooKeeper store's own session expires; the service then answers METADATA_UNAVAILABLE. */
@@ -53,8 +63,10 @@ export interface MetadataServerOptions {
   advertisedHost?: string
   /** This instance's id in the controller election; distinct per instance (default 3000). */
   controllerId?: number
-  defaultNumPartitions?: number; defaultReplicationFactor?: number
-  brokerSessionTimeoutMs?: number; logger?: Logger
+  defaultNumPartitions?: number
+  defaultReplicationFactor?: number
+  brokerSessionTimeoutMs?: number
+  logger?: Logger
   /** Group coordinator settings (session timeout bounds, initial delay, offsets topic, retention). */
   groupCoordinator?: GroupCoordinatorOptions
   /** Port of the admin HTTP server (/metrics, /healthz, /readyz); absent = none, 0 = ephemeral. */
@@ -77,16 +89,17 @@ export interface MetadataServerStatus {
   readonly role: 'active' | 'standby' | 'fenced'
   readonly controllerId: number
   /** The active controller as this instance knows it (itself when active). */
-  readonly activeController?: { readonly id: number, readonly endpoint: string }
+  readonly activeController?: { readonly id: number; readonly endpoint: string }
   readonly controllerEpoch?: number
 }
 
 export interface MetadataServerHandle {
-  readonly port: number; readonly endpoint: string   // host:port
+  readonly port: number
+  readonly endpoint: string // host:port
   /** The admin server's port, when `adminPort` was given. */
   readonly adminPort?: number
-  status (): MetadataServerStatus
-  stop (): Promise<void>
+  status(): MetadataServerStatus
+  stop(): Promise<void>
 }
 
 /** Knobs for tests and the process entry point, beyond the public options. */
@@ -110,17 +123,24 @@ interface ActiveServices {
   readonly coordinator: grpc.UntypedServiceImplementation
 }
 
-export async function startMetadataServer (options: MetadataServerOptions): Promise<MetadataServerHandle> {
+export async function startMetadataServer(options: MetadataServerOptions): Promise<MetadataServerHandle> {
   return await startMetadataServerInternal(options)
 }
 
-export async function startMetadataServerInternal (options: InternalMetadataServerOptions): Promise<MetadataServerHandle> {
+export async function startMetadataServerInternal(
+  options: InternalMetadataServerOptions,
+): Promise<MetadataServerHandle> {
   const opts = checkOptions(options)
   const log = options.logger ?? pino({ level: 'silent' })
   // The admin server comes first, so /healthz answers while the store is being reached (metrics/metadata-admin.ts).
-  const admin = options.adminPort === undefined
-    ? undefined
-    : await MetadataAdmin.start({ host: options.adminHost ?? opts.host, port: options.adminPort, logger: log.child({ component: 'admin' }) })
+  const admin =
+    options.adminPort === undefined
+      ? undefined
+      : await MetadataAdmin.start({
+          host: options.adminHost ?? opts.host,
+          port: options.adminPort,
+          logger: log.child({ component: 'admin' }),
+        })
   if (admin !== undefined) options.onAdminListening?.(admin.port)
   try {
     return await startMetadataServing(options, opts, log, admin)
@@ -130,27 +150,35 @@ export async function startMetadataServerInternal (options: InternalMetadataServ
   }
 }
 
-async function startMetadataServing (options: InternalMetadataServerOptions, opts: ReturnType<typeof checkOptions>, log: Logger,
-  admin: MetadataAdmin | undefined): Promise<MetadataServerHandle> {
+async function startMetadataServing(
+  options: InternalMetadataServerOptions,
+  opts: ReturnType<typeof checkOptions>,
+  log: Logger,
+  admin: MetadataAdmin | undefined,
+): Promise<MetadataServerHandle> {
   const controllerId = options.controllerId ?? DEFAULT_CONTROLLER_ID
   let fencedBy: SluiceError | undefined
   let onLost: () => void = () => {}
   const storeLog = log.child({ component: 'store' })
   const zk = options.store?.kind === 'zookeeper' ? options.store : undefined
-  const store: MetadataStore = zk !== undefined
-    ? await ZooKeeperStore.open({
-      connectString: zk.connectString,
-      chroot: zk.chroot ?? '/sluice',
-      sessionTimeoutMs: zk.sessionTimeoutMs ?? DEFAULT_ZK_SESSION_TIMEOUT_MS,
-      onSessionExpired: () => { onLost() },
-      logger: storeLog,
-      clock: options.clock,
-    })
-    : await EmbeddedStore.open({
-      dataDir: opts.dataDir, logger: storeLog,
-      clock: options.clock,
-      ...(options.snapshotEveryEntries !== undefined ? { snapshotEveryEntries: options.snapshotEveryEntries } : {}),
-    })
+  const store: MetadataStore =
+    zk !== undefined
+      ? await ZooKeeperStore.open({
+          connectString: zk.connectString,
+          chroot: zk.chroot ?? '/sluice',
+          sessionTimeoutMs: zk.sessionTimeoutMs ?? DEFAULT_ZK_SESSION_TIMEOUT_MS,
+          onSessionExpired: () => {
+            onLost()
+          },
+          logger: storeLog,
+          clock: options.clock,
+        })
+      : await EmbeddedStore.open({
+          dataDir: opts.dataDir,
+          logger: storeLog,
+          clock: options.clock,
+          ...(options.snapshotEveryEntries !== undefined ? { snapshotEveryEntries: options.snapshotEveryEntries } : {}),
+        })
   let endpoint = ''
   let active: ActiveServices | undefined
   let election: ControllerElection | undefined
@@ -160,8 +188,12 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
       const a = active
       active = undefined
       if (a === undefined) return
-      await a.groups.stop().catch((e: unknown) => { log.warn({ err: e }, 'group coordinator stop failed') })
-      await a.controller.stop().catch((e: unknown) => { log.warn({ err: e }, 'controller stop failed') })
+      await a.groups.stop().catch((e: unknown) => {
+        log.warn({ err: e }, 'group coordinator stop failed')
+      })
+      await a.controller.stop().catch((e: unknown) => {
+        log.warn({ err: e }, 'controller stop failed')
+      })
     })()
     await stoppedControl
   }
@@ -171,45 +203,107 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
     fencedBy = err
     log.error({ err }, 'metadata instance fenced: stopping the controller, answering METADATA_UNAVAILABLE')
     election?.depose(err)
-    void stopControl().then(() => { notify?.(err) })
+    void stopControl().then(() => {
+      notify?.(err)
+    })
   }
   onLost = () => {
-    fence(new SluiceError('METADATA_UNAVAILABLE', 'the metadata store\'s ZooKeeper session expired; this service no longer serves metadata and must be restarted'), options.onStoreLost)
+    fence(
+      new SluiceError(
+        'METADATA_UNAVAILABLE',
+        "the metadata store's ZooKeeper session expired; this service no longer serves metadata and must be restarted",
+      ),
+      options.onStoreLost,
+    )
   }
 
   const rpcLog = log.child({ component: 'rpc' })
   const gate = (service: 'metadata' | 'coordinator'): GateState => {
-    if (fencedBy !== undefined) return { error: new SluiceError('METADATA_UNAVAILABLE', `this metadata instance is fenced (${fencedBy.message}); it must be restarted`) }
-    if (active !== undefined && election?.isActive() === true) return { impl: service === 'metadata' ? active.metadata : active.coordinator }
+    if (fencedBy !== undefined)
+      return {
+        error: new SluiceError(
+          'METADATA_UNAVAILABLE',
+          `this metadata instance is fenced (${fencedBy.message}); it must be restarted`,
+        ),
+      }
+    if (active !== undefined && election?.isActive() === true)
+      return { impl: service === 'metadata' ? active.metadata : active.coordinator }
     if (active !== undefined && election?.state === 'active') {
       // Elected, but ownership of /controller could not be confirmed lately: ZooKeeper is out of
       // reach (no quorum, or cut off). Nothing can be written until it answers again.
-      return { error: new SluiceError('METADATA_UNAVAILABLE', `metadata instance ${controllerId} cannot reach ZooKeeper to confirm it is still the controller; metadata changes wait until it can`) }
+      return {
+        error: new SluiceError(
+          'METADATA_UNAVAILABLE',
+          `metadata instance ${controllerId} cannot reach ZooKeeper to confirm it is still the controller; metadata changes wait until it can`,
+        ),
+      }
     }
     const current = election?.activeController()
-    const where = current !== undefined && current.id !== controllerId ? `; the active controller is ${current.id} at ${current.endpoint}` : '; no active controller is known yet'
-    const details = current !== undefined && current.id !== controllerId ? { controllerId: current.id, controllerEndpoint: current.endpoint } : {}
+    const where =
+      current !== undefined && current.id !== controllerId
+        ? `; the active controller is ${current.id} at ${current.endpoint}`
+        : '; no active controller is known yet'
+    const details =
+      current !== undefined && current.id !== controllerId
+        ? { controllerId: current.id, controllerEndpoint: current.endpoint }
+        : {}
     return service === 'metadata'
-      ? { error: new SluiceError('NOT_CONTROLLER', `metadata instance ${controllerId} is not the active controller${where}`, details) }
-      : { error: new SluiceError('NOT_COORDINATOR', `metadata instance ${controllerId} is not the active controller, so not the group coordinator${where}`, details) }
+      ? {
+          error: new SluiceError(
+            'NOT_CONTROLLER',
+            `metadata instance ${controllerId} is not the active controller${where}`,
+            details,
+          ),
+        }
+      : {
+          error: new SluiceError(
+            'NOT_COORDINATOR',
+            `metadata instance ${controllerId} is not the active controller, so not the group coordinator${where}`,
+            details,
+          ),
+        }
   }
   const proto = loadSluiceProto().sluice.v1
   const server = new grpc.Server(GRPC_SERVER_OPTIONS)
   const rpc = admin?.metrics.rpc
-  server.addService(proto.Metadata.service, instrumentService(rpc, 'sluice.v1.Metadata', proto.Metadata.service, gated(proto.Metadata.service, () => gate('metadata'))))
-  server.addService(proto.GroupCoordinator.service, instrumentService(rpc, 'sluice.v1.GroupCoordinator', proto.GroupCoordinator.service, gated(proto.GroupCoordinator.service, () => gate('coordinator'))))
+  server.addService(
+    proto.Metadata.service,
+    instrumentService(
+      rpc,
+      'sluice.v1.Metadata',
+      proto.Metadata.service,
+      gated(proto.Metadata.service, () => gate('metadata')),
+    ),
+  )
+  server.addService(
+    proto.GroupCoordinator.service,
+    instrumentService(
+      rpc,
+      'sluice.v1.GroupCoordinator',
+      proto.GroupCoordinator.service,
+      gated(proto.GroupCoordinator.service, () => gate('coordinator')),
+    ),
+  )
   let port: number
   try {
     port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(`${bindHost(opts.host)}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => { if (err !== null) reject(err); else resolve(p) })
+      server.bindAsync(`${bindHost(opts.host)}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => {
+        if (err !== null) reject(err)
+        else resolve(p)
+      })
     })
   } catch (e) {
     await store.close()
-    throw new SluiceError('INVALID_ARGUMENT', `cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}`, {}, { cause: e })
+    throw new SluiceError(
+      'INVALID_ARGUMENT',
+      `cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}`,
+      {},
+      { cause: e },
+    )
   }
   endpoint = `${options.advertisedHost ?? (opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host)}:${port}`
 
-  const becomeController = async (term: { epoch: number, epochVersion: number }): Promise<void> => {
+  const becomeController = async (term: { epoch: number; epochVersion: number }): Promise<void> => {
     const controller = await Controller.start({
       store,
       logger: log.child({ component: 'controller' }),
@@ -221,15 +315,24 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
       controllerId,
       random: options.random ?? mathRandomInt,
       term,
-      onFenced: (err) => { fence(err, options.onDeposed) },
-      onLeaderChange: admin === undefined ? undefined : (_topic, _partition, from, to) => { admin.metrics.leaderChanged(from, to) },
+      onFenced: (err) => {
+        fence(err, options.onDeposed)
+      },
+      onLeaderChange:
+        admin === undefined
+          ? undefined
+          : (_topic, _partition, from, to) => {
+              admin.metrics.leaderChanged(from, to)
+            },
       clock: options.clock,
     })
     let groups: GroupCoordinator
     try {
       const access = controllerClusterAccess(controller)
       groups = new GroupCoordinator({
-        cluster: access, partitionsOf: access.partitionsOf, logger: log.child({ component: 'group-coordinator' }),
+        cluster: access,
+        partitionsOf: access.partitionsOf,
+        logger: log.child({ component: 'group-coordinator' }),
         clock: options.clock,
         ...(options.groupCoordinator !== undefined ? { options: options.groupCoordinator } : {}),
       })
@@ -247,10 +350,15 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
     endpoint,
     // The embedded store has one instance by construction: nobody can take over, so its election
     // session must not lapse when the process is paused (a laptop asleep) and come back fenced.
-    sessionTimeoutMs: zk !== undefined ? zk.sessionTimeoutMs ?? DEFAULT_ZK_SESSION_TIMEOUT_MS : options.electionSessionTimeoutMs ?? EMBEDDED_ELECTION_SESSION_MS,
+    sessionTimeoutMs:
+      zk !== undefined
+        ? (zk.sessionTimeoutMs ?? DEFAULT_ZK_SESSION_TIMEOUT_MS)
+        : (options.electionSessionTimeoutMs ?? EMBEDDED_ELECTION_SESSION_MS),
     logger: log.child({ component: 'election' }),
     onElected: becomeController,
-    onDeposed: (err) => { fence(err, options.onDeposed) },
+    onDeposed: (err) => {
+      fence(err, options.onDeposed)
+    },
     clock: options.clock,
   })
   admin?.bind({
@@ -259,7 +367,8 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
     election: () => election,
     groups: () => active?.groups,
     isLost: () => fencedBy !== undefined,
-    liveBrokerEndpoints: () => active === undefined ? [] : controllerClusterAccess(active.controller).liveBrokerEndpoints(),
+    liveBrokerEndpoints: () =>
+      active === undefined ? [] : controllerClusterAccess(active.controller).liveBrokerEndpoints(),
   })
   try {
     await election.start()
@@ -278,7 +387,8 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
     ...(admin !== undefined ? { adminPort: admin.port } : {}),
     status: () => {
       const e = election!
-      const role = fencedBy !== undefined ? 'fenced' : active !== undefined && e.state === 'active' ? 'active' : 'standby'
+      const role =
+        fencedBy !== undefined ? 'fenced' : active !== undefined && e.state === 'active' ? 'active' : 'standby'
       const current = e.activeController()
       return {
         role,
@@ -302,16 +412,24 @@ async function startMetadataServing (options: InternalMetadataServerOptions, opt
   }
 }
 
-type GateState = { impl: grpc.UntypedServiceImplementation, error?: undefined } | { impl?: undefined, error: SluiceError }
+type GateState =
+  | { impl: grpc.UntypedServiceImplementation; error?: undefined }
+  | { impl?: undefined; error: SluiceError }
 
-function bindHost (host: string): string {
+function bindHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
 }
 
-async function shutdown (server: grpc.Server): Promise<void> {
+async function shutdown(server: grpc.Server): Promise<void> {
   await new Promise<void>((resolve) => {
-    const force = setTimeout(() => { server.forceShutdown(); resolve() }, 1000)
-    server.tryShutdown(() => { clearTimeout(force); resolve() })
+    const force = setTimeout(() => {
+      server.forceShutdown()
+      resolve()
+    }, 1000)
+    server.tryShutdown(() => {
+      clearTimeout(force)
+      resolve()
+    })
   })
 }
 
@@ -320,15 +438,24 @@ async function shutdown (server: grpc.Server): Promise<void> {
  * error: unary calls get it as their status; a BrokerSession stream gets one SessionError message
  * (so the broker moves on to the next metadata endpoint at once) and ends.
  */
-function gated (service: grpc.ServiceDefinition, gate: () => GateState): grpc.UntypedServiceImplementation {
+function gated(service: grpc.ServiceDefinition, gate: () => GateState): grpc.UntypedServiceImplementation {
   const out: grpc.UntypedServiceImplementation = {}
   for (const name of Object.keys(service)) {
-    out[name] = ((call: grpc.ServerUnaryCall<unknown, unknown> & grpc.ServerDuplexStream<unknown, unknown>, callback?: grpc.sendUnaryData<unknown>) => {
+    out[name] = ((
+      call: grpc.ServerUnaryCall<unknown, unknown> & grpc.ServerDuplexStream<unknown, unknown>,
+      callback?: grpc.sendUnaryData<unknown>,
+    ) => {
       const g = gate()
       const fn = g.impl?.[name]
-      if (fn !== undefined) { (fn as (...a: unknown[]) => void)(call, callback); return }
+      if (fn !== undefined) {
+        ;(fn as (...a: unknown[]) => void)(call, callback)
+        return
+      }
       const err = g.error ?? new SluiceError('NOT_CONTROLLER', `method ${name} is not served here`)
-      if (callback !== undefined) { callback(toGrpcError(err) as grpc.ServiceError); return }
+      if (callback !== undefined) {
+        callback(toGrpcError(err) as grpc.ServiceError)
+        return
+      }
       try {
         call.write({ error: { error_code: errorId(err.code), error_message: err.message } })
         call.end()
@@ -340,20 +467,45 @@ function gated (service: grpc.ServiceDefinition, gate: () => GateState): grpc.Un
   return out
 }
 
-function checkOptions (o: InternalMetadataServerOptions): Required<Omit<InternalMetadataServerOptions, 'logger' | 'controllerId' | 'random' | 'snapshotEveryEntries' | 'groupCoordinator' | 'store' | 'onStoreLost' | 'onDeposed' | 'dataDir' | 'electionSessionTimeoutMs' | 'advertisedHost' | 'adminPort' | 'adminHost' | 'onAdminListening' | 'clock'>> & { dataDir: string } {
+function checkOptions(
+  o: InternalMetadataServerOptions,
+): Required<
+  Omit<
+    InternalMetadataServerOptions,
+    | 'logger'
+    | 'controllerId'
+    | 'random'
+    | 'snapshotEveryEntries'
+    | 'groupCoordinator'
+    | 'store'
+    | 'onStoreLost'
+    | 'onDeposed'
+    | 'dataDir'
+    | 'electionSessionTimeoutMs'
+    | 'advertisedHost'
+    | 'adminPort'
+    | 'adminHost'
+    | 'onAdminListening'
+    | 'clock'
+  >
+> & { dataDir: string } {
   const problems: string[] = []
   const int = (name: string, v: number | undefined, dflt: number, min: number, max: number): number => {
     const x = v ?? dflt
-    if (!Number.isInteger(x) || x < min || x > max) problems.push(`${name} ${String(v)} must be an integer in ${min}..${max}`)
+    if (!Number.isInteger(x) || x < min || x > max)
+      problems.push(`${name} ${String(v)} must be an integer in ${min}..${max}`)
     return x
   }
   if (typeof o.host !== 'string' || o.host === '') problems.push('host must be a non-empty string')
   const embedded = o.store === undefined || o.store.kind === 'embedded'
   if (embedded && (typeof o.dataDir !== 'string' || o.dataDir === '')) problems.push('dataDir must be a non-empty path')
   if (o.store?.kind === 'zookeeper') {
-    if (typeof o.store.connectString !== 'string' || o.store.connectString === '') problems.push('store.connectString must be host:port[,host:port...]')
-    if (o.store.sessionTimeoutMs !== undefined) int('store.sessionTimeoutMs', o.store.sessionTimeoutMs, 30_000, 4000, 600_000)
-  } else if (o.store !== undefined && o.store.kind !== 'embedded') problems.push(`store.kind ${String((o.store as { kind: unknown }).kind)} must be embedded or zookeeper`)
+    if (typeof o.store.connectString !== 'string' || o.store.connectString === '')
+      problems.push('store.connectString must be host:port[,host:port...]')
+    if (o.store.sessionTimeoutMs !== undefined)
+      int('store.sessionTimeoutMs', o.store.sessionTimeoutMs, 30_000, 4000, 600_000)
+  } else if (o.store !== undefined && o.store.kind !== 'embedded')
+    problems.push(`store.kind ${String((o.store as { kind: unknown }).kind)} must be embedded or zookeeper`)
   if (o.controllerId !== undefined) int('controllerId', o.controllerId, DEFAULT_CONTROLLER_ID, 0, 2_147_483_647)
   const checked = {
     host: o.host,
@@ -364,23 +516,31 @@ function checkOptions (o: InternalMetadataServerOptions): Required<Omit<Internal
     defaultReplicationFactor: int('defaultReplicationFactor', o.defaultReplicationFactor, 1, 1, 32767),
     brokerSessionTimeoutMs: int('brokerSessionTimeoutMs', o.brokerSessionTimeoutMs, 9000, 50, 600_000),
   }
-  if (problems.length > 0) throw new SluiceError('INVALID_ARGUMENT', `invalid metadata server options: ${problems.join('; ')}`, { problems })
+  if (problems.length > 0)
+    throw new SluiceError('INVALID_ARGUMENT', `invalid metadata server options: ${problems.join('; ')}`, { problems })
   return checked
 }
 
 type Unary<Req, Res> = grpc.handleUnaryCall<Req, Res>
 
-function unary<Req, Res> (log: Logger, method: string, fn: (req: Req) => Promise<Res> | Res): Unary<Req, Res> {
+function unary<Req, Res>(log: Logger, method: string, fn: (req: Req) => Promise<Res> | Res): Unary<Req, Res> {
   return (call, callback) => {
-    Promise.resolve().then(() => fn(call.request)).then((res) => { callback(null, res) }, (e: unknown) => {
-      if (e instanceof SluiceError) log.debug({ method, err: e }, 'request failed')
-      else log.error({ method, err: e }, 'request handler threw an unexpected error')
-      callback(toGrpcError(e) as grpc.ServiceError)
-    })
+    Promise.resolve()
+      .then(() => fn(call.request))
+      .then(
+        (res) => {
+          callback(null, res)
+        },
+        (e: unknown) => {
+          if (e instanceof SluiceError) log.debug({ method, err: e }, 'request failed')
+          else log.error({ method, err: e }, 'request handler threw an unexpected error')
+          callback(toGrpcError(e) as grpc.ServiceError)
+        },
+      )
   }
 }
 
-function handlers (ctl: Controller, log: Logger): grpc.UntypedServiceImplementation {
+function handlers(ctl: Controller, log: Logger): grpc.UntypedServiceImplementation {
   return {
     BrokerSession: (call: grpc.ServerDuplexStream<wire.BrokerSessionRequest__Output, wire.BrokerSessionResponse>) => {
       try {
@@ -392,7 +552,9 @@ function handlers (ctl: Controller, log: Logger): grpc.UntypedServiceImplementat
     },
     CreateTopics: unary(log, 'CreateTopics', (r: wire.CreateTopicsRequest__Output) => createTopics(ctl, r)),
     DeleteTopics: unary(log, 'DeleteTopics', (r: wire.DeleteTopicsRequest__Output) => deleteTopics(ctl, r)),
-    CreatePartitions: unary(log, 'CreatePartitions', (r: wire.CreatePartitionsRequest__Output) => createPartitions(ctl, r)),
+    CreatePartitions: unary(log, 'CreatePartitions', (r: wire.CreatePartitionsRequest__Output) =>
+      createPartitions(ctl, r),
+    ),
     DescribeTopics: unary(log, 'DescribeTopics', (r: wire.DescribeTopicsRequest__Output) => describeTopics(ctl, r)),
     DescribeCluster: unary(log, 'DescribeCluster', (_r: wire.DescribeClusterRequest__Output) => describeCluster(ctl)),
     AlterConfigs: unary(log, 'AlterConfigs', (r: wire.AlterConfigsRequest__Output) => alterConfigs(ctl, r)),

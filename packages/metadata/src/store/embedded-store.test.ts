@@ -7,19 +7,23 @@ import { ManualClock, SluiceError } from '@sluice/protocol'
 import { EmbeddedStore, JOURNAL_FILE, type EmbeddedStoreOptions } from './embedded-store.js'
 import { SNAPSHOT_FILE } from './snapshot.js'
 
-async function tempDir (): Promise<string> {
+async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-store-'))
-  onTestFinished(async () => { await rm(dir, { recursive: true, force: true }) })
+  onTestFinished(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
   return dir
 }
 
-async function openStore (dir: string, extra: Partial<EmbeddedStoreOptions> = {}): Promise<EmbeddedStore> {
+async function openStore(dir: string, extra: Partial<EmbeddedStoreOptions> = {}): Promise<EmbeddedStore> {
   const store = await EmbeddedStore.open({ dataDir: dir, ...extra })
-  onTestFinished(async () => { await store.close() })
+  onTestFinished(async () => {
+    await store.close()
+  })
   return store
 }
 
-async function codeOf (p: Promise<unknown>): Promise<string> {
+async function codeOf(p: Promise<unknown>): Promise<string> {
   try {
     await p
   } catch (e) {
@@ -31,7 +35,7 @@ async function codeOf (p: Promise<unknown>): Promise<string> {
 
 const b = (s: string): Buffer => Buffer.from(s)
 
-async function waitFor (cond: () => boolean | Promise<boolean>, what: string, deadlineMs = 5000): Promise<void> {
+async function waitFor(cond: () => boolean | Promise<boolean>, what: string, deadlineMs = 5000): Promise<void> {
   const end = Date.now() + deadlineMs
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
@@ -98,10 +102,11 @@ describe('EmbeddedStore contract', () => {
     const sid = await s.createSession(30)
     await s.create('/gone', b(''), { mode: 'ephemeral', sessionId: sid })
     let fired = false
-    await s.watchData('/gone', () => { fired = true })
+    await s.watchData('/gone', () => {
+      fired = true
+    })
     await waitFor(async () => (await s.exists('/gone')) === undefined && fired, 'session expiry by the sweep timer')
   })
-
 })
 
 describe('EmbeddedStore durability', () => {
@@ -162,54 +167,65 @@ describe('EmbeddedStore durability', () => {
     const names = ['/p', '/q', '/p/x', '/p/y', '/q/z']
     const opArb = fc.oneof(
       fc.record({ k: fc.constant('create' as const), i: fc.nat(4), v: fc.string({ maxLength: 4 }) }),
-      fc.record({ k: fc.constant('set' as const), i: fc.nat(4), v: fc.string({ maxLength: 4 }), ver: fc.integer({ min: -1, max: 2 }) }),
+      fc.record({
+        k: fc.constant('set' as const),
+        i: fc.nat(4),
+        v: fc.string({ maxLength: 4 }),
+        ver: fc.integer({ min: -1, max: 2 }),
+      }),
       fc.record({ k: fc.constant('delete' as const), i: fc.nat(4), ver: fc.integer({ min: -1, max: 2 }) }),
     )
-    await fc.assert(fc.asyncProperty(fc.array(opArb, { maxLength: 25 }), fc.integer({ min: 1, max: 6 }), async (ops, every) => {
-      const dir = await mkdtemp(join(tmpdir(), 'sluice-store-model-'))
-      try {
-        const model = new Map<string, { data: string, version: number }>()
-        let s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: every })
-        for (const op of ops) {
-          const path = names[op.i]!
-          const parent = path.lastIndexOf('/') === 0 ? '/' : path.slice(0, path.lastIndexOf('/'))
-          const cur = model.get(path)
-          const hasKids = [...model.keys()].some((k) => k.startsWith(`${path}/`))
-          const code = await codeOf(op.k === 'create'
-            ? s.create(path, b(op.v))
-            : op.k === 'set' ? s.set(path, b(op.v), op.ver) : s.delete(path, op.ver))
-          let expected = 'NO_ERROR'
-          if (op.k === 'create') {
-            if (cur !== undefined) expected = 'META_NODE_EXISTS'
-            else if (parent !== '/' && !model.has(parent)) expected = 'META_NO_NODE'
-            else model.set(path, { data: op.v, version: 0 })
-          } else if (cur === undefined) {
-            expected = 'META_NO_NODE'
-          } else if (op.ver !== -1 && op.ver !== cur.version) {
-            expected = 'META_BAD_VERSION'
-          } else if (op.k === 'set') {
-            model.set(path, { data: op.v, version: cur.version + 1 })
-          } else if (hasKids) {
-            expected = 'META_NOT_EMPTY'
-          } else {
-            model.delete(path)
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 25 }), fc.integer({ min: 1, max: 6 }), async (ops, every) => {
+        const dir = await mkdtemp(join(tmpdir(), 'sluice-store-model-'))
+        try {
+          const model = new Map<string, { data: string; version: number }>()
+          let s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: every })
+          for (const op of ops) {
+            const path = names[op.i]!
+            const parent = path.lastIndexOf('/') === 0 ? '/' : path.slice(0, path.lastIndexOf('/'))
+            const cur = model.get(path)
+            const hasKids = [...model.keys()].some((k) => k.startsWith(`${path}/`))
+            const code = await codeOf(
+              op.k === 'create'
+                ? s.create(path, b(op.v))
+                : op.k === 'set'
+                  ? s.set(path, b(op.v), op.ver)
+                  : s.delete(path, op.ver),
+            )
+            let expected = 'NO_ERROR'
+            if (op.k === 'create') {
+              if (cur !== undefined) expected = 'META_NODE_EXISTS'
+              else if (parent !== '/' && !model.has(parent)) expected = 'META_NO_NODE'
+              else model.set(path, { data: op.v, version: 0 })
+            } else if (cur === undefined) {
+              expected = 'META_NO_NODE'
+            } else if (op.ver !== -1 && op.ver !== cur.version) {
+              expected = 'META_BAD_VERSION'
+            } else if (op.k === 'set') {
+              model.set(path, { data: op.v, version: cur.version + 1 })
+            } else if (hasKids) {
+              expected = 'META_NOT_EMPTY'
+            } else {
+              model.delete(path)
+            }
+            expect(code).toBe(expected)
           }
-          expect(code).toBe(expected)
-        }
-        for (let round = 0; round < 2; round++) {
-          for (const path of names) {
-            const m = model.get(path)
-            const n = await s.exists(path) === undefined ? undefined : await s.get(path)
-            expect(n === undefined ? undefined : { data: n.data.toString(), version: n.version }).toEqual(m)
+          for (let round = 0; round < 2; round++) {
+            for (const path of names) {
+              const m = model.get(path)
+              const n = (await s.exists(path)) === undefined ? undefined : await s.get(path)
+              expect(n === undefined ? undefined : { data: n.data.toString(), version: n.version }).toEqual(m)
+            }
+            await s.close()
+            s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: every })
           }
           await s.close()
-          s = await EmbeddedStore.open({ dataDir: dir, snapshotEveryEntries: every })
+        } finally {
+          await rm(dir, { recursive: true, force: true })
         }
-        await s.close()
-      } finally {
-        await rm(dir, { recursive: true, force: true })
-      }
-    }), { numRuns: 25 })
+      }),
+      { numRuns: 25 },
+    )
   })
-
 })

@@ -27,8 +27,17 @@ import { readSnapshot, writeSnapshot } from './snapshot.js'
 import { LeaseTable } from './session-leases.js'
 import { ZnodeTree, newTx, type TreeTx } from './znode-tree.js'
 import {
-  assertValidPath, type CancelWatch, type CreateOptions, type MetadataStore, type NodeData, type NodeStat,
-  type SessionId, type StoreOp, type StoreOpResult, type WatchCallback, type WatchEvent,
+  assertValidPath,
+  type CancelWatch,
+  type CreateOptions,
+  type MetadataStore,
+  type NodeData,
+  type NodeStat,
+  type SessionId,
+  type StoreOp,
+  type StoreOpResult,
+  type WatchCallback,
+  type WatchEvent,
 } from './metadata-store.js'
 
 export const JOURNAL_FILE = 'metadata.journal'
@@ -57,14 +66,20 @@ export class EmbeddedStore implements MetadataStore {
   private state: 'open' | 'failed' | 'closed' = 'open'
   private zxid = 0
 
-  private constructor (private readonly options: EmbeddedStoreOptions, private readonly journal: Journal,
-    private readonly log: Logger, clock: Clock) {
+  private constructor(
+    private readonly options: EmbeddedStoreOptions,
+    private readonly journal: Journal,
+    private readonly log: Logger,
+    clock: Clock,
+  ) {
     this.sessions = new LeaseTable<Session>(clock, (id) => {
-      this.expire(id).catch((e: unknown) => { this.log.error({ err: e, session: id }, 'session expiry failed') })
+      this.expire(id).catch((e: unknown) => {
+        this.log.error({ err: e, session: id }, 'session expiry failed')
+      })
     })
   }
 
-  static async open (options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
+  static async open(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
     await mkdir(options.dataDir, { recursive: true })
     const log = options.logger ?? pino({ level: 'silent' })
     const snapshot = await readSnapshot(options.dataDir)
@@ -82,7 +97,10 @@ export class EmbeddedStore implements MetadataStore {
       replayed += 1
     }
     if (scan.validBytes < scan.fileBytes) {
-      log.warn({ validBytes: scan.validBytes, fileBytes: scan.fileBytes }, 'metadata journal had a torn or corrupt tail; truncated it')
+      log.warn(
+        { validBytes: scan.validBytes, fileBytes: scan.fileBytes },
+        'metadata journal had a torn or corrupt tail; truncated it',
+      )
     }
     log.info({ zxid: store.zxid, nodes: store.tree.size, replayed }, 'metadata store opened')
     return store
@@ -90,14 +108,14 @@ export class EmbeddedStore implements MetadataStore {
 
   // ---- reads ----
 
-  async get (path: string): Promise<NodeData> {
+  async get(path: string): Promise<NodeData> {
     this.assertReadable(path)
     const n = this.tree.read(path)
     if (n === undefined) throw new SluiceError('META_NO_NODE', `no node ${path}`, { path })
     return n
   }
 
-  async exists (path: string): Promise<NodeStat | undefined> {
+  async exists(path: string): Promise<NodeStat | undefined> {
     this.assertReadable(path)
     const n = this.tree.read(path)
     if (n === undefined) return undefined
@@ -105,7 +123,7 @@ export class EmbeddedStore implements MetadataStore {
     return stat
   }
 
-  async children (path: string): Promise<string[]> {
+  async children(path: string): Promise<string[]> {
     this.assertReadable(path)
     const names = this.tree.childNames(path)
     if (names === undefined) throw new SluiceError('META_NO_NODE', `no node ${path}`, { path })
@@ -114,25 +132,25 @@ export class EmbeddedStore implements MetadataStore {
 
   // ---- writes ----
 
-  async create (path: string, data: Buffer, options: CreateOptions = {}): Promise<string> {
+  async create(path: string, data: Buffer, options: CreateOptions = {}): Promise<string> {
     const [r] = await this.commit([{ type: 'create', path, data, ...options }], false)
     return (r as { path: string }).path
   }
 
-  async set (path: string, data: Buffer, expectedVersion: number): Promise<number> {
+  async set(path: string, data: Buffer, expectedVersion: number): Promise<number> {
     const [r] = await this.commit([{ type: 'set', path, data, version: expectedVersion }], false)
     return (r as { version: number }).version
   }
 
-  async delete (path: string, expectedVersion: number): Promise<void> {
+  async delete(path: string, expectedVersion: number): Promise<void> {
     await this.commit([{ type: 'delete', path, version: expectedVersion }], false)
   }
 
-  async multi (ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
+  async multi(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
     return await this.commit(ops, true)
   }
 
-  private async commit (ops: readonly StoreOp[], tagIndex: boolean): Promise<StoreOpResult[]> {
+  private async commit(ops: readonly StoreOp[], tagIndex: boolean): Promise<StoreOpResult[]> {
     if (!Array.isArray(ops)) throw new SluiceError('INVALID_ARGUMENT', 'multi takes an array of ops')
     return await this.writes.run(async () => {
       this.assertWritable()
@@ -143,7 +161,8 @@ export class EmbeddedStore implements MetadataStore {
           results.push(this.tree.apply(ops[i]!, tx, (id) => this.sessions.has(id)))
         } catch (e) {
           undo(tx)
-          if (tagIndex && e instanceof SluiceError) throw new SluiceError(e.code, `op ${i}: ${e.message}`, { ...e.details, opIndex: i }, { cause: e })
+          if (tagIndex && e instanceof SluiceError)
+            throw new SluiceError(e.code, `op ${i}: ${e.message}`, { ...e.details, opIndex: i }, { cause: e })
           throw e
         }
       }
@@ -155,7 +174,12 @@ export class EmbeddedStore implements MetadataStore {
           undo(tx)
           this.state = 'failed'
           this.log.error({ err: e }, 'metadata journal write failed; the store refuses further operations')
-          throw new SluiceError('METADATA_UNAVAILABLE', `metadata journal write failed: ${(e as Error).message}`, {}, { cause: e })
+          throw new SluiceError(
+            'METADATA_UNAVAILABLE',
+            `metadata journal write failed: ${(e as Error).message}`,
+            {},
+            { cause: e },
+          )
         }
         await this.maybeSnapshot(false)
       }
@@ -164,7 +188,7 @@ export class EmbeddedStore implements MetadataStore {
     })
   }
 
-  private async maybeSnapshot (force: boolean): Promise<void> {
+  private async maybeSnapshot(force: boolean): Promise<void> {
     const every = this.options.snapshotEveryEntries ?? 1000
     if (this.journal.entryCount === 0 || (!force && this.journal.entryCount < every)) return
     try {
@@ -179,15 +203,16 @@ export class EmbeddedStore implements MetadataStore {
 
   // ---- sessions ----
 
-  async createSession (timeoutMs: number, onExpired?: (id: SessionId) => void): Promise<SessionId> {
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new SluiceError('INVALID_ARGUMENT', `session timeout ${timeoutMs} must be positive`)
+  async createSession(timeoutMs: number, onExpired?: (id: SessionId) => void): Promise<SessionId> {
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw new SluiceError('INVALID_ARGUMENT', `session timeout ${timeoutMs} must be positive`)
     this.assertWritable()
     const id = `${this.sessionPrefix}-${++this.sessionSeq}`
     this.sessions.add(id, timeoutMs, onExpired !== undefined ? { onExpired } : {})
     return id
   }
 
-  async touchSession (id: SessionId): Promise<void> {
+  async touchSession(id: SessionId): Promise<void> {
     if (this.sessions.lapsed(id)) {
       await this.expire(id)
       throw new SluiceError('META_SESSION_EXPIRED', `session ${id} has expired`)
@@ -195,24 +220,30 @@ export class EmbeddedStore implements MetadataStore {
     this.sessions.renew(id)
   }
 
-  async closeSession (id: SessionId): Promise<void> {
+  async closeSession(id: SessionId): Promise<void> {
     if (!this.sessions.has(id)) return
     await this.endSession(id)
   }
 
-  private async expire (id: SessionId): Promise<void> {
+  private async expire(id: SessionId): Promise<void> {
     const lease = this.sessions.get(id)
     if (lease === undefined) return
     await this.endSession(id)
     this.log.info({ session: id, timeoutMs: lease.timeoutMs }, 'metadata session expired')
     if (lease.value.onExpired !== undefined) {
       const cb = lease.value.onExpired
-      queueMicrotask(() => { try { cb(id) } catch (e) { this.log.error({ err: e }, 'session expiry callback threw') } })
+      queueMicrotask(() => {
+        try {
+          cb(id)
+        } catch (e) {
+          this.log.error({ err: e }, 'session expiry callback threw')
+        }
+      })
     }
   }
 
   /** Removes the session and its ephemeral nodes (no journal: they were never durable). */
-  private async endSession (id: SessionId): Promise<void> {
+  private async endSession(id: SessionId): Promise<void> {
     this.sessions.remove(id)
     await this.writes.run(() => {
       if (this.state === 'closed') return
@@ -225,25 +256,28 @@ export class EmbeddedStore implements MetadataStore {
   }
 
   /** @internal visible for testing: runs one expiry sweep now. */
-  async sweepNow (): Promise<void> {
-    await Promise.all(this.sessions.due().map(async (id) => { await this.expire(id) }))
+  async sweepNow(): Promise<void> {
+    await Promise.all(
+      this.sessions.due().map(async (id) => {
+        await this.expire(id)
+      }),
+    )
   }
-
 
   // ---- watches ----
 
-  async watchData (path: string, cb: WatchCallback): Promise<CancelWatch> {
+  async watchData(path: string, cb: WatchCallback): Promise<CancelWatch> {
     this.assertReadable(path)
     return addWatch(this.dataWatches, path, cb)
   }
 
-  async watchChildren (path: string, cb: WatchCallback): Promise<CancelWatch> {
+  async watchChildren(path: string, cb: WatchCallback): Promise<CancelWatch> {
     this.assertReadable(path)
     if (this.tree.read(path) === undefined) throw new SluiceError('META_NO_NODE', `no node ${path}`, { path })
     return addWatch(this.childWatches, path, cb)
   }
 
-  private fire (events: readonly WatchEvent[]): void {
+  private fire(events: readonly WatchEvent[]): void {
     const due: Array<[WatchCallback, WatchEvent]> = []
     const take = (map: Map<string, Set<WatchCallback>>, path: string, event: WatchEvent): void => {
       const set = map.get(path)
@@ -257,13 +291,19 @@ export class EmbeddedStore implements MetadataStore {
       if (ev.type === 'deleted') take(this.childWatches, ev.path, ev)
     }
     for (const [cb, ev] of due) {
-      queueMicrotask(() => { try { cb(ev) } catch (e) { this.log.error({ err: e, path: ev.path }, 'watch callback threw') } })
+      queueMicrotask(() => {
+        try {
+          cb(ev)
+        } catch (e) {
+          this.log.error({ err: e, path: ev.path }, 'watch callback threw')
+        }
+      })
     }
   }
 
   // ---- lifecycle ----
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.state === 'closed') return
     this.sessions.clear()
     await this.writes.run(async () => {
@@ -275,21 +315,21 @@ export class EmbeddedStore implements MetadataStore {
     })
   }
 
-  private assertReadable (path: string): void {
+  private assertReadable(path: string): void {
     if (this.state === 'closed') throw new SluiceError('METADATA_UNAVAILABLE', 'the metadata store is closed')
     assertValidPath(path)
   }
 
-  private assertWritable (): void {
+  private assertWritable(): void {
     if (this.state !== 'open') throw new SluiceError('METADATA_UNAVAILABLE', `the metadata store is ${this.state}`)
   }
 }
 
-function undo (tx: TreeTx): void {
+function undo(tx: TreeTx): void {
   for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!()
 }
 
-function addWatch (map: Map<string, Set<WatchCallback>>, path: string, cb: WatchCallback): CancelWatch {
+function addWatch(map: Map<string, Set<WatchCallback>>, path: string, cb: WatchCallback): CancelWatch {
   let set = map.get(path)
   if (set === undefined) {
     set = new Set()

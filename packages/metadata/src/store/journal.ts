@@ -30,7 +30,7 @@ export interface JournalScan {
 }
 
 /** Decodes the valid prefix of a journal file's bytes. */
-export function scanJournal (buf: Buffer): JournalScan {
+export function scanJournal(buf: Buffer): JournalScan {
   const entries: JournalEntry[] = []
   let pos = 0
   let lastZxid = -Infinity
@@ -54,7 +54,7 @@ export function scanJournal (buf: Buffer): JournalScan {
   return { entries, validBytes: pos, fileBytes: buf.length }
 }
 
-export function encodeJournalEntry (entry: JournalEntry): Buffer {
+export function encodeJournalEntry(entry: JournalEntry): Buffer {
   const payload = Buffer.from(JSON.stringify(entry), 'utf8')
   const header = Buffer.alloc(HEADER_BYTES)
   header.writeUInt32BE(payload.length, 0)
@@ -63,10 +63,14 @@ export function encodeJournalEntry (entry: JournalEntry): Buffer {
 }
 
 export class Journal {
-  private constructor (private readonly fh: FileHandle, private sizeBytes: number, private count: number) {}
+  private constructor(
+    private readonly fh: FileHandle,
+    private sizeBytes: number,
+    private count: number,
+  ) {}
 
   /** Opens (creating) the journal, drops a torn tail, and returns the valid entries. */
-  static async open (path: string): Promise<{ journal: Journal, scan: JournalScan }> {
+  static async open(path: string): Promise<{ journal: Journal; scan: JournalScan }> {
     const fh = await open(path, 'a+')
     try {
       const buf = await fh.readFile()
@@ -83,9 +87,11 @@ export class Journal {
   }
 
   /** Entries written since the last reset (or open). */
-  get entryCount (): number { return this.count }
+  get entryCount(): number {
+    return this.count
+  }
 
-  async append (entry: JournalEntry): Promise<void> {
+  async append(entry: JournalEntry): Promise<void> {
     const bytes = encodeJournalEntry(entry)
     // 'a+' appends at the end regardless of position; a short write would throw or be retried here.
     let off = 0
@@ -98,16 +104,18 @@ export class Journal {
     this.count += 1
   }
 
-  async reset (): Promise<void> {
+  async reset(): Promise<void> {
     await this.fh.truncate(0)
     await this.fh.datasync()
     this.sizeBytes = 0
     this.count = 0
   }
 
-  get bytes (): number { return this.sizeBytes }
+  get bytes(): number {
+    return this.sizeBytes
+  }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     await this.fh.close()
   }
 }

@@ -23,38 +23,53 @@ export class LeaseTable<T> {
   private sweepTimer: Timer | undefined
   private sweepEveryMs = Infinity
 
-  constructor (private readonly clock: Clock, private readonly onLapse: (id: SessionId, lease: Lease<T>) => void) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly onLapse: (id: SessionId, lease: Lease<T>) => void,
+  ) {}
 
-  get size (): number { return this.leases.size }
+  get size(): number {
+    return this.leases.size
+  }
 
-  get (id: SessionId): Lease<T> | undefined { return this.leases.get(id) }
+  get(id: SessionId): Lease<T> | undefined {
+    return this.leases.get(id)
+  }
 
-  has (id: SessionId): boolean { return this.leases.has(id) }
+  has(id: SessionId): boolean {
+    return this.leases.has(id)
+  }
 
-  values (): IterableIterator<Lease<T>> { return this.leases.values() }
+  values(): IterableIterator<Lease<T>> {
+    return this.leases.values()
+  }
 
-  add (id: SessionId, timeoutMs: number, value: T): void {
+  add(id: SessionId, timeoutMs: number, value: T): void {
     this.leases.set(id, { timeoutMs, lastTouchMs: this.clock.monotonicMs(), value })
     const every = Math.max(5, Math.min(1000, Math.floor(timeoutMs / 4)))
     if (this.sweepTimer !== undefined && every >= this.sweepEveryMs) return
     this.stopSweep()
     this.sweepEveryMs = every
-    this.sweepTimer = this.clock.setInterval(() => { this.sweep() }, every).unref()
+    this.sweepTimer = this.clock
+      .setInterval(() => {
+        this.sweep()
+      }, every)
+      .unref()
   }
 
   /** True if the lease lapsed (the caller then expires it), else renews it. */
-  lapsed (id: SessionId): boolean {
+  lapsed(id: SessionId): boolean {
     const lease = this.leases.get(id)
     return lease === undefined || this.clock.monotonicMs() - lease.lastTouchMs > lease.timeoutMs
   }
 
-  renew (id: SessionId): void {
+  renew(id: SessionId): void {
     const lease = this.leases.get(id)
     if (lease !== undefined) lease.lastTouchMs = this.clock.monotonicMs()
   }
 
   /** Removes and returns the lease (undefined if it was already gone). */
-  remove (id: SessionId): Lease<T> | undefined {
+  remove(id: SessionId): Lease<T> | undefined {
     const lease = this.leases.get(id)
     this.leases.delete(id)
     if (this.leases.size === 0) this.stopSweep()
@@ -62,23 +77,23 @@ export class LeaseTable<T> {
   }
 
   /** The ids whose lease has lapsed now. */
-  due (): SessionId[] {
+  due(): SessionId[] {
     const now = this.clock.monotonicMs()
     return [...this.leases].filter(([, l]) => now - l.lastTouchMs > l.timeoutMs).map(([id]) => id)
   }
 
-  clear (): void {
+  clear(): void {
     this.leases.clear()
     this.stopSweep()
   }
 
-  private stopSweep (): void {
+  private stopSweep(): void {
     this.sweepTimer?.cancel()
     this.sweepTimer = undefined
     this.sweepEveryMs = Infinity
   }
 
-  private sweep (): void {
+  private sweep(): void {
     for (const id of this.due()) {
       const lease = this.leases.get(id)
       if (lease !== undefined) this.onLapse(id, lease)

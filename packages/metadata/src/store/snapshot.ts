@@ -20,7 +20,7 @@ export interface Snapshot {
   readonly nodes: SnapshotNode[]
 }
 
-export async function readSnapshot (dataDir: string): Promise<Snapshot | undefined> {
+export async function readSnapshot(dataDir: string): Promise<Snapshot | undefined> {
   let buf: Buffer
   try {
     buf = await readFile(join(dataDir, SNAPSHOT_FILE))
@@ -32,14 +32,14 @@ export async function readSnapshot (dataDir: string): Promise<Snapshot | undefin
   if (buf.length < 4 || crc32c(body) !== buf.readUInt32BE(0)) {
     throw new SluiceError('METADATA_UNAVAILABLE', `snapshot ${join(dataDir, SNAPSHOT_FILE)} is corrupt (CRC mismatch)`)
   }
-  const parsed = JSON.parse(body.toString('utf8')) as { format?: unknown, zxid?: unknown, nodes?: unknown }
+  const parsed = JSON.parse(body.toString('utf8')) as { format?: unknown; zxid?: unknown; nodes?: unknown }
   if (parsed.format !== FORMAT || typeof parsed.zxid !== 'number' || !Array.isArray(parsed.nodes)) {
     throw new SluiceError('METADATA_UNAVAILABLE', `snapshot ${join(dataDir, SNAPSHOT_FILE)} has an unknown format`)
   }
   return { zxid: parsed.zxid, nodes: parsed.nodes as SnapshotNode[] }
 }
 
-export async function writeSnapshot (dataDir: string, snapshot: Snapshot): Promise<void> {
+export async function writeSnapshot(dataDir: string, snapshot: Snapshot): Promise<void> {
   const body = Buffer.from(JSON.stringify({ format: FORMAT, zxid: snapshot.zxid, nodes: snapshot.nodes }), 'utf8')
   const header = Buffer.alloc(4)
   header.writeUInt32BE(crc32c(body), 0)

@@ -12,8 +12,15 @@
  */
 import { SluiceError } from '@sluice/protocol'
 import {
-  assertValidPath, baseName, parentOf, sequenceSuffix,
-  type NodeData, type SessionId, type StoreOp, type StoreOpResult, type WatchEvent,
+  assertValidPath,
+  baseName,
+  parentOf,
+  sequenceSuffix,
+  type NodeData,
+  type SessionId,
+  type StoreOp,
+  type StoreOpResult,
+  type WatchEvent,
 } from './metadata-store.js'
 
 interface ZNode {
@@ -27,10 +34,10 @@ interface ZNode {
 
 /** Durable outcome of one op; `d` is base64. */
 export type JournalEffect =
-  | { readonly t: 'c', readonly p: string, readonly d: string }
-  | { readonly t: 's', readonly p: string, readonly d: string }
-  | { readonly t: 'd', readonly p: string }
-  | { readonly t: 'q', readonly p: string, readonly n: number }
+  | { readonly t: 'c'; readonly p: string; readonly d: string }
+  | { readonly t: 's'; readonly p: string; readonly d: string }
+  | { readonly t: 'd'; readonly p: string }
+  | { readonly t: 'q'; readonly p: string; readonly n: number }
 
 /** One persistent node in a snapshot: [path, base64 data, version, seq]. */
 export type SnapshotNode = [string, string, number, number]
@@ -41,105 +48,148 @@ export interface TreeTx {
   readonly events: WatchEvent[]
 }
 
-export function newTx (): TreeTx {
+export function newTx(): TreeTx {
   return { undo: [], effects: [], events: [] }
 }
 
 export class ZnodeTree {
-  private readonly nodes = new Map<string, ZNode>([['/', { data: Buffer.alloc(0), version: 0, seq: 0, children: new Set() }]])
+  private readonly nodes = new Map<string, ZNode>([
+    ['/', { data: Buffer.alloc(0), version: 0, seq: 0, children: new Set() }],
+  ])
   private readonly bySession = new Map<SessionId, Set<string>>()
 
-  read (path: string): NodeData | undefined {
+  read(path: string): NodeData | undefined {
     const n = this.nodes.get(path)
     if (n === undefined) return undefined
-    return { data: n.data, version: n.version, numChildren: n.children.size, ...(n.ephemeralOwner !== undefined ? { ephemeralOwner: n.ephemeralOwner } : {}) }
+    return {
+      data: n.data,
+      version: n.version,
+      numChildren: n.children.size,
+      ...(n.ephemeralOwner !== undefined ? { ephemeralOwner: n.ephemeralOwner } : {}),
+    }
   }
 
-  childNames (path: string): string[] | undefined {
+  childNames(path: string): string[] | undefined {
     const n = this.nodes.get(path)
     return n === undefined ? undefined : [...n.children].sort()
   }
 
-  ephemeralsOf (session: SessionId): string[] {
+  ephemeralsOf(session: SessionId): string[] {
     return [...(this.bySession.get(session) ?? [])]
   }
 
-  get size (): number { return this.nodes.size }
+  get size(): number {
+    return this.nodes.size
+  }
 
   /** Applies one op or throws (leaving earlier entries of `tx` for the caller to undo). */
-  apply (op: StoreOp, tx: TreeTx, liveSession: (id: SessionId) => boolean): StoreOpResult {
+  apply(op: StoreOp, tx: TreeTx, liveSession: (id: SessionId) => boolean): StoreOpResult {
     assertValidPath(op.path)
     switch (op.type) {
-      case 'create': return { type: 'create', path: this.create(op.path, op.data, op.mode ?? 'persistent', op.sessionId, tx, liveSession) }
-      case 'set': return { type: 'set', version: this.set(op.path, op.data, op.version, tx) }
-      case 'delete': this.remove(op.path, op.version, tx); return { type: 'delete' }
-      case 'check': this.expect(op.path, op.version); return { type: 'check' }
-      default: throw new SluiceError('INVALID_ARGUMENT', `unknown store op ${JSON.stringify((op as { type?: unknown }).type)}`)
+      case 'create':
+        return {
+          type: 'create',
+          path: this.create(op.path, op.data, op.mode ?? 'persistent', op.sessionId, tx, liveSession),
+        }
+      case 'set':
+        return { type: 'set', version: this.set(op.path, op.data, op.version, tx) }
+      case 'delete':
+        this.remove(op.path, op.version, tx)
+        return { type: 'delete' }
+      case 'check':
+        this.expect(op.path, op.version)
+        return { type: 'check' }
+      default:
+        throw new SluiceError('INVALID_ARGUMENT', `unknown store op ${JSON.stringify((op as { type?: unknown }).type)}`)
     }
   }
 
-  private expect (path: string, version: number): ZNode {
+  private expect(path: string, version: number): ZNode {
     const n = this.nodes.get(path)
     if (n === undefined) throw new SluiceError('META_NO_NODE', `no node ${path}`, { path })
     if (version !== -1 && n.version !== version) {
-      throw new SluiceError('META_BAD_VERSION', `${path} is at version ${n.version}, expected ${version}`, { path, version: n.version, expected: version })
+      throw new SluiceError('META_BAD_VERSION', `${path} is at version ${n.version}, expected ${version}`, {
+        path,
+        version: n.version,
+        expected: version,
+      })
     }
     return n
   }
 
-  private create (path: string, data: Buffer, mode: string, sessionId: SessionId | undefined, tx: TreeTx,
-    liveSession: (id: SessionId) => boolean): string {
+  private create(
+    path: string,
+    data: Buffer,
+    mode: string,
+    sessionId: SessionId | undefined,
+    tx: TreeTx,
+    liveSession: (id: SessionId) => boolean,
+  ): string {
     if (path === '/') throw new SluiceError('META_NODE_EXISTS', 'the root always exists', { path })
     const ephemeral = mode === 'ephemeral' || mode === 'ephemeral-sequential'
     const sequential = mode === 'persistent-sequential' || mode === 'ephemeral-sequential'
-    if (!ephemeral && mode !== 'persistent' && !sequential) throw new SluiceError('INVALID_ARGUMENT', `unknown create mode "${mode}"`)
+    if (!ephemeral && mode !== 'persistent' && !sequential)
+      throw new SluiceError('INVALID_ARGUMENT', `unknown create mode "${mode}"`)
     if (ephemeral && (sessionId === undefined || !liveSession(sessionId))) {
       throw new SluiceError('META_SESSION_EXPIRED', `session ${String(sessionId)} is not live`, { path })
     }
     const parentPath = parentOf(path)
     const parent = this.nodes.get(parentPath)
-    if (parent === undefined) throw new SluiceError('META_NO_NODE', `parent ${parentPath} of ${path} does not exist`, { path })
-    if (parent.ephemeralOwner !== undefined) throw new SluiceError('INVALID_ARGUMENT', `ephemeral node ${parentPath} cannot have children`, { path })
+    if (parent === undefined)
+      throw new SluiceError('META_NO_NODE', `parent ${parentPath} of ${path} does not exist`, { path })
+    if (parent.ephemeralOwner !== undefined)
+      throw new SluiceError('INVALID_ARGUMENT', `ephemeral node ${parentPath} cannot have children`, { path })
     let finalPath = path
     if (sequential) {
       const n = parent.seq
       parent.seq = n + 1
-      tx.undo.push(() => { parent.seq = n })
+      tx.undo.push(() => {
+        parent.seq = n
+      })
       tx.effects.push({ t: 'q', p: parentPath, n: n + 1 })
       finalPath = path + sequenceSuffix(n)
     }
-    if (this.nodes.has(finalPath)) throw new SluiceError('META_NODE_EXISTS', `node ${finalPath} already exists`, { path: finalPath })
+    if (this.nodes.has(finalPath))
+      throw new SluiceError('META_NODE_EXISTS', `node ${finalPath} already exists`, { path: finalPath })
     const node: ZNode = { data: Buffer.from(data), version: 0, seq: 0, children: new Set() }
     if (ephemeral) node.ephemeralOwner = sessionId
     this.link(finalPath, node)
-    tx.undo.push(() => { this.unlink(finalPath) })
+    tx.undo.push(() => {
+      this.unlink(finalPath)
+    })
     if (!ephemeral) tx.effects.push({ t: 'c', p: finalPath, d: node.data.toString('base64') })
     tx.events.push({ type: 'created', path: finalPath }, { type: 'children', path: parentPath })
     return finalPath
   }
 
-  private set (path: string, data: Buffer, version: number, tx: TreeTx): number {
+  private set(path: string, data: Buffer, version: number, tx: TreeTx): number {
     const n = this.expect(path, version)
     const before = { data: n.data, version: n.version }
     n.data = Buffer.from(data)
     n.version += 1
-    tx.undo.push(() => { n.data = before.data; n.version = before.version })
+    tx.undo.push(() => {
+      n.data = before.data
+      n.version = before.version
+    })
     if (n.ephemeralOwner === undefined) tx.effects.push({ t: 's', p: path, d: n.data.toString('base64') })
     tx.events.push({ type: 'changed', path })
     return n.version
   }
 
-  private remove (path: string, version: number, tx: TreeTx): void {
+  private remove(path: string, version: number, tx: TreeTx): void {
     if (path === '/') throw new SluiceError('INVALID_ARGUMENT', 'the root cannot be deleted')
     const n = this.expect(path, version)
-    if (n.children.size > 0) throw new SluiceError('META_NOT_EMPTY', `${path} has ${n.children.size} children`, { path })
+    if (n.children.size > 0)
+      throw new SluiceError('META_NOT_EMPTY', `${path} has ${n.children.size} children`, { path })
     this.unlink(path)
-    tx.undo.push(() => { this.link(path, n) })
+    tx.undo.push(() => {
+      this.link(path, n)
+    })
     if (n.ephemeralOwner === undefined) tx.effects.push({ t: 'd', p: path })
     tx.events.push({ type: 'deleted', path }, { type: 'children', path: parentOf(path) })
   }
 
-  private link (path: string, node: ZNode): void {
+  private link(path: string, node: ZNode): void {
     this.nodes.set(path, node)
     this.nodes.get(parentOf(path))!.children.add(baseName(path))
     if (node.ephemeralOwner !== undefined) {
@@ -152,7 +202,7 @@ export class ZnodeTree {
     }
   }
 
-  private unlink (path: string): void {
+  private unlink(path: string): void {
     const node = this.nodes.get(path)
     if (node === undefined) return
     this.nodes.delete(path)
@@ -165,10 +215,11 @@ export class ZnodeTree {
   }
 
   /** Replays a committed effect. Effects were validated when committed, so this never checks. */
-  applyEffect (e: JournalEffect): void {
+  applyEffect(e: JournalEffect): void {
     switch (e.t) {
       case 'c': {
-        if (!this.nodes.has(parentOf(e.p)) || this.nodes.has(e.p)) throw new Error(`journal create ${e.p} does not fit the tree`)
+        if (!this.nodes.has(parentOf(e.p)) || this.nodes.has(e.p))
+          throw new Error(`journal create ${e.p} does not fit the tree`)
         this.link(e.p, { data: Buffer.from(e.d, 'base64'), version: 0, seq: 0, children: new Set() })
         return
       }
@@ -179,7 +230,9 @@ export class ZnodeTree {
         n.version += 1
         return
       }
-      case 'd': this.unlink(e.p); return
+      case 'd':
+        this.unlink(e.p)
+        return
       case 'q': {
         const n = this.nodes.get(e.p)
         if (n !== undefined) n.seq = Math.max(n.seq, e.n)
@@ -189,7 +242,7 @@ export class ZnodeTree {
   }
 
   /** Persistent nodes, parents before children (sorted paths guarantee it). */
-  dump (): SnapshotNode[] {
+  dump(): SnapshotNode[] {
     const out: SnapshotNode[] = []
     for (const [path, n] of this.nodes) {
       if (n.ephemeralOwner === undefined) out.push([path, n.data.toString('base64'), n.version, n.seq])
@@ -197,11 +250,16 @@ export class ZnodeTree {
     return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
   }
 
-  load (nodes: readonly SnapshotNode[]): void {
+  load(nodes: readonly SnapshotNode[]): void {
     for (const [path, data, version, seq] of nodes) {
-      if (path === '/') { const root = this.nodes.get('/')!; root.data = Buffer.from(data, 'base64'); root.version = version; root.seq = seq; continue }
+      if (path === '/') {
+        const root = this.nodes.get('/')!
+        root.data = Buffer.from(data, 'base64')
+        root.version = version
+        root.seq = seq
+        continue
+      }
       this.link(path, { data: Buffer.from(data, 'base64'), version, seq, children: new Set() })
     }
   }
 }
-

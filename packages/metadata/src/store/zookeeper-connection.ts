@@ -41,7 +41,9 @@ export type ZkCallback<T> = (error: unknown, result?: T) => void
 
 /** The marker error a connection throws when its session is gone; the store maps it by context. */
 export class ZkSessionGone extends Error {
-  constructor (readonly how: 'expired' | 'closed') { super(`the ZooKeeper session is ${how}`) }
+  constructor(readonly how: 'expired' | 'closed') {
+    super(`the ZooKeeper session is ${how}`)
+  }
 }
 
 const CLOSE_TIMEOUT_MS = 3_000
@@ -51,17 +53,22 @@ export class ZkConnection {
   private expiredFired = false
   private watchdog: NodeJS.Timeout | undefined
 
-  private constructor (readonly client: Client, private readonly options: ZkConnectionOptions) {}
+  private constructor(
+    readonly client: Client,
+    private readonly options: ZkConnectionOptions,
+  ) {}
 
   /** Connects and waits for the session; METADATA_UNAVAILABLE if that takes longer than connectTimeoutMs. */
-  static async open (options: ZkConnectionOptions): Promise<ZkConnection> {
+  static async open(options: ZkConnectionOptions): Promise<ZkConnection> {
     const client = zookeeper.createClient(options.connectString, {
       sessionTimeout: options.sessionTimeoutMs,
       spinDelay: options.spinDelayMs ?? 200,
       retries: 0,
     })
     const conn = new ZkConnection(client, options)
-    client.on('state', (s) => { conn.onState(s) })
+    client.on('state', (s) => {
+      conn.onState(s)
+    })
     conn.startWatchdog()
     let timer: NodeJS.Timeout | undefined
     const connected = await new Promise<boolean>((resolve) => {
@@ -75,22 +82,30 @@ export class ZkConnection {
       conn.stateValue = 'closed'
       conn.stopWatchdog()
       client.close()
-      throw new SluiceError('METADATA_UNAVAILABLE',
+      throw new SluiceError(
+        'METADATA_UNAVAILABLE',
         `could not open a ZooKeeper session with ${options.connectString} within ${options.connectTimeoutMs} ms`,
-        { connectString: options.connectString })
+        { connectString: options.connectString },
+      )
     }
     return conn
   }
 
-  get state (): ConnectionState { return this.stateValue }
+  get state(): ConnectionState {
+    return this.stateValue
+  }
 
   /** ZooKeeper's session id as 16 hex digits (the same form NodeStat.ephemeralOwner uses). */
-  get sessionId (): string { return this.client.getSessionId().toString('hex') }
+  get sessionId(): string {
+    return this.client.getSessionId().toString('hex')
+  }
 
   /** The timeout the server granted, in ms. */
-  get negotiatedTimeoutMs (): number { return this.client.getSessionTimeout() }
+  get negotiatedTimeoutMs(): number {
+    return this.client.getSessionTimeout()
+  }
 
-  private onState (s: State): void {
+  private onState(s: State): void {
     if (this.stateValue === 'closed' || this.stateValue === 'expired') return
     let next: ConnectionState | undefined
     if (s === zookeeper.State.SYNC_CONNECTED) next = 'connected'
@@ -109,20 +124,24 @@ export class ZkConnection {
     }
   }
 
-  private startWatchdog (): void {
+  private startWatchdog(): void {
     if (this.watchdog !== undefined) return
-    const manager = (this.client as unknown as { connectionManager?: { socket?: { destroy (): void } } }).connectionManager
+    const manager = (this.client as unknown as { connectionManager?: { socket?: { destroy(): void } } })
+      .connectionManager
     let seen: unknown
     this.watchdog = setInterval(() => {
       const socket = manager?.socket
-      if (this.stateValue !== 'disconnected') { this.stopWatchdog(); return }
+      if (this.stateValue !== 'disconnected') {
+        this.stopWatchdog()
+        return
+      }
       if (socket !== undefined && socket === seen) socket.destroy()
       seen = socket
     }, this.options.handshakeTimeoutMs ?? 2_000)
     this.watchdog.unref()
   }
 
-  private stopWatchdog (): void {
+  private stopWatchdog(): void {
     if (this.watchdog !== undefined) clearInterval(this.watchdog)
     this.watchdog = undefined
   }
@@ -133,13 +152,18 @@ export class ZkConnection {
    * METADATA_UNAVAILABLE when no answer came in time (the request may still be applied later:
    * the same ambiguity as ZooKeeper's CONNECTION_LOSS).
    */
-  async call<T> (what: string, request: (cb: ZkCallback<T>) => void): Promise<T> {
+  async call<T>(what: string, request: (cb: ZkCallback<T>) => void): Promise<T> {
     if (this.stateValue === 'expired' || this.stateValue === 'closed') throw new ZkSessionGone(this.stateValue)
     let timer: NodeJS.Timeout | undefined
     try {
       return await new Promise<T>((resolve, reject) => {
         timer = setTimeout(() => {
-          reject(new SluiceError('METADATA_UNAVAILABLE', `no answer from ZooKeeper to ${what} within ${this.options.operationTimeoutMs} ms`))
+          reject(
+            new SluiceError(
+              'METADATA_UNAVAILABLE',
+              `no answer from ZooKeeper to ${what} within ${this.options.operationTimeoutMs} ms`,
+            ),
+          )
         }, this.options.operationTimeoutMs)
         // The library validates arguments with assert(), throwing synchronously.
         request((error, result) => {
@@ -157,7 +181,7 @@ export class ZkConnection {
    * the connection, which is what we wait for (bounded, since a disconnected client may never
    * get to send the close).
    */
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     const was = this.stateValue
     if (was === 'closed') return
     this.stateValue = 'closed'

@@ -22,12 +22,12 @@ export interface ErrorContext {
   readonly expectedVersion?: number
 }
 
-function zkCode (e: unknown): number | undefined {
+function zkCode(e: unknown): number | undefined {
   if (e instanceof Exception) return e.getCode()
   return undefined
 }
 
-export function toSluiceError (e: unknown, ctx: ErrorContext): SluiceError {
+export function toSluiceError(e: unknown, ctx: ErrorContext): SluiceError {
   if (e instanceof SluiceError) return e
   const { path } = ctx
   if (e instanceof ZkSessionGone) return sessionGone(ctx, e.how, e)
@@ -35,33 +35,70 @@ export function toSluiceError (e: unknown, ctx: ErrorContext): SluiceError {
   switch (code) {
     case undefined: {
       const message = e instanceof Error ? e.message : String(e)
-      if (e instanceof Error && e.name === 'AssertionError') return new SluiceError('INVALID_ARGUMENT', `${path}: ${message}`, { path }, { cause: e })
-      return new SluiceError('METADATA_UNAVAILABLE', `ZooKeeper request on ${path} failed: ${message}`, { path }, { cause: e })
+      if (e instanceof Error && e.name === 'AssertionError')
+        return new SluiceError('INVALID_ARGUMENT', `${path}: ${message}`, { path }, { cause: e })
+      return new SluiceError(
+        'METADATA_UNAVAILABLE',
+        `ZooKeeper request on ${path} failed: ${message}`,
+        { path },
+        { cause: e },
+      )
     }
-    case Exception.NO_NODE: return new SluiceError('META_NO_NODE', `no node ${path}`, { path }, { cause: e })
-    case Exception.NODE_EXISTS: return new SluiceError('META_NODE_EXISTS', `node ${path} already exists`, { path }, { cause: e })
+    case Exception.NO_NODE:
+      return new SluiceError('META_NO_NODE', `no node ${path}`, { path }, { cause: e })
+    case Exception.NODE_EXISTS:
+      return new SluiceError('META_NODE_EXISTS', `node ${path} already exists`, { path }, { cause: e })
     case Exception.BAD_VERSION:
-      return new SluiceError('META_BAD_VERSION', `${path} is not at version ${String(ctx.expectedVersion ?? '?')}`,
-        { path, ...(ctx.expectedVersion !== undefined ? { expected: ctx.expectedVersion } : {}) }, { cause: e })
-    case Exception.NOT_EMPTY: return new SluiceError('META_NOT_EMPTY', `${path} has children`, { path }, { cause: e })
+      return new SluiceError(
+        'META_BAD_VERSION',
+        `${path} is not at version ${String(ctx.expectedVersion ?? '?')}`,
+        { path, ...(ctx.expectedVersion !== undefined ? { expected: ctx.expectedVersion } : {}) },
+        { cause: e },
+      )
+    case Exception.NOT_EMPTY:
+      return new SluiceError('META_NOT_EMPTY', `${path} has children`, { path }, { cause: e })
     case Exception.NO_CHILDREN_FOR_EPHEMERALS:
-      return new SluiceError('INVALID_ARGUMENT', `the parent of ${path} is ephemeral and cannot have children`, { path }, { cause: e })
-    case Exception.BAD_ARGUMENTS: return new SluiceError('INVALID_ARGUMENT', `ZooKeeper rejected the arguments for ${path}`, { path }, { cause: e })
-    case Exception.SESSION_EXPIRED: return sessionGone(ctx, 'expired', e)
+      return new SluiceError(
+        'INVALID_ARGUMENT',
+        `the parent of ${path} is ephemeral and cannot have children`,
+        { path },
+        { cause: e },
+      )
+    case Exception.BAD_ARGUMENTS:
+      return new SluiceError('INVALID_ARGUMENT', `ZooKeeper rejected the arguments for ${path}`, { path }, { cause: e })
+    case Exception.SESSION_EXPIRED:
+      return sessionGone(ctx, 'expired', e)
     default:
-      return new SluiceError('METADATA_UNAVAILABLE', `ZooKeeper request on ${path} failed: ${String(e)}`, { path, zkCode: code }, { cause: e })
+      return new SluiceError(
+        'METADATA_UNAVAILABLE',
+        `ZooKeeper request on ${path} failed: ${String(e)}`,
+        { path, zkCode: code },
+        { cause: e },
+      )
   }
 }
 
-function sessionGone (ctx: ErrorContext, how: string, cause: unknown): SluiceError {
+function sessionGone(ctx: ErrorContext, how: string, cause: unknown): SluiceError {
   if (ctx.connection === 'session') {
-    return new SluiceError('META_SESSION_EXPIRED', `the session owning ${ctx.path} is ${how}`, { path: ctx.path }, { cause })
+    return new SluiceError(
+      'META_SESSION_EXPIRED',
+      `the session owning ${ctx.path} is ${how}`,
+      { path: ctx.path },
+      { cause },
+    )
   }
-  return new SluiceError('METADATA_UNAVAILABLE', `the metadata store's ZooKeeper session is ${how}; the store must be reopened`, { path: ctx.path }, { cause })
+  return new SluiceError(
+    'METADATA_UNAVAILABLE',
+    `the metadata store's ZooKeeper session is ${how}; the store must be reopened`,
+    { path: ctx.path },
+    { cause },
+  )
 }
 
 /** A multi's failing op: the first result whose error is not OK (later ones say RUNTIME_INCONSISTENCY). */
-export function failedOpIndex (results: unknown): number {
+export function failedOpIndex(results: unknown): number {
   if (!Array.isArray(results)) return -1
-  return results.findIndex((r) => typeof (r as { err?: unknown }).err === 'number' && (r as { err: number }).err !== Exception.OK)
+  return results.findIndex(
+    (r) => typeof (r as { err?: unknown }).err === 'number' && (r as { err: number }).err !== Exception.OK,
+  )
 }

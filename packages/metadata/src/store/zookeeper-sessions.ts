@@ -29,19 +29,26 @@ export class SessionTable {
   private readonly sessions: LeaseTable<Session>
   private closed = false
 
-  constructor (private readonly connectOptions: Omit<ZkConnectionOptions, 'sessionTimeoutMs' | 'onExpired'>,
-    private readonly log: Logger, clock: Clock) {
+  constructor(
+    private readonly connectOptions: Omit<ZkConnectionOptions, 'sessionTimeoutMs' | 'onExpired'>,
+    private readonly log: Logger,
+    clock: Clock,
+  ) {
     this.sessions = new LeaseTable<Session>(clock, (id) => {
-      this.expire(id, 'lease').catch((e: unknown) => { this.log.error({ err: e, session: id }, 'session expiry failed') })
+      this.expire(id, 'lease').catch((e: unknown) => {
+        this.log.error({ err: e, session: id }, 'session expiry failed')
+      })
     })
   }
 
-  async create (timeoutMs: number, onExpired?: (id: SessionId) => void): Promise<SessionId> {
+  async create(timeoutMs: number, onExpired?: (id: SessionId) => void): Promise<SessionId> {
     let id: SessionId | undefined
     const conn = await ZkConnection.open({
       ...this.connectOptions,
       sessionTimeoutMs: timeoutMs,
-      onExpired: () => { if (id !== undefined) this.expire(id, 'zookeeper').catch(() => {}) },
+      onExpired: () => {
+        if (id !== undefined) this.expire(id, 'zookeeper').catch(() => {})
+      },
     })
     id = conn.sessionId
     if (this.closed) {
@@ -55,7 +62,7 @@ export class SessionTable {
   }
 
   /** The live connection of a session, or META_SESSION_EXPIRED (what creating an ephemeral on a dead session says). */
-  connectionOf (id: SessionId | undefined, path: string): ZkConnection {
+  connectionOf(id: SessionId | undefined, path: string): ZkConnection {
     const conn = id === undefined ? undefined : this.sessions.get(id)?.value.conn
     if (conn === undefined || conn.state === 'expired' || conn.state === 'closed') {
       throw new SluiceError('META_SESSION_EXPIRED', `session ${String(id)} is not live`, { path })
@@ -64,11 +71,11 @@ export class SessionTable {
   }
 
   /** @internal The ZooKeeper connection behind a session (tests use it to make ZooKeeper expire it). */
-  connection (id: SessionId): ZkConnection | undefined {
+  connection(id: SessionId): ZkConnection | undefined {
     return this.sessions.get(id)?.value.conn
   }
 
-  async touch (id: SessionId): Promise<void> {
+  async touch(id: SessionId): Promise<void> {
     const conn = this.sessions.get(id)?.value.conn
     if (conn === undefined || conn.state === 'expired' || this.sessions.lapsed(id)) {
       if (conn !== undefined) await this.expire(id, conn.state === 'expired' ? 'zookeeper' : 'lease')
@@ -77,20 +84,24 @@ export class SessionTable {
     this.sessions.renew(id)
   }
 
-  async close (id: SessionId): Promise<void> {
+  async close(id: SessionId): Promise<void> {
     const lease = this.sessions.remove(id)
     if (lease === undefined) return
     await lease.value.conn.close()
   }
 
-  async closeAll (): Promise<void> {
+  async closeAll(): Promise<void> {
     this.closed = true
     const all = [...this.sessions.values()]
     this.sessions.clear()
-    await Promise.all(all.map(async (lease) => { await lease.value.conn.close() }))
+    await Promise.all(
+      all.map(async (lease) => {
+        await lease.value.conn.close()
+      }),
+    )
   }
 
-  private async expire (id: SessionId, why: 'lease' | 'zookeeper'): Promise<void> {
+  private async expire(id: SessionId, why: 'lease' | 'zookeeper'): Promise<void> {
     const lease = this.sessions.remove(id)
     if (lease === undefined) return
     // Closing makes ZooKeeper delete the ephemerals now, before onExpired runs (as embedded does).
@@ -98,7 +109,13 @@ export class SessionTable {
     this.log.info({ session: id, timeoutMs: lease.timeoutMs, why }, 'metadata session expired')
     if (lease.value.onExpired !== undefined) {
       const cb = lease.value.onExpired
-      queueMicrotask(() => { try { cb(id) } catch (e) { this.log.error({ err: e }, 'session expiry callback threw') } })
+      queueMicrotask(() => {
+        try {
+          cb(id)
+        } catch (e) {
+          this.log.error({ err: e }, 'session expiry callback threw')
+        }
+      })
     }
   }
 }

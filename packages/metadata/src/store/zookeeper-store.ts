@@ -27,8 +27,16 @@ import { SluiceError, systemClock, type Clock } from '@sluice/protocol'
 import type { Logger } from 'pino'
 import { pino } from 'pino'
 import {
-  assertValidPath, type CancelWatch, type CreateOptions, type MetadataStore, type NodeData,
-  type NodeStat, type SessionId, type StoreOp, type StoreOpResult, type WatchCallback,
+  assertValidPath,
+  type CancelWatch,
+  type CreateOptions,
+  type MetadataStore,
+  type NodeData,
+  type NodeStat,
+  type SessionId,
+  type StoreOp,
+  type StoreOpResult,
+  type WatchCallback,
 } from './metadata-store.js'
 import { ZkConnection, type ZkCallback } from './zookeeper-connection.js'
 import { failedOpIndex, toSluiceError } from './zookeeper-errors.js'
@@ -58,14 +66,26 @@ export class ZooKeeperStore implements MetadataStore {
   private state: 'open' | 'expired' | 'closed' = 'open'
   private readonly watches: WatchRegistry
 
-  private constructor (private readonly conn: ZkConnection, private readonly sessions: SessionTable,
-    private readonly log: Logger) {
-    this.watches = new WatchRegistry((err, event) => { this.log.error({ err, path: event.path }, 'watch callback threw') })
+  private constructor(
+    private readonly conn: ZkConnection,
+    private readonly sessions: SessionTable,
+    private readonly log: Logger,
+  ) {
+    this.watches = new WatchRegistry((err, event) => {
+      this.log.error({ err, path: event.path }, 'watch callback threw')
+    })
   }
 
-  static async open (options: ZooKeeperStoreOptions): Promise<ZooKeeperStore> {
-    if (typeof options.connectString !== 'string' || options.connectString === '' || options.connectString.includes('/')) {
-      throw new SluiceError('INVALID_ARGUMENT', `ZooKeeper connect string "${String(options.connectString)}" must be host:port[,host:port...] (give the chroot separately)`)
+  static async open(options: ZooKeeperStoreOptions): Promise<ZooKeeperStore> {
+    if (
+      typeof options.connectString !== 'string' ||
+      options.connectString === '' ||
+      options.connectString.includes('/')
+    ) {
+      throw new SluiceError(
+        'INVALID_ARGUMENT',
+        `ZooKeeper connect string "${String(options.connectString)}" must be host:port[,host:port...] (give the chroot separately)`,
+      )
     }
     const chroot = options.chroot ?? '/'
     assertValidPath(chroot)
@@ -81,42 +101,61 @@ export class ZooKeeperStore implements MetadataStore {
       ...common,
       connectString,
       sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
-      onExpired: () => { store?.mainSessionExpired(options.onSessionExpired) },
-      onStateChange: (s) => { log.info({ state: s }, 'zookeeper connection state') },
+      onExpired: () => {
+        store?.mainSessionExpired(options.onSessionExpired)
+      },
+      onStateChange: (s) => {
+        log.info({ state: s }, 'zookeeper connection state')
+      },
     })
-    store = new ZooKeeperStore(conn, new SessionTable({ ...common, connectString }, log, options.clock ?? systemClock), log)
-    log.info({ connectString, session: conn.sessionId, zkTimeoutMs: conn.negotiatedTimeoutMs }, 'zookeeper metadata store opened')
+    store = new ZooKeeperStore(
+      conn,
+      new SessionTable({ ...common, connectString }, log, options.clock ?? systemClock),
+      log,
+    )
+    log.info(
+      { connectString, session: conn.sessionId, zkTimeoutMs: conn.negotiatedTimeoutMs },
+      'zookeeper metadata store opened',
+    )
     return store
   }
 
   /** Whether the store's ZooKeeper session is connected now (readiness, metrics/metadata-admin.ts). */
-  get connected (): boolean { return this.state === 'open' && this.conn.state === 'connected' }
+  get connected(): boolean {
+    return this.state === 'open' && this.conn.state === 'connected'
+  }
 
   // ---- reads ----
 
-  async get (path: string): Promise<NodeData> {
+  async get(path: string): Promise<NodeData> {
     this.assertOpen(path)
     const [data, stat] = await this.run(path, 'getData', (cb: ZkCallback<[Buffer | null, Stat]>) => {
-      this.conn.client.getData(path, (e, d, s) => { cb(e, [d, s]) })
+      this.conn.client.getData(path, (e, d, s) => {
+        cb(e, [d, s])
+      })
     })
     return { data: data ?? Buffer.alloc(0), ...toStat(stat) }
   }
 
-  async exists (path: string): Promise<NodeStat | undefined> {
+  async exists(path: string): Promise<NodeStat | undefined> {
     this.assertOpen(path)
-    const stat = await this.run(path, 'exists', (cb: ZkCallback<Stat | null>) => { this.conn.client.exists(path, cb) })
+    const stat = await this.run(path, 'exists', (cb: ZkCallback<Stat | null>) => {
+      this.conn.client.exists(path, cb)
+    })
     return stat === null || stat === undefined ? undefined : toStat(stat)
   }
 
-  async children (path: string): Promise<string[]> {
+  async children(path: string): Promise<string[]> {
     this.assertOpen(path)
-    const names = await this.run(path, 'getChildren', (cb: ZkCallback<string[]>) => { this.conn.client.getChildren(path, cb) })
+    const names = await this.run(path, 'getChildren', (cb: ZkCallback<string[]>) => {
+      this.conn.client.getChildren(path, cb)
+    })
     return [...names].sort()
   }
 
   // ---- writes ----
 
-  async create (path: string, data: Buffer, options: CreateOptions = {}): Promise<string> {
+  async create(path: string, data: Buffer, options: CreateOptions = {}): Promise<string> {
     this.assertOpen(path)
     const mode = options.mode ?? 'persistent'
     const zkMode = MODES[mode]
@@ -124,26 +163,45 @@ export class ZooKeeperStore implements MetadataStore {
     if (path === '/') throw new SluiceError('META_NODE_EXISTS', 'the root always exists', { path })
     const ephemeral = mode === 'ephemeral' || mode === 'ephemeral-sequential'
     const conn = ephemeral ? this.sessions.connectionOf(options.sessionId, path) : this.conn
-    return await this.run(path, 'create', (cb: ZkCallback<string>) => { conn.client.create(path, data, zkMode, cb) },
-      { connection: ephemeral ? 'session' : 'store', conn })
+    return await this.run(
+      path,
+      'create',
+      (cb: ZkCallback<string>) => {
+        conn.client.create(path, data, zkMode, cb)
+      },
+      { connection: ephemeral ? 'session' : 'store', conn },
+    )
   }
 
-  async set (path: string, data: Buffer, expectedVersion: number): Promise<number> {
+  async set(path: string, data: Buffer, expectedVersion: number): Promise<number> {
     this.assertOpen(path)
     assertVersion(expectedVersion)
-    const stat = await this.run(path, 'setData', (cb: ZkCallback<Stat>) => { this.conn.client.setData(path, data, expectedVersion, cb) },
-      { expectedVersion })
+    const stat = await this.run(
+      path,
+      'setData',
+      (cb: ZkCallback<Stat>) => {
+        this.conn.client.setData(path, data, expectedVersion, cb)
+      },
+      { expectedVersion },
+    )
     return stat.version
   }
 
-  async delete (path: string, expectedVersion: number): Promise<void> {
+  async delete(path: string, expectedVersion: number): Promise<void> {
     this.assertOpen(path)
     assertVersion(expectedVersion)
     if (path === '/') throw new SluiceError('INVALID_ARGUMENT', 'the root cannot be deleted')
-    await this.run(path, 'remove', (cb: ZkCallback<void>) => { this.conn.client.remove(path, expectedVersion, cb) }, { expectedVersion })
+    await this.run(
+      path,
+      'remove',
+      (cb: ZkCallback<void>) => {
+        this.conn.client.remove(path, expectedVersion, cb)
+      },
+      { expectedVersion },
+    )
   }
 
-  async multi (ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
+  async multi(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
     if (!Array.isArray(ops)) throw new SluiceError('INVALID_ARGUMENT', 'multi takes an array of ops')
     this.assertOpen('/')
     let owner: SessionId | undefined
@@ -151,66 +209,96 @@ export class ZooKeeperStore implements MetadataStore {
       tagged(i, () => {
         validateOp(op)
         if (op.type === 'create' && (op.mode === 'ephemeral' || op.mode === 'ephemeral-sequential')) {
-          if (op.sessionId === undefined) throw new SluiceError('META_SESSION_EXPIRED', `ephemeral create of ${op.path} names no session`, { path: op.path })
-          if (owner !== undefined && owner !== op.sessionId) throw new SluiceError('INVALID_ARGUMENT', 'a multi may create ephemeral nodes of one session only', { path: op.path })
+          if (op.sessionId === undefined)
+            throw new SluiceError('META_SESSION_EXPIRED', `ephemeral create of ${op.path} names no session`, {
+              path: op.path,
+            })
+          if (owner !== undefined && owner !== op.sessionId)
+            throw new SluiceError('INVALID_ARGUMENT', 'a multi may create ephemeral nodes of one session only', {
+              path: op.path,
+            })
           owner = op.sessionId
         }
       })
     })
     if (ops.length === 0) return []
     const ownerIndex = ops.findIndex((op) => op.type === 'create' && op.sessionId === owner)
-    const conn = owner === undefined ? this.conn : tagged(ownerIndex, () => this.sessions.connectionOf(owner, ops[ownerIndex]!.path))
+    const conn =
+      owner === undefined
+        ? this.conn
+        : tagged(ownerIndex, () => this.sessions.connectionOf(owner, ops[ownerIndex]!.path))
     const tx = conn.client.transaction()
     for (const op of ops) addOp(tx, op)
     let results: unknown
     try {
-      results = await conn.call<unknown>('multi', (cb) => { tx.commit((e, r) => { results = r; cb(e, r) }) })
+      results = await conn.call<unknown>('multi', (cb) => {
+        tx.commit((e, r) => {
+          results = r
+          cb(e, r)
+        })
+      })
     } catch (e) {
       const i = failedOpIndex(results)
       const op = ops[Math.max(0, i)]!
-      const mapped = toSluiceError(e, { path: op.path, connection: conn === this.conn ? 'store' : 'session', ...('version' in op ? { expectedVersion: op.version } : {}) })
+      const mapped = toSluiceError(e, {
+        path: op.path,
+        connection: conn === this.conn ? 'store' : 'session',
+        ...('version' in op ? { expectedVersion: op.version } : {}),
+      })
       if (i < 0) throw mapped
-      throw new SluiceError(mapped.code, `op ${i}: ${mapped.message}`, { ...mapped.details, opIndex: i }, { cause: mapped })
+      throw new SluiceError(
+        mapped.code,
+        `op ${i}: ${mapped.message}`,
+        { ...mapped.details, opIndex: i },
+        { cause: mapped },
+      )
     }
     return ops.map((op, i): StoreOpResult => {
-      const r = (results as Array<{ path?: string, stat?: Stat }>)[i]
+      const r = (results as Array<{ path?: string; stat?: Stat }>)[i]
       switch (op.type) {
-        case 'create': return { type: 'create', path: r?.path ?? op.path }
-        case 'set': return { type: 'set', version: r?.stat?.version ?? -1 }
-        case 'delete': return { type: 'delete' }
-        default: return { type: 'check' }
+        case 'create':
+          return { type: 'create', path: r?.path ?? op.path }
+        case 'set':
+          return { type: 'set', version: r?.stat?.version ?? -1 }
+        case 'delete':
+          return { type: 'delete' }
+        default:
+          return { type: 'check' }
       }
     })
   }
 
   // ---- sessions ----
 
-  async createSession (timeoutMs: number, onExpired?: (id: SessionId) => void): Promise<SessionId> {
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new SluiceError('INVALID_ARGUMENT', `session timeout ${timeoutMs} must be positive`)
+  async createSession(timeoutMs: number, onExpired?: (id: SessionId) => void): Promise<SessionId> {
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw new SluiceError('INVALID_ARGUMENT', `session timeout ${timeoutMs} must be positive`)
     this.assertOpen('/')
     return await this.sessions.create(timeoutMs, onExpired)
   }
 
-  async touchSession (id: SessionId): Promise<void> {
+  async touchSession(id: SessionId): Promise<void> {
     await this.sessions.touch(id)
   }
 
-  async closeSession (id: SessionId): Promise<void> {
+  async closeSession(id: SessionId): Promise<void> {
     await this.sessions.close(id)
   }
 
   /** @internal The ZooKeeper client of a store session (or the store's own, without id), for tests that make ZooKeeper expire it. */
-  zkClient (id?: SessionId): Client | undefined {
+  zkClient(id?: SessionId): Client | undefined {
     return id === undefined ? this.conn.client : this.sessions.connection(id)?.client
   }
 
   // ---- watches ----
 
-  async watchData (path: string, cb: WatchCallback): Promise<CancelWatch> {
+  async watchData(path: string, cb: WatchCallback): Promise<CancelWatch> {
     this.assertOpen(path)
     const { watcher, cancel } = this.watches.add('data', path, cb)
     try {
-      await this.run(path, 'exists', (done: ZkCallback<Stat | null>) => { this.conn.client.exists(path, watcher, done) })
+      await this.run(path, 'exists', (done: ZkCallback<Stat | null>) => {
+        this.conn.client.exists(path, watcher, done)
+      })
     } catch (e) {
       cancel()
       throw e
@@ -218,11 +306,13 @@ export class ZooKeeperStore implements MetadataStore {
     return cancel
   }
 
-  async watchChildren (path: string, cb: WatchCallback): Promise<CancelWatch> {
+  async watchChildren(path: string, cb: WatchCallback): Promise<CancelWatch> {
     this.assertOpen(path)
     const { watcher, cancel } = this.watches.add('children', path, cb)
     try {
-      await this.run(path, 'getChildren', (done: ZkCallback<string[]>) => { this.conn.client.getChildren(path, watcher, done) })
+      await this.run(path, 'getChildren', (done: ZkCallback<string[]>) => {
+        this.conn.client.getChildren(path, watcher, done)
+      })
     } catch (e) {
       cancel()
       throw e
@@ -232,7 +322,7 @@ export class ZooKeeperStore implements MetadataStore {
 
   // ---- lifecycle ----
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.state === 'closed') return
     this.state = 'closed'
     this.watches.clear()
@@ -240,35 +330,57 @@ export class ZooKeeperStore implements MetadataStore {
     await this.conn.close()
   }
 
-  private mainSessionExpired (hook: (() => void) | undefined): void {
+  private mainSessionExpired(hook: (() => void) | undefined): void {
     if (this.state !== 'open') return
     this.state = 'expired'
     this.watches.clear()
     this.log.error('the metadata store lost its ZooKeeper session; it refuses every operation until it is reopened')
-    if (hook !== undefined) queueMicrotask(() => { try { hook() } catch (e) { this.log.error({ err: e }, 'onSessionExpired threw') } })
+    if (hook !== undefined)
+      queueMicrotask(() => {
+        try {
+          hook()
+        } catch (e) {
+          this.log.error({ err: e }, 'onSessionExpired threw')
+        }
+      })
   }
 
-  private assertOpen (path: string): void {
+  private assertOpen(path: string): void {
     if (this.state !== 'open') {
-      throw new SluiceError('METADATA_UNAVAILABLE', this.state === 'closed'
-        ? 'the metadata store is closed'
-        : 'the metadata store lost its ZooKeeper session; reopen it')
+      throw new SluiceError(
+        'METADATA_UNAVAILABLE',
+        this.state === 'closed'
+          ? 'the metadata store is closed'
+          : 'the metadata store lost its ZooKeeper session; reopen it',
+      )
     }
     assertValidPath(path)
   }
 
-  private async run<T> (path: string, what: string, request: (cb: ZkCallback<T>) => void,
-    ctx: { connection?: 'store' | 'session', conn?: ZkConnection, expectedVersion?: number } = {}): Promise<T> {
+  private async run<T>(
+    path: string,
+    what: string,
+    request: (cb: ZkCallback<T>) => void,
+    ctx: { connection?: 'store' | 'session'; conn?: ZkConnection; expectedVersion?: number } = {},
+  ): Promise<T> {
     try {
       return await (ctx.conn ?? this.conn).call(`${what} ${path}`, request)
     } catch (e) {
-      throw toSluiceError(e, { path, connection: ctx.connection ?? 'store', ...(ctx.expectedVersion !== undefined ? { expectedVersion: ctx.expectedVersion } : {}) })
+      throw toSluiceError(e, {
+        path,
+        connection: ctx.connection ?? 'store',
+        ...(ctx.expectedVersion !== undefined ? { expectedVersion: ctx.expectedVersion } : {}),
+      })
     }
   }
 }
 
 /** Creates the chroot and its ancestors over a short-lived connection without a chroot. */
-async function ensureChroot (connectString: string, chroot: string, common: { connectTimeoutMs: number, operationTimeoutMs: number }): Promise<void> {
+async function ensureChroot(
+  connectString: string,
+  chroot: string,
+  common: { connectTimeoutMs: number; operationTimeoutMs: number },
+): Promise<void> {
   const conn = await ZkConnection.open({ ...common, connectString, sessionTimeoutMs: 10_000 })
   try {
     let current = ''
@@ -276,7 +388,9 @@ async function ensureChroot (connectString: string, chroot: string, common: { co
       current += `/${seg}`
       const path = current
       try {
-        await conn.call<string>(`create ${path}`, (cb) => { conn.client.create(path, cb) })
+        await conn.call<string>(`create ${path}`, (cb) => {
+          conn.client.create(path, cb)
+        })
       } catch (e) {
         const err = toSluiceError(e, { path, connection: 'store' })
         if (err.code !== 'META_NODE_EXISTS') throw err

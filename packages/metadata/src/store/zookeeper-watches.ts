@@ -22,24 +22,35 @@ import type { CancelWatch, WatchCallback, WatchEvent, WatchEventType } from './m
 
 export type WatchKind = 'data' | 'children'
 
-function eventType (type: number): WatchEventType | undefined {
+function eventType(type: number): WatchEventType | undefined {
   switch (type) {
-    case zookeeper.Event.NODE_CREATED: return 'created'
-    case zookeeper.Event.NODE_DATA_CHANGED: return 'changed'
-    case zookeeper.Event.NODE_DELETED: return 'deleted'
-    case zookeeper.Event.NODE_CHILDREN_CHANGED: return 'children'
-    default: return undefined
+    case zookeeper.Event.NODE_CREATED:
+      return 'created'
+    case zookeeper.Event.NODE_DATA_CHANGED:
+      return 'changed'
+    case zookeeper.Event.NODE_DELETED:
+      return 'deleted'
+    case zookeeper.Event.NODE_CHILDREN_CHANGED:
+      return 'children'
+    default:
+      return undefined
   }
 }
 
 export class WatchRegistry {
-  private readonly callbacks = { data: new Map<string, Set<WatchCallback>>(), children: new Map<string, Set<WatchCallback>>() }
-  private readonly watchers = { data: new Map<string, (e: Event) => void>(), children: new Map<string, (e: Event) => void>() }
+  private readonly callbacks = {
+    data: new Map<string, Set<WatchCallback>>(),
+    children: new Map<string, Set<WatchCallback>>(),
+  }
+  private readonly watchers = {
+    data: new Map<string, (e: Event) => void>(),
+    children: new Map<string, (e: Event) => void>(),
+  }
 
-  constructor (private readonly onCallbackError: (err: unknown, event: WatchEvent) => void) {}
+  constructor(private readonly onCallbackError: (err: unknown, event: WatchEvent) => void) {}
 
   /** Adds `cb`; returns the ZooKeeper watcher to arm and the cancel function. */
-  add (kind: WatchKind, path: string, cb: WatchCallback): { watcher: (e: Event) => void, cancel: CancelWatch } {
+  add(kind: WatchKind, path: string, cb: WatchCallback): { watcher: (e: Event) => void; cancel: CancelWatch } {
     const map = this.callbacks[kind]
     let set = map.get(path)
     if (set === undefined) {
@@ -50,21 +61,26 @@ export class WatchRegistry {
     const cancel = (): void => {
       const s = map.get(path)
       s?.delete(cb)
-      if (s?.size === 0) { map.delete(path); this.watchers[kind].delete(path) }
+      if (s?.size === 0) {
+        map.delete(path)
+        this.watchers[kind].delete(path)
+      }
     }
     return { watcher: this.watcherFor(kind, path), cancel }
   }
 
-  private watcherFor (kind: WatchKind, path: string): (e: Event) => void {
+  private watcherFor(kind: WatchKind, path: string): (e: Event) => void {
     let w = this.watchers[kind].get(path)
     if (w === undefined) {
-      w = (e: Event) => { this.fire(kind, path, e) }
+      w = (e: Event) => {
+        this.fire(kind, path, e)
+      }
       this.watchers[kind].set(path, w)
     }
     return w
   }
 
-  private fire (kind: WatchKind, path: string, e: Event): void {
+  private fire(kind: WatchKind, path: string, e: Event): void {
     const type = eventType(e.getType())
     const set = this.callbacks[kind].get(path)
     if (type === undefined || set === undefined) return
@@ -73,12 +89,18 @@ export class WatchRegistry {
     const event: WatchEvent = { type, path }
     // Never run user code inside the library's socket handler.
     for (const cb of set) {
-      queueMicrotask(() => { try { cb(event) } catch (err) { this.onCallbackError(err, event) } })
+      queueMicrotask(() => {
+        try {
+          cb(event)
+        } catch (err) {
+          this.onCallbackError(err, event)
+        }
+      })
     }
   }
 
   /** Drops every callback: after the store's session expired none of them can fire. */
-  clear (): void {
+  clear(): void {
     this.callbacks.data.clear()
     this.callbacks.children.clear()
     this.watchers.data.clear()

@@ -48,38 +48,68 @@ export interface MemberAssignment {
 class Writer {
   private readonly parts: Buffer[] = []
 
-  int16 (v: number): this { const b = Buffer.alloc(2); b.writeInt16BE(v); this.parts.push(b); return this }
-  int32 (v: number): this { const b = Buffer.alloc(4); b.writeInt32BE(v); this.parts.push(b); return this }
-  string (s: string | null): this {
+  int16(v: number): this {
+    const b = Buffer.alloc(2)
+    b.writeInt16BE(v)
+    this.parts.push(b)
+    return this
+  }
+  int32(v: number): this {
+    const b = Buffer.alloc(4)
+    b.writeInt32BE(v)
+    this.parts.push(b)
+    return this
+  }
+  string(s: string | null): this {
     if (s === null) return this.int16(-1)
     const bytes = Buffer.from(s, 'utf8')
-    if (bytes.length > 0x7fff) throw new RangeError(`string of ${bytes.length} bytes is too long for the consumer protocol`)
+    if (bytes.length > 0x7fff)
+      throw new RangeError(`string of ${bytes.length} bytes is too long for the consumer protocol`)
     this.int16(bytes.length)
     this.parts.push(bytes)
     return this
   }
 
-  bytes (b: Buffer | null): this {
+  bytes(b: Buffer | null): this {
     if (b === null) return this.int32(-1)
     this.int32(b.length)
     this.parts.push(b)
     return this
   }
 
-  done (): Buffer { return Buffer.concat(this.parts) }
+  done(): Buffer {
+    return Buffer.concat(this.parts)
+  }
 }
 
 class Reader {
   private at = 0
-  constructor (private readonly buf: Buffer, private readonly what: string) {}
+  constructor(
+    private readonly buf: Buffer,
+    private readonly what: string,
+  ) {}
 
-  private need (n: number): void {
-    if (this.at + n > this.buf.length) throw new SluiceError('INVALID_REQUEST', `truncated ${this.what} (needed ${n} byte(s) at ${this.at} of ${this.buf.length})`)
+  private need(n: number): void {
+    if (this.at + n > this.buf.length)
+      throw new SluiceError(
+        'INVALID_REQUEST',
+        `truncated ${this.what} (needed ${n} byte(s) at ${this.at} of ${this.buf.length})`,
+      )
   }
 
-  int16 (): number { this.need(2); const v = this.buf.readInt16BE(this.at); this.at += 2; return v }
-  int32 (): number { this.need(4); const v = this.buf.readInt32BE(this.at); this.at += 4; return v }
-  string (): string | null {
+  int16(): number {
+    this.need(2)
+    const v = this.buf.readInt16BE(this.at)
+    this.at += 2
+    return v
+  }
+  int32(): number {
+    this.need(4)
+    const v = this.buf.readInt32BE(this.at)
+    this.at += 4
+    return v
+  }
+  string(): string | null {
     const n = this.int16()
     if (n < 0) return null
     this.need(n)
@@ -88,13 +118,13 @@ class Reader {
     return s
   }
 
-  requiredString (): string {
+  requiredString(): string {
     const s = this.string()
     if (s === null) throw new SluiceError('INVALID_REQUEST', `null string in ${this.what}`)
     return s
   }
 
-  bytes (): Buffer | null {
+  bytes(): Buffer | null {
     const n = this.int32()
     if (n < 0) return null
     this.need(n)
@@ -103,17 +133,20 @@ class Reader {
     return b
   }
 
-  count (): number {
+  count(): number {
     const n = this.int32()
     // Each element takes at least 2 bytes, so a larger count is corrupt (and would allocate).
-    if (n < 0 || n * 2 > this.buf.length - this.at) throw new SluiceError('INVALID_REQUEST', `bad array length ${n} in ${this.what}`)
+    if (n < 0 || n * 2 > this.buf.length - this.at)
+      throw new SluiceError('INVALID_REQUEST', `bad array length ${n} in ${this.what}`)
     return n
   }
 
-  get remaining (): number { return this.buf.length - this.at }
+  get remaining(): number {
+    return this.buf.length - this.at
+  }
 }
 
-function writePartitions (w: Writer, tps: readonly TopicPartition[]): void {
+function writePartitions(w: Writer, tps: readonly TopicPartition[]): void {
   const byTopic = new Map<string, number[]>()
   for (const tp of tps) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition])
   w.int32(byTopic.size)
@@ -123,7 +156,7 @@ function writePartitions (w: Writer, tps: readonly TopicPartition[]): void {
   }
 }
 
-function readPartitions (r: Reader): TopicPartition[] {
+function readPartitions(r: Reader): TopicPartition[] {
   const out: TopicPartition[] = []
   for (let t = r.count(); t > 0; t--) {
     const topic = r.requiredString()
@@ -132,7 +165,10 @@ function readPartitions (r: Reader): TopicPartition[] {
   return out
 }
 
-export function encodeSubscription (s: Partial<Subscription> & { topics: string[] }, version = SUBSCRIPTION_VERSION): Buffer {
+export function encodeSubscription(
+  s: Partial<Subscription> & { topics: string[] },
+  version = SUBSCRIPTION_VERSION,
+): Buffer {
   const w = new Writer().int16(version)
   w.int32(s.topics.length)
   for (const t of s.topics) w.string(t)
@@ -143,7 +179,7 @@ export function encodeSubscription (s: Partial<Subscription> & { topics: string[
   return w.done()
 }
 
-export function decodeSubscription (buf: Buffer): Subscription {
+export function decodeSubscription(buf: Buffer): Subscription {
   const r = new Reader(buf, 'consumer subscription')
   const version = r.int16()
   if (version < 0) throw new SluiceError('INVALID_REQUEST', `bad consumer subscription version ${version}`)
@@ -156,7 +192,10 @@ export function decodeSubscription (buf: Buffer): Subscription {
   return { topics, userData, ownedPartitions, generationId, rackId }
 }
 
-export function encodeAssignment (a: Partial<MemberAssignment> & { partitions: readonly TopicPartition[] }, version = ASSIGNMENT_VERSION): Buffer {
+export function encodeAssignment(
+  a: Partial<MemberAssignment> & { partitions: readonly TopicPartition[] },
+  version = ASSIGNMENT_VERSION,
+): Buffer {
   const w = new Writer().int16(version)
   writePartitions(w, a.partitions)
   w.bytes(a.userData ?? null)
@@ -164,7 +203,7 @@ export function encodeAssignment (a: Partial<MemberAssignment> & { partitions: r
 }
 
 /** An empty buffer (a member the leader assigned nothing, or no assignment yet) decodes as no partitions. */
-export function decodeAssignment (buf: Buffer): MemberAssignment {
+export function decodeAssignment(buf: Buffer): MemberAssignment {
   if (buf.length === 0) return { partitions: [], userData: null }
   const r = new Reader(buf, 'consumer assignment')
   const version = r.int16()

@@ -63,7 +63,7 @@ export interface BatchHeader {
  * Reads the header of the batch at `position`. Returns undefined when fewer than a header's
  * bytes remain (a short tail); it does not check magic or CRC (see validateBatchAt).
  */
-export function readBatchHeader (buf: Buffer, position = 0): BatchHeader | undefined {
+export function readBatchHeader(buf: Buffer, position = 0): BatchHeader | undefined {
   if (buf.length - position < BATCH_HEADER_BYTES) return undefined
   const batchLength = buf.readInt32BE(position + OFF_BATCH_LENGTH)
   return {
@@ -87,25 +87,28 @@ export function readBatchHeader (buf: Buffer, position = 0): BatchHeader | undef
 
 /** The reason a batch was rejected, or undefined if it is valid. */
 export type BatchProblem =
-  | { kind: 'truncated', message: string }
-  | { kind: 'bad-magic', message: string }
-  | { kind: 'bad-length', message: string }
-  | { kind: 'bad-crc', message: string }
-  | { kind: 'bad-header', message: string }
+  | { kind: 'truncated'; message: string }
+  | { kind: 'bad-magic'; message: string }
+  | { kind: 'bad-length'; message: string }
+  | { kind: 'bad-crc'; message: string }
+  | { kind: 'bad-header'; message: string }
 
 /**
  * Checks the batch at `position` fully: enough bytes, sane length, magic 2, CRC-32C over
  * attributes..end, and header fields that agree with each other. Never reads records.
  */
-export function checkBatchAt (buf: Buffer, position: number): BatchProblem | undefined {
-  return checkBatchFraming(buf, position) ?? checkBatchContents(buf, position, LOG_OVERHEAD_BYTES + buf.readInt32BE(position + OFF_BATCH_LENGTH))
+export function checkBatchAt(buf: Buffer, position: number): BatchProblem | undefined {
+  return (
+    checkBatchFraming(buf, position) ??
+    checkBatchContents(buf, position, LOG_OVERHEAD_BYTES + buf.readInt32BE(position + OFF_BATCH_LENGTH))
+  )
 }
 
 /**
  * The first half of checkBatchAt: is there a whole batch at `position` (a header, a sane length,
  * magic 2, and all the bytes the length declares)? Reads the length and the magic, not the CRC.
  */
-export function checkBatchFraming (buf: Buffer, position: number): BatchProblem | undefined {
+export function checkBatchFraming(buf: Buffer, position: number): BatchProblem | undefined {
   const remaining = buf.length - position
   if (remaining < BATCH_HEADER_BYTES) {
     return { kind: 'truncated', message: `only ${remaining} bytes left, a batch header needs ${BATCH_HEADER_BYTES}` }
@@ -127,11 +130,14 @@ export function checkBatchFraming (buf: Buffer, position: number): BatchProblem 
  * The second half of checkBatchAt, for a batch whose framing was checked (`size` bytes at
  * `position`): the CRC-32C, and header fields that agree with each other.
  */
-export function checkBatchContents (buf: Buffer, position: number, size: number): BatchProblem | undefined {
+export function checkBatchContents(buf: Buffer, position: number, size: number): BatchProblem | undefined {
   const stored = buf.readUInt32BE(position + OFF_CRC)
   const actual = crc32c(buf.subarray(position + OFF_ATTRIBUTES, position + size))
   if (stored !== actual) {
-    return { kind: 'bad-crc', message: `CRC-32C mismatch: stored ${stored.toString(16)}, computed ${actual.toString(16)}` }
+    return {
+      kind: 'bad-crc',
+      message: `CRC-32C mismatch: stored ${stored.toString(16)}, computed ${actual.toString(16)}`,
+    }
   }
   const recordCount = buf.readInt32BE(position + OFF_RECORD_COUNT)
   const lastOffsetDelta = buf.readInt32BE(position + OFF_LAST_OFFSET_DELTA)
@@ -146,10 +152,13 @@ export function checkBatchContents (buf: Buffer, position: number, size: number)
 }
 
 /** Throws the typed error for a batch problem (CORRUPT_MESSAGE for CRC, INVALID_BATCH otherwise). */
-export function batchProblemError (problem: BatchProblem): SluiceError {
+export function batchProblemError(problem: BatchProblem): SluiceError {
   return problem.kind === 'bad-crc'
     ? new SluiceError('CORRUPT_MESSAGE', problem.message)
-    : new SluiceError(problem.kind === 'bad-magic' || problem.kind === 'truncated' ? 'CORRUPT_MESSAGE' : 'INVALID_BATCH', problem.message)
+    : new SluiceError(
+        problem.kind === 'bad-magic' || problem.kind === 'truncated' ? 'CORRUPT_MESSAGE' : 'INVALID_BATCH',
+        problem.message,
+      )
 }
 
 export interface BatchSpan {
@@ -171,7 +180,7 @@ export interface BatchSpan {
  * and returns their spans. Throws CORRUPT_MESSAGE / INVALID_BATCH on the first bad one; the
  * caller then appends nothing.
  */
-export function validateBatches (buf: Buffer): BatchSpan[] {
+export function validateBatches(buf: Buffer): BatchSpan[] {
   const spans: BatchSpan[] = []
   let position = 0
   if (buf.length === 0) throw new SluiceError('INVALID_BATCH', 'no record batch in the request')
@@ -180,9 +189,17 @@ export function validateBatches (buf: Buffer): BatchSpan[] {
     if (problem !== undefined) throw batchProblemError(problem)
     const h = readBatchHeader(buf, position)!
     spans.push({
-      position, sizeBytes: h.sizeBytes, recordCount: h.recordCount, lastOffsetDelta: h.lastOffsetDelta,
-      maxTimestamp: h.maxTimestamp, baseTimestamp: h.baseTimestamp, partitionLeaderEpoch: h.partitionLeaderEpoch,
-      producerId: h.producerId, producerEpoch: h.producerEpoch, baseSequence: h.baseSequence, attributes: h.attributes,
+      position,
+      sizeBytes: h.sizeBytes,
+      recordCount: h.recordCount,
+      lastOffsetDelta: h.lastOffsetDelta,
+      maxTimestamp: h.maxTimestamp,
+      baseTimestamp: h.baseTimestamp,
+      partitionLeaderEpoch: h.partitionLeaderEpoch,
+      producerId: h.producerId,
+      producerEpoch: h.producerEpoch,
+      baseSequence: h.baseSequence,
+      attributes: h.attributes,
     })
     position += h.sizeBytes
   }
@@ -190,7 +207,7 @@ export function validateBatches (buf: Buffer): BatchSpan[] {
 }
 
 /** Writes the offset and leader epoch into a batch in place (not covered by the CRC). */
-export function stampBatch (buf: Buffer, position: number, baseOffset: bigint, leaderEpoch: number): void {
+export function stampBatch(buf: Buffer, position: number, baseOffset: bigint, leaderEpoch: number): void {
   buf.writeBigInt64BE(baseOffset, position + OFF_BASE_OFFSET)
   buf.writeInt32BE(leaderEpoch, position + OFF_PARTITION_LEADER_EPOCH)
 }

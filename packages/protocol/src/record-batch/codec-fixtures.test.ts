@@ -22,24 +22,42 @@ const T0 = 1700000000000n
 const RECORDS = hex('1a 00 00 00 026b 047631 02 0268 0278', '0c 00 0a 02 01 01 00')
 
 const EXPECTED_RECORDS = [
-  { offset: 0n, timestamp: T0, key: Buffer.from('k'), value: Buffer.from('v1'), headers: [{ key: 'h', value: Buffer.from('x') }] },
+  {
+    offset: 0n,
+    timestamp: T0,
+    key: Buffer.from('k'),
+    value: Buffer.from('v1'),
+    headers: [{ key: 'h', value: Buffer.from('x') }],
+  },
   { offset: 1n, timestamp: T0 + 5n, key: null, value: null, headers: [] },
 ]
 
-function le32 (n: number): string {
+function le32(n: number): string {
   const b = Buffer.alloc(4)
   b.writeUInt32LE(n >>> 0)
   return b.toString('hex')
 }
 
 /** The golden batch header with `attributes`, around `section`; length and CRC filled in. */
-function batchAround (attributes: number, section: Buffer): Buffer {
-  const batch = Buffer.concat([hex(
-    '0000000000000000', '00000000', 'ffffffff', '02', '00000000', // offset, length/CRC below, epoch, magic
-    attributes.toString(16).padStart(4, '0'),
-    '00000001', '0000018bcfe56800', '0000018bcfe56805', // lastOffsetDelta 1, base/max timestamp
-    'ffffffffffffffff', 'ffff', 'ffffffff', '00000002', // no producer, 2 records
-  ), section])
+function batchAround(attributes: number, section: Buffer): Buffer {
+  const batch = Buffer.concat([
+    hex(
+      '0000000000000000',
+      '00000000',
+      'ffffffff',
+      '02',
+      '00000000', // offset, length/CRC below, epoch, magic
+      attributes.toString(16).padStart(4, '0'),
+      '00000001',
+      '0000018bcfe56800',
+      '0000018bcfe56805', // lastOffsetDelta 1, base/max timestamp
+      'ffffffffffffffff',
+      'ffff',
+      'ffffffff',
+      '00000002', // no producer, 2 records
+    ),
+    section,
+  ])
   batch.writeInt32BE(batch.length - 12, 8)
   batch.writeUInt32BE(referenceCrc32c(batch.subarray(21)), 17)
   return batch
@@ -48,7 +66,13 @@ function batchAround (attributes: number, section: Buffer): Buffer {
 const sections: Record<Exclude<CompressionType, 'none'> | 'snappy-raw', Buffer> = {
   // gzip: 10-byte header (no name, mtime 0, OS unknown), one final stored deflate block
   // (BFINAL=1, BTYPE=00, LEN 21, NLEN ~21), then CRC-32 and ISIZE, little-endian.
-  gzip: hex('1f8b 08 00 00000000 00 ff', '01 1500 eaff', RECORDS.toString('hex'), le32(referenceCrc32(RECORDS)), le32(21)),
+  gzip: hex(
+    '1f8b 08 00 00000000 00 ff',
+    '01 1500 eaff',
+    RECORDS.toString('hex'),
+    le32(referenceCrc32(RECORDS)),
+    le32(21),
+  ),
   // snappy, xerial framing: magic, version 1, compat 1, then one block of 23 bytes: the raw
   // snappy block = uncompressed length varint 21, literal tag (21-1)<<2 = 0x50, the bytes.
   snappy: hex('82 534e415050590 0', '00000001 00000001', '00000017', '15 50', RECORDS.toString('hex')),
@@ -65,7 +89,7 @@ const sections: Record<Exclude<CompressionType, 'none'> | 'snappy-raw', Buffer> 
 
 const CODEC_IDS = { gzip: 1, snappy: 2, 'snappy-raw': 2, lz4: 3, zstd: 4 } as const
 
-function fixturePath (name: string): string {
+function fixturePath(name: string): string {
   return fileURLToPath(new URL(`../__fixtures__/batch-${name}.bin`, import.meta.url))
 }
 
@@ -86,7 +110,11 @@ describe('hand-built golden batch per codec', () => {
   it('snappy: accepts concatenated xerial streams (each with its own header)', () => {
     const stream = (part: Buffer): Buffer => {
       const block = Buffer.concat([Buffer.from([part.length, (part.length - 1) << 2]), part])
-      return Buffer.concat([hex('82534e4150505900 00000001 00000001'), hex(block.length.toString(16).padStart(8, '0')), block])
+      return Buffer.concat([
+        hex('82534e4150505900 00000001 00000001'),
+        hex(block.length.toString(16).padStart(8, '0')),
+        block,
+      ])
     }
     const batch = batchAround(2, Buffer.concat([stream(RECORDS.subarray(0, 14)), stream(RECORDS.subarray(14))]))
     expect(decodeRecordBatches(batch)[0]!.records).toEqual(EXPECTED_RECORDS)
@@ -100,12 +128,14 @@ describe('forged decompressed sizes', () => {
     // zstd frame, FHD 0xe0 (single segment, 8-byte content size) claiming 2^40 bytes
     const zstd = batchAround(4, hex('28b52ffd e0 0000000000010000', 'a90000', RECORDS.toString('hex')))
     for (const batch of [snappy, zstd]) {
-      expect(() => decodeRecordBatches(batch)).toThrow(expect.objectContaining({ code: 'CORRUPT_MESSAGE', message: expect.stringMatching(/claims/) }))
+      expect(() => decodeRecordBatches(batch)).toThrow(
+        expect.objectContaining({ code: 'CORRUPT_MESSAGE', message: expect.stringMatching(/claims/) }),
+      )
     }
   })
 })
 
-function manyRecords (count: number, valueBytes: number): RecordInput[] {
+function manyRecords(count: number, valueBytes: number): RecordInput[] {
   const records: RecordInput[] = []
   for (let i = 0; i < count; i++) {
     const value = Buffer.alloc(valueBytes)
@@ -120,14 +150,22 @@ describe('encoder output per codec', () => {
   const plainSection = encodeRecordBatch(records).subarray(61)
 
   const framing: Record<Exclude<CompressionType, 'none'>, string> = {
-    gzip: '1f8b08', snappy: '82534e4150505900', lz4: '04224d18', zstd: '28b52ffd',
+    gzip: '1f8b08',
+    snappy: '82534e4150505900',
+    lz4: '04224d18',
+    zstd: '28b52ffd',
   }
   for (const [codec, magic] of Object.entries(framing) as Array<[Exclude<CompressionType, 'none'>, string]>) {
     it(`${codec}: standard framing, header uncompressed, CRC valid, round-trips`, () => {
       const batch = encodeRecordBatch(records, { compression: codec })
       const header = readBatchHeader(batch)!
       expect(header.attributes).toBe(CODEC_IDS[codec])
-      expect([header.recordCount, header.lastOffsetDelta, header.baseTimestamp, header.maxTimestamp]).toEqual([700, 699, T0, T0 + 699n])
+      expect([header.recordCount, header.lastOffsetDelta, header.baseTimestamp, header.maxTimestamp]).toEqual([
+        700,
+        699,
+        T0,
+        T0 + 699n,
+      ])
       expect(batch.subarray(61, 61 + magic.length / 2).toString('hex')).toBe(magic)
       expect(batch.length).toBeLessThan(plainSection.length + 61)
       expect(validateBatches(batch)).toHaveLength(1)

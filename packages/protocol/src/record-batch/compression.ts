@@ -19,7 +19,11 @@ import { snappyDecompress, snappyXerialCompress } from './snappy-xerial.js'
 const require = createRequire(import.meta.url)
 
 export const COMPRESSION_IDS: Readonly<Record<CompressionType, number>> = {
-  none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4,
+  none: 0,
+  gzip: 1,
+  snappy: 2,
+  lz4: 3,
+  zstd: 4,
 }
 export const COMPRESSION_NAMES: readonly CompressionType[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
 
@@ -40,25 +44,25 @@ let zstdBinding: ZstdBinding | undefined
 let zstdCompressor: ZstdModule.Compressor | undefined
 let zstdDecompressor: ZstdModule.Decompressor | undefined
 
-function lz4Lib (): typeof Lz4Module {
+function lz4Lib(): typeof Lz4Module {
   lz4 ??= require('lz4-napi') as typeof Lz4Module
   return lz4
 }
 
-function zstdLib (): typeof ZstdModule {
+function zstdLib(): typeof ZstdModule {
   return require('zstd-napi') as typeof ZstdModule
 }
 
-export function compressionId (type: CompressionType): number {
+export function compressionId(type: CompressionType): number {
   const id = COMPRESSION_IDS[type]
   if (id === undefined) throw new SluiceError('INVALID_ARGUMENT', `unknown compression type ${String(type)}`)
   return id
 }
 
-function checkZstdContentSize (data: Buffer): void {
+function checkZstdContentSize(data: Buffer): void {
   zstdBinding ??= require('zstd-napi/binding') as ZstdBinding
   let claimed = 0
-  for (let frame = data; frame.length > 0;) {
+  for (let frame = data; frame.length > 0; ) {
     claimed += zstdBinding.getFrameContentSize(frame) ?? 0
     frame = frame.subarray(zstdBinding.findFrameCompressedSize(frame))
   }
@@ -68,38 +72,51 @@ function checkZstdContentSize (data: Buffer): void {
 }
 
 /** Compresses a records section with the codec `type` (not 'none'). */
-export function compressRecords (type: CompressionType, records: Buffer): Buffer {
+export function compressRecords(type: CompressionType, records: Buffer): Buffer {
   switch (type) {
-    case 'gzip': return gzipSync(records)
-    case 'snappy': return snappyXerialCompress(records)
-    case 'lz4': return lz4Lib().compressFrameSync(records)
+    case 'gzip':
+      return gzipSync(records)
+    case 'snappy':
+      return snappyXerialCompress(records)
+    case 'lz4':
+      return lz4Lib().compressFrameSync(records)
     case 'zstd':
       // Level 3 is zstd's and Kafka's default; one reused context avoids per-batch setup.
       zstdCompressor ??= new (zstdLib().Compressor)()
       return zstdCompressor.compress(records)
-    case 'none': return records
-    default: throw new SluiceError('INVALID_ARGUMENT', `unknown compression type ${String(type)}`)
+    case 'none':
+      return records
+    default:
+      throw new SluiceError('INVALID_ARGUMENT', `unknown compression type ${String(type)}`)
   }
 }
 
 /** Decompresses a records section compressed with codec id `id` (1-4). */
-export function decompressRecords (id: number, data: Buffer): Buffer {
+export function decompressRecords(id: number, data: Buffer): Buffer {
   const name = COMPRESSION_NAMES[id]
   try {
     switch (id) {
-      case 1: return gunzipSync(data)
-      case 2: return snappyDecompress(data)
-      case 3: return lz4Lib().decompressFrameSync(data)
+      case 1:
+        return gunzipSync(data)
+      case 2:
+        return snappyDecompress(data)
+      case 3:
+        return lz4Lib().decompressFrameSync(data)
       case 4:
         checkZstdContentSize(data)
         zstdDecompressor ??= new (zstdLib().Decompressor)()
         return zstdDecompressor.decompress(data)
-      default: break
+      default:
+        break
     }
   } catch (err) {
     if (err instanceof SluiceError) throw err
-    throw new SluiceError('CORRUPT_MESSAGE', `cannot decompress ${name ?? 'unknown'} records: ${(err as Error).message}`,
-      { compression: name }, { cause: err })
+    throw new SluiceError(
+      'CORRUPT_MESSAGE',
+      `cannot decompress ${name ?? 'unknown'} records: ${(err as Error).message}`,
+      { compression: name },
+      { cause: err },
+    )
   }
   throw new SluiceError('CORRUPT_MESSAGE', `unknown compression codec ${id}`)
 }

@@ -13,13 +13,13 @@ class BatchCollector implements RecordSink {
   readonly batches: DecodedBatch[] = []
   private records: DecodedRecord[] = []
 
-  batch (header: BatchHeader): boolean {
+  batch(header: BatchHeader): boolean {
     this.records = []
     this.batches.push({ header, records: this.records })
     return true
   }
 
-  record (offset: bigint, timestamp: bigint, key: Buffer | null, value: Buffer | null, headers: RecordHeader[]): void {
+  record(offset: bigint, timestamp: bigint, key: Buffer | null, value: Buffer | null, headers: RecordHeader[]): void {
     this.records.push({ offset, timestamp, key, value, headers })
   }
 }
@@ -28,7 +28,7 @@ class BatchCollector implements RecordSink {
  * Decodes every complete batch in `buf`; a truncated trailing batch is skipped. Throws
  * CORRUPT_MESSAGE on a bad CRC unless verifyCrc is false.
  */
-export function decodeRecordBatches (buf: Buffer, options: { verifyCrc?: boolean } = {}): DecodedBatch[] {
+export function decodeRecordBatches(buf: Buffer, options: { verifyCrc?: boolean } = {}): DecodedBatch[] {
   const collector = new BatchCollector()
   walkRecordBatches(buf, collector, options)
   return collector.batches

@@ -14,7 +14,7 @@ import type { RecordHeader, RecordInput } from './record-types.js'
 
 const T0 = 1700000000000n
 
-function varlong (n: bigint): Buffer {
+function varlong(n: bigint): Buffer {
   let v = BigInt.asUintN(64, (BigInt.asIntN(64, n) << 1n) ^ (BigInt.asIntN(64, n) >> 63n))
   const out: number[] = []
   while (v >= 0x80n) {
@@ -25,22 +25,34 @@ function varlong (n: bigint): Buffer {
   return Buffer.from(out)
 }
 
-function bytesField (b: Buffer | null | undefined): Buffer {
+function bytesField(b: Buffer | null | undefined): Buffer {
   return b == null ? varlong(-1n) : Buffer.concat([varlong(BigInt(b.length)), b])
 }
 
-function referenceHeaders (headers: RecordHeader[] | undefined): Buffer {
+function referenceHeaders(headers: RecordHeader[] | undefined): Buffer {
   if (headers === undefined) return varlong(0n)
-  return Buffer.concat([varlong(BigInt(headers.length)), ...headers.flatMap((h) => [bytesField(Buffer.from(h.key, 'utf8')), bytesField(h.value)])])
+  return Buffer.concat([
+    varlong(BigInt(headers.length)),
+    ...headers.flatMap((h) => [bytesField(Buffer.from(h.key, 'utf8')), bytesField(h.value)]),
+  ])
 }
 
 /** The uncompressed, non-idempotent batch encodeRecordBatch(records) should produce. */
-function referenceBatch (records: RecordInput[], baseTimestamp = records[0]!.timestamp!): Buffer {
-  const body = Buffer.concat(records.map((r, i) => {
-    const ts = r.timestamp ?? baseTimestamp
-    const rec = Buffer.concat([Buffer.from([0]), varlong(ts - baseTimestamp), varlong(BigInt(i)), bytesField(r.key), bytesField(r.value), referenceHeaders(r.headers)])
-    return Buffer.concat([varlong(BigInt(rec.length)), rec])
-  }))
+function referenceBatch(records: RecordInput[], baseTimestamp = records[0]!.timestamp!): Buffer {
+  const body = Buffer.concat(
+    records.map((r, i) => {
+      const ts = r.timestamp ?? baseTimestamp
+      const rec = Buffer.concat([
+        Buffer.from([0]),
+        varlong(ts - baseTimestamp),
+        varlong(BigInt(i)),
+        bytesField(r.key),
+        bytesField(r.value),
+        referenceHeaders(r.headers),
+      ])
+      return Buffer.concat([varlong(BigInt(rec.length)), rec])
+    }),
+  )
   let max = records[0]!.timestamp ?? baseTimestamp
   for (const r of records) if ((r.timestamp ?? baseTimestamp) > max) max = r.timestamp ?? baseTimestamp
   const h = Buffer.alloc(61)
@@ -61,7 +73,7 @@ function referenceBatch (records: RecordInput[], baseTimestamp = records[0]!.tim
   return batch
 }
 
-function expectLikeReference (records: RecordInput[], baseTimestamp?: bigint): Buffer {
+function expectLikeReference(records: RecordInput[], baseTimestamp?: bigint): Buffer {
   const batch = encodeRecordBatch(records, baseTimestamp === undefined ? {} : { baseTimestamp })
   expect(batch.toString('hex')).toBe(referenceBatch(records, baseTimestamp).toString('hex'))
   return batch
@@ -78,7 +90,12 @@ describe('encodeRecordBatch matches the naive reference', () => {
     ]
     const batch = expectLikeReference(records)
     const decoded = decodeRecordBatches(batch)[0]!.records
-    expect(decoded.map((r) => [r.key?.length ?? null, r.value?.length ?? null])).toEqual([[null, null], [0, 0], [null, 1], [1, 0]])
+    expect(decoded.map((r) => [r.key?.length ?? null, r.value?.length ?? null])).toEqual([
+      [null, null],
+      [0, 0],
+      [null, 1],
+      [1, 0],
+    ])
   })
 
   it('headers: null values, empty and multi-byte UTF-8 keys, many of them', () => {
@@ -87,7 +104,10 @@ describe('encodeRecordBatch matches the naive reference', () => {
       { key: 'é-ü-日本', value: Buffer.from('x') },
       ...Array.from({ length: 70 }, (_, i) => ({ key: `h${i}`, value: i % 3 === 0 ? null : Buffer.alloc(i, 1) })),
     ]
-    const records: RecordInput[] = [{ value: Buffer.from('a'), headers, timestamp: T0 }, { key: null, value: null, headers: headers.slice(0, 1), timestamp: T0 }]
+    const records: RecordInput[] = [
+      { value: Buffer.from('a'), headers, timestamp: T0 },
+      { key: null, value: null, headers: headers.slice(0, 1), timestamp: T0 },
+    ]
     const batch = expectLikeReference(records)
     const [first] = decodeRecordBatches(batch)[0]!.records
     expect(first!.headers.map((h) => h.key)).toEqual(headers.map((h) => h.key))
@@ -97,7 +117,11 @@ describe('encodeRecordBatch matches the naive reference', () => {
     // Zig-zag: lengths 63/64 and 8191/8192 change the length varints; the record length varint
     // crosses the same boundaries a few bytes earlier.
     const lengths = [0, 1, 55, 56, 57, 58, 62, 63, 64, 65, 8183, 8184, 8185, 8191, 8192, 8193, 1048575, 1048576]
-    const records: RecordInput[] = lengths.map((n, i) => ({ key: i % 2 === 0 ? null : Buffer.alloc(n % 70, 2), value: Buffer.alloc(n, 7), timestamp: T0 }))
+    const records: RecordInput[] = lengths.map((n, i) => ({
+      key: i % 2 === 0 ? null : Buffer.alloc(n % 70, 2),
+      value: Buffer.alloc(n, 7),
+      timestamp: T0,
+    }))
     expectLikeReference(records)
   })
 
@@ -116,13 +140,18 @@ describe('encodeRecordBatch matches the naive reference', () => {
   it('timestamps: shared objects, equal values in distinct bigints, changes back and forth, older records', () => {
     const a = T0
     const b = T0 + 5n
-    const records: RecordInput[] = [a, a, BigInt(T0.toString()), b, b, a, T0 - 1000n, T0 - 1000n, b, undefined]
-      .map((timestamp) => ({ value: Buffer.from('v'), timestamp }))
+    const records: RecordInput[] = [a, a, BigInt(T0.toString()), b, b, a, T0 - 1000n, T0 - 1000n, b, undefined].map(
+      (timestamp) => ({ value: Buffer.from('v'), timestamp }),
+    )
     expectLikeReference(records)
   })
 
   it('maxTimestamp when every record is older than an explicit baseTimestamp', () => {
-    const records: RecordInput[] = [{ value: null, timestamp: T0 - 10n }, { value: null, timestamp: T0 - 3n }, { value: null, timestamp: T0 - 7n }]
+    const records: RecordInput[] = [
+      { value: null, timestamp: T0 - 10n },
+      { value: null, timestamp: T0 - 3n },
+      { value: null, timestamp: T0 - 7n },
+    ]
     const batch = expectLikeReference(records, T0)
     expect(batch.readBigInt64BE(35)).toBe(T0 - 3n)
   })
@@ -142,12 +171,17 @@ describe('encodeRecordBatch matches the naive reference', () => {
   })
 
   it('compressed batches carry the same records', () => {
-    const records: RecordInput[] = Array.from({ length: 1500 }, (_, i) => ({ key: i % 2 === 0 ? null : Buffer.from(`k${i}`), value: Buffer.alloc(100, i & 0xff), timestamp: T0 + BigInt(i >> 9) }))
+    const records: RecordInput[] = Array.from({ length: 1500 }, (_, i) => ({
+      key: i % 2 === 0 ? null : Buffer.from(`k${i}`),
+      value: Buffer.alloc(100, i & 0xff),
+      timestamp: T0 + BigInt(i >> 9),
+    }))
     const plain = decodeRecordBatches(encodeRecordBatch(records))[0]!.records
     for (const compression of ['gzip', 'snappy', 'lz4', 'zstd'] as const) {
       const decoded = decodeRecordBatches(encodeRecordBatch(records, { compression }))[0]!.records
-      expect(decoded.map((r) => [r.offset, r.timestamp, r.key?.toString('hex'), r.value?.toString('hex')]))
-        .toEqual(plain.map((r) => [r.offset, r.timestamp, r.key?.toString('hex'), r.value?.toString('hex')]))
+      expect(decoded.map((r) => [r.offset, r.timestamp, r.key?.toString('hex'), r.value?.toString('hex')])).toEqual(
+        plain.map((r) => [r.offset, r.timestamp, r.key?.toString('hex'), r.value?.toString('hex')]),
+      )
     }
   })
 })

@@ -25,23 +25,43 @@
 import { crc32c } from '../crc32c.js'
 import { SluiceError } from '../errors.js'
 import {
-  BATCH_HEADER_BYTES, CONTROL_MASK, CURRENT_MAGIC, LOG_OVERHEAD_BYTES, OFF_ATTRIBUTES, OFF_BASE_OFFSET,
-  OFF_BASE_SEQUENCE, OFF_BASE_TIMESTAMP, OFF_BATCH_LENGTH, OFF_CRC, OFF_LAST_OFFSET_DELTA, OFF_MAGIC,
-  OFF_MAX_TIMESTAMP, OFF_PARTITION_LEADER_EPOCH, OFF_PRODUCER_EPOCH, OFF_PRODUCER_ID, OFF_RECORD_COUNT,
-  TIMESTAMP_TYPE_MASK, TRANSACTIONAL_MASK,
+  BATCH_HEADER_BYTES,
+  CONTROL_MASK,
+  CURRENT_MAGIC,
+  LOG_OVERHEAD_BYTES,
+  OFF_ATTRIBUTES,
+  OFF_BASE_OFFSET,
+  OFF_BASE_SEQUENCE,
+  OFF_BASE_TIMESTAMP,
+  OFF_BATCH_LENGTH,
+  OFF_CRC,
+  OFF_LAST_OFFSET_DELTA,
+  OFF_MAGIC,
+  OFF_MAX_TIMESTAMP,
+  OFF_PARTITION_LEADER_EPOCH,
+  OFF_PRODUCER_EPOCH,
+  OFF_PRODUCER_ID,
+  OFF_RECORD_COUNT,
+  TIMESTAMP_TYPE_MASK,
+  TRANSACTIONAL_MASK,
 } from './batch-header.js'
 import { compressionId, compressRecords } from './compression.js'
 import type { EncodeBatchOptions, RecordHeader, RecordInput } from './record-types.js'
 import {
-  VARLONG_NUMBER_LIMIT, varintSize, varlongSizeBigInt, varlongSizeNumber, writeVarint,
-  writeVarlongBigInt, writeVarlongNumber,
+  VARLONG_NUMBER_LIMIT,
+  varintSize,
+  varlongSizeBigInt,
+  varlongSizeNumber,
+  writeVarint,
+  writeVarlongBigInt,
+  writeVarlongNumber,
 } from './varint.js'
 
 // Scratch reused by every call: record body sizes, and timestamp deltas (NaN = needs bigint).
 let bodySizes = new Int32Array(1024)
 let tsDeltas = new Float64Array(1024)
 
-function ensureScratch (count: number): void {
+function ensureScratch(count: number): void {
   if (count <= bodySizes.length) return
   let n = bodySizes.length
   while (n < count) n *= 2
@@ -49,13 +69,13 @@ function ensureScratch (count: number): void {
   tsDeltas = new Float64Array(n)
 }
 
-function bytesFieldSize (b: Uint8Array | null | undefined): number {
+function bytesFieldSize(b: Uint8Array | null | undefined): number {
   if (b == null) return 1
   if (!(b instanceof Uint8Array)) throw new SluiceError('INVALID_ARGUMENT', 'record keys and values must be Buffers')
   return varintSize(b.length) + b.length
 }
 
-function headersSize (headers: readonly RecordHeader[] | undefined): number {
+function headersSize(headers: readonly RecordHeader[] | undefined): number {
   if (headers === undefined) return 1
   let size = varintSize(headers.length)
   for (let i = 0; i < headers.length; i++) {
@@ -67,14 +87,14 @@ function headersSize (headers: readonly RecordHeader[] | undefined): number {
   return size
 }
 
-function writeBytesField (buf: Buffer, pos: number, b: Uint8Array | null | undefined): number {
+function writeBytesField(buf: Buffer, pos: number, b: Uint8Array | null | undefined): number {
   if (b == null) return writeVarint(buf, pos, -1)
   pos = writeVarint(buf, pos, b.length)
   buf.set(b, pos)
   return pos + b.length
 }
 
-function writeHeaders (buf: Buffer, pos: number, headers: readonly RecordHeader[] | undefined): number {
+function writeHeaders(buf: Buffer, pos: number, headers: readonly RecordHeader[] | undefined): number {
   if (headers === undefined) {
     buf[pos] = 0
     return pos + 1
@@ -94,7 +114,11 @@ function writeHeaders (buf: Buffer, pos: number, headers: readonly RecordHeader[
 let maxTsDelta = 0
 
 /** Size pass: fills the scratch arrays, sets maxTsDelta and returns the records section's byte size. */
-function measure (records: readonly RecordInput[], baseTimestamp: bigint, deltas: readonly number[] | undefined): number {
+function measure(
+  records: readonly RecordInput[],
+  baseTimestamp: bigint,
+  deltas: readonly number[] | undefined,
+): number {
   let total = 0
   // The previous record's timestamp delta, reused while the timestamp stays the same (records of
   // one send() share one timestamp object), so no bigint arithmetic per record.
@@ -120,7 +144,13 @@ function measure (records: readonly RecordInput[], baseTimestamp: bigint, deltas
     }
     tsDeltas[i] = delta
     if (delta > maxDelta) maxDelta = delta
-    const body = 1 + tsSize + varintSize(deltas === undefined ? i : deltas[i]!) + bytesFieldSize(r.key) + bytesFieldSize(r.value) + headersSize(r.headers)
+    const body =
+      1 +
+      tsSize +
+      varintSize(deltas === undefined ? i : deltas[i]!) +
+      bytesFieldSize(r.key) +
+      bytesFieldSize(r.value) +
+      headersSize(r.headers)
     bodySizes[i] = body
     total += varintSize(body) + body
   }
@@ -129,8 +159,13 @@ function measure (records: readonly RecordInput[], baseTimestamp: bigint, deltas
 }
 
 /** Write pass: the records section into buf at pos; returns the end position. */
-function writeRecords (buf: Buffer, pos: number, records: readonly RecordInput[], baseTimestamp: bigint,
-  deltas: readonly number[] | undefined): number {
+function writeRecords(
+  buf: Buffer,
+  pos: number,
+  records: readonly RecordInput[],
+  baseTimestamp: bigint,
+  deltas: readonly number[] | undefined,
+): number {
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!
     pos = writeVarint(buf, pos, bodySizes[i]!)
@@ -147,7 +182,7 @@ function writeRecords (buf: Buffer, pos: number, records: readonly RecordInput[]
   return pos
 }
 
-function maxTimestampOf (records: readonly RecordInput[], baseTimestamp: bigint): bigint {
+function maxTimestampOf(records: readonly RecordInput[], baseTimestamp: bigint): bigint {
   if (Number.isNaN(maxTsDelta)) {
     // A delta beyond 2^52 ms: rare enough to redo the whole thing in bigint.
     let max = records[0]!.timestamp ?? baseTimestamp
@@ -160,7 +195,7 @@ function maxTimestampOf (records: readonly RecordInput[], baseTimestamp: bigint)
   return maxTsDelta === 0 ? baseTimestamp : baseTimestamp + BigInt(maxTsDelta)
 }
 
-function attributesOf (codec: number, options: EncodeBatchOptions): number {
+function attributesOf(codec: number, options: EncodeBatchOptions): number {
   let attributes = codec
   if (options.timestampType === 'LogAppendTime') attributes |= TIMESTAMP_TYPE_MASK
   if (options.isTransactional === true) attributes |= TRANSACTIONAL_MASK
@@ -168,8 +203,15 @@ function attributesOf (codec: number, options: EncodeBatchOptions): number {
   return attributes
 }
 
-function writeHeader (buf: Buffer, count: number, lastOffsetDelta: number, attributes: number, baseTimestamp: bigint,
-  maxTimestamp: bigint, options: EncodeBatchOptions): void {
+function writeHeader(
+  buf: Buffer,
+  count: number,
+  lastOffsetDelta: number,
+  attributes: number,
+  baseTimestamp: bigint,
+  maxTimestamp: bigint,
+  options: EncodeBatchOptions,
+): void {
   try {
     buf.writeBigInt64BE(options.baseOffset ?? 0n, OFF_BASE_OFFSET)
     buf.writeInt32BE(buf.length - LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH)
@@ -185,14 +227,18 @@ function writeHeader (buf: Buffer, count: number, lastOffsetDelta: number, attri
     buf.writeInt32BE(count, OFF_RECORD_COUNT)
   } catch (err) {
     // Out-of-range option values (an epoch above int16, a timestamp beyond int64...).
-    throw new SluiceError('INVALID_ARGUMENT', `record batch header field out of range: ${(err as Error).message}`,
-      {}, { cause: err })
+    throw new SluiceError(
+      'INVALID_ARGUMENT',
+      `record batch header field out of range: ${(err as Error).message}`,
+      {},
+      { cause: err },
+    )
   }
   buf.writeUInt32BE(crc32c(buf.subarray(OFF_ATTRIBUTES)), OFF_CRC)
 }
 
 /** Encodes `records` as one RecordBatch v2; see the module comment for the layout. */
-export function encodeRecordBatch (records: readonly RecordInput[], options: EncodeBatchOptions = {}): Buffer {
+export function encodeRecordBatch(records: readonly RecordInput[], options: EncodeBatchOptions = {}): Buffer {
   const count = records.length
   if (count === 0) throw new SluiceError('INVALID_ARGUMENT', 'a record batch needs at least one record')
   const codec = compressionId(options.compression ?? 'none')
@@ -206,11 +252,13 @@ export function encodeRecordBatch (records: readonly RecordInput[], options: Enc
   if (codec === 0) {
     batch = Buffer.allocUnsafe(BATCH_HEADER_BYTES + recordsBytes)
     const end = writeRecords(batch, BATCH_HEADER_BYTES, records, baseTimestamp, deltas)
-    if (end !== batch.length) throw new SluiceError('INTERNAL_ERROR', `record size pass said ${batch.length}, wrote ${end}`)
+    if (end !== batch.length)
+      throw new SluiceError('INTERNAL_ERROR', `record size pass said ${batch.length}, wrote ${end}`)
   } else {
     const plain = Buffer.allocUnsafe(recordsBytes)
     const end = writeRecords(plain, 0, records, baseTimestamp, deltas)
-    if (end !== plain.length) throw new SluiceError('INTERNAL_ERROR', `record size pass said ${plain.length}, wrote ${end}`)
+    if (end !== plain.length)
+      throw new SluiceError('INTERNAL_ERROR', `record size pass said ${plain.length}, wrote ${end}`)
     const packed = compressRecords(options.compression!, plain)
     batch = Buffer.allocUnsafe(BATCH_HEADER_BYTES + packed.length)
     packed.copy(batch, BATCH_HEADER_BYTES)
@@ -220,21 +268,28 @@ export function encodeRecordBatch (records: readonly RecordInput[], options: Enc
 }
 
 /** The header's lastOffsetDelta; throws INVALID_ARGUMENT on deltas that are not one increasing int32 per record. */
-function checkOffsetDeltas (count: number, deltas: readonly number[] | undefined, last: number | undefined): number {
+function checkOffsetDeltas(count: number, deltas: readonly number[] | undefined, last: number | undefined): number {
   if (deltas === undefined && last === undefined) return count - 1
   if (deltas !== undefined) {
-    if (deltas.length !== count) throw new SluiceError('INVALID_ARGUMENT', `offsetDeltas has ${deltas.length} entries for ${count} records`)
+    if (deltas.length !== count)
+      throw new SluiceError('INVALID_ARGUMENT', `offsetDeltas has ${deltas.length} entries for ${count} records`)
     for (let i = 0; i < count; i++) {
       const d = deltas[i]!
       if (!Number.isInteger(d) || d < (i === 0 ? 0 : deltas[i - 1]! + 1) || d > 0x7fffffff) {
-        throw new SluiceError('INVALID_ARGUMENT', `offsetDeltas must be increasing int32 values from 0 up, got ${d} at ${i}`)
+        throw new SluiceError(
+          'INVALID_ARGUMENT',
+          `offsetDeltas must be increasing int32 values from 0 up, got ${d} at ${i}`,
+        )
       }
     }
   }
   const lastRecord = deltas === undefined ? count - 1 : deltas[count - 1]!
   const lastDelta = last ?? lastRecord
   if (!Number.isInteger(lastDelta) || lastDelta < lastRecord || lastDelta > 0x7fffffff) {
-    throw new SluiceError('INVALID_ARGUMENT', `lastOffsetDelta ${lastDelta} must be an int32 of at least the last record's delta ${lastRecord}`)
+    throw new SluiceError(
+      'INVALID_ARGUMENT',
+      `lastOffsetDelta ${lastDelta} must be an int32 of at least the last record's delta ${lastRecord}`,
+    )
   }
   return lastDelta
 }

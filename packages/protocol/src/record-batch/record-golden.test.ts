@@ -77,7 +77,12 @@ describe('RecordBatch v2 golden bytes', () => {
 
   it('encodes two records (key+value+header, null key+null value) exactly', () => {
     const batch = encodeRecordBatch([
-      { key: Buffer.from('k'), value: Buffer.from('v1'), headers: [{ key: 'h', value: Buffer.from('x') }], timestamp: T0 },
+      {
+        key: Buffer.from('k'),
+        value: Buffer.from('v1'),
+        headers: [{ key: 'h', value: Buffer.from('x') }],
+        timestamp: T0,
+      },
       { key: null, value: null, timestamp: T0 + 5n },
     ])
     expect(batch.toString('hex')).toBe(GOLDEN_TWO_RECORDS.toString('hex'))
@@ -87,12 +92,28 @@ describe('RecordBatch v2 golden bytes', () => {
     const [batch, ...rest] = decodeRecordBatches(GOLDEN_TWO_RECORDS)
     expect(rest).toHaveLength(0)
     expect(batch!.header).toMatchObject({
-      position: 0, sizeBytes: 82, baseOffset: 0n, partitionLeaderEpoch: -1, magic: 2, attributes: 0,
-      lastOffsetDelta: 1, baseTimestamp: T0, maxTimestamp: T0 + 5n, producerId: -1n, producerEpoch: -1,
-      baseSequence: -1, recordCount: 2,
+      position: 0,
+      sizeBytes: 82,
+      baseOffset: 0n,
+      partitionLeaderEpoch: -1,
+      magic: 2,
+      attributes: 0,
+      lastOffsetDelta: 1,
+      baseTimestamp: T0,
+      maxTimestamp: T0 + 5n,
+      producerId: -1n,
+      producerEpoch: -1,
+      baseSequence: -1,
+      recordCount: 2,
     })
     expect(batch!.records).toEqual([
-      { offset: 0n, timestamp: T0, key: Buffer.from('k'), value: Buffer.from('v1'), headers: [{ key: 'h', value: Buffer.from('x') }] },
+      {
+        offset: 0n,
+        timestamp: T0,
+        key: Buffer.from('k'),
+        value: Buffer.from('v1'),
+        headers: [{ key: 'h', value: Buffer.from('x') }],
+      },
       { offset: 1n, timestamp: T0 + 5n, key: null, value: null, headers: [] },
     ])
     // Keys and values are views into the input, not copies.
@@ -101,45 +122,86 @@ describe('RecordBatch v2 golden bytes', () => {
 
   it('encodes producer id, epoch, sequence, leader epoch, base offset and attributes exactly', () => {
     const batch = encodeRecordBatch([{ value: Buffer.from('hello') }], {
-      baseOffset: 100n, partitionLeaderEpoch: 7, baseTimestamp: T0,
-      producerId: 1234n, producerEpoch: 5, baseSequence: 42, isTransactional: true,
+      baseOffset: 100n,
+      partitionLeaderEpoch: 7,
+      baseTimestamp: T0,
+      producerId: 1234n,
+      producerEpoch: 5,
+      baseSequence: 42,
+      isTransactional: true,
     })
     expect(batch.toString('hex')).toBe(GOLDEN_IDEMPOTENT.toString('hex'))
     const [decoded] = decodeRecordBatches(batch)
-    expect(decoded!.header).toMatchObject({ baseOffset: 100n, producerId: 1234n, producerEpoch: 5, baseSequence: 42, attributes: 0x10 })
-    expect(decoded!.records).toEqual([{ offset: 100n, timestamp: T0, key: null, value: Buffer.from('hello'), headers: [] }])
+    expect(decoded!.header).toMatchObject({
+      baseOffset: 100n,
+      producerId: 1234n,
+      producerEpoch: 5,
+      baseSequence: 42,
+      attributes: 0x10,
+    })
+    expect(decoded!.records).toEqual([
+      { offset: 100n, timestamp: T0, key: null, value: Buffer.from('hello'), headers: [] },
+    ])
   })
 
   it('sets the control and LogAppendTime bits; LogAppendTime records read maxTimestamp', () => {
-    const batch = encodeRecordBatch([{ value: Buffer.from('a'), timestamp: T0 }, { value: Buffer.from('b'), timestamp: T0 + 9n }],
-      { isControl: true, timestampType: 'LogAppendTime' })
+    const batch = encodeRecordBatch(
+      [
+        { value: Buffer.from('a'), timestamp: T0 },
+        { value: Buffer.from('b'), timestamp: T0 + 9n },
+      ],
+      { isControl: true, timestampType: 'LogAppendTime' },
+    )
     expect(readBatchHeader(batch)!.attributes).toBe(0x20 | 0x08)
     const [decoded] = decodeRecordBatches(batch)
     expect(decoded!.records.map((r) => r.timestamp)).toEqual([T0 + 9n, T0 + 9n])
   })
 
   it('defaults the base timestamp to the first record, maxTimestamp to the largest, and accepts older records', () => {
-    const batch = encodeRecordBatch([{ value: null, timestamp: T0 }, { value: null, timestamp: T0 - 1000n }, { value: null, timestamp: T0 + 7n }])
+    const batch = encodeRecordBatch([
+      { value: null, timestamp: T0 },
+      { value: null, timestamp: T0 - 1000n },
+      { value: null, timestamp: T0 + 7n },
+    ])
     const header = readBatchHeader(batch)!
-    expect([header.baseTimestamp, header.maxTimestamp, header.lastOffsetDelta, header.recordCount]).toEqual([T0, T0 + 7n, 2, 3])
+    expect([header.baseTimestamp, header.maxTimestamp, header.lastOffsetDelta, header.recordCount]).toEqual([
+      T0,
+      T0 + 7n,
+      2,
+      3,
+    ])
     expect(decodeRecordBatches(batch)[0]!.records.map((r) => r.timestamp)).toEqual([T0, T0 - 1000n, T0 + 7n])
     expect(validateBatches(batch)).toHaveLength(1)
   })
 
   it('uses Date.now() when no timestamp is given, and a header value may be null', () => {
     const before = BigInt(Date.now())
-    const batch = encodeRecordBatch([{ value: Buffer.alloc(0), key: Buffer.alloc(0), headers: [{ key: 'ü', value: null }] }])
+    const batch = encodeRecordBatch([
+      { value: Buffer.alloc(0), key: Buffer.alloc(0), headers: [{ key: 'ü', value: null }] },
+    ])
     const after = BigInt(Date.now())
     const [decoded] = decodeRecordBatches(batch)
     const ts = decoded!.header.baseTimestamp
     expect(ts >= before && ts <= after).toBe(true)
-    expect(decoded!.records[0]).toEqual({ offset: 0n, timestamp: ts, key: Buffer.alloc(0), value: Buffer.alloc(0), headers: [{ key: 'ü', value: null }] })
+    expect(decoded!.records[0]).toEqual({
+      offset: 0n,
+      timestamp: ts,
+      key: Buffer.alloc(0),
+      value: Buffer.alloc(0),
+      headers: [{ key: 'ü', value: null }],
+    })
   })
 
   it('rejects bad input with INVALID_ARGUMENT instead of writing garbage', () => {
     expect(() => encodeRecordBatch([])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }))
-    expect(() => encodeRecordBatch([{ value: 'text' as unknown as Buffer }])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }))
-    expect(() => encodeRecordBatch([{ value: null }], { producerEpoch: 70000 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }))
-    expect(() => encodeRecordBatch([{ value: null }], { compression: 'brotli' as 'gzip' })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }))
+    expect(() => encodeRecordBatch([{ value: 'text' as unknown as Buffer }])).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    )
+    expect(() => encodeRecordBatch([{ value: null }], { producerEpoch: 70000 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    )
+    expect(() => encodeRecordBatch([{ value: null }], { compression: 'brotli' as 'gzip' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    )
   })
 })

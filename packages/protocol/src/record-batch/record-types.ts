@@ -6,7 +6,10 @@ import type { BatchHeader } from './batch-header.js'
 
 export type CompressionType = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd'
 
-export interface RecordHeader { key: string, value: Buffer | null }
+export interface RecordHeader {
+  key: string
+  value: Buffer | null
+}
 
 /** What a producer hands to the encoder. */
 export interface RecordInput {
@@ -55,4 +58,7 @@ export interface DecodedRecord {
   headers: RecordHeader[]
 }
 
-export interface DecodedBatch { header: BatchHeader, records: DecodedRecord[] }
+export interface DecodedBatch {
+  header: BatchHeader
+  records: DecodedRecord[]
+}

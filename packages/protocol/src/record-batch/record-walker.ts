@@ -27,7 +27,12 @@
  */
 import { SluiceError } from '../errors.js'
 import {
-  BATCH_HEADER_BYTES, COMPRESSION_CODEC_MASK, TIMESTAMP_TYPE_MASK, batchProblemError, checkBatchContents, checkBatchFraming,
+  BATCH_HEADER_BYTES,
+  COMPRESSION_CODEC_MASK,
+  TIMESTAMP_TYPE_MASK,
+  batchProblemError,
+  checkBatchContents,
+  checkBatchFraming,
   readBatchHeader,
 } from './batch-header.js'
 import type { BatchHeader } from './batch-header.js'
@@ -59,11 +64,11 @@ const MIN_RECORD_BYTES = 7
 const NUMBER_OFFSET_LIMIT = 2n ** 52n
 const INT32_LIMIT = 2n ** 31n
 
-function corrupt (message: string, header: BatchHeader): SluiceError {
+function corrupt(message: string, header: BatchHeader): SluiceError {
   return new SluiceError('CORRUPT_MESSAGE', message, { baseOffset: header.baseOffset.toString() })
 }
 
-function readHeaders (reader: VarintReader, header: BatchHeader): RecordHeader[] {
+function readHeaders(reader: VarintReader, header: BatchHeader): RecordHeader[] {
   const count = reader.readVarint()
   if (count === 0) return []
   if (count < 0 || count > reader.end - reader.pos) throw corrupt(`record header count ${count} is invalid`, header)
@@ -76,7 +81,7 @@ function readHeaders (reader: VarintReader, header: BatchHeader): RecordHeader[]
 }
 
 /** readHeaders' checks without building anything (a record the sink does not get). */
-function skipHeaders (reader: VarintReader, header: BatchHeader): void {
+function skipHeaders(reader: VarintReader, header: BatchHeader): void {
   const count = reader.readVarint()
   if (count === 0) return
   if (count < 0 || count > reader.end - reader.pos) throw corrupt(`record header count ${count} is invalid`, header)
@@ -90,7 +95,7 @@ function skipHeaders (reader: VarintReader, header: BatchHeader): void {
  * The lowest offsetDelta of `header`'s batch that is at or above minOffset, clamped to the int32
  * range a delta can take (so the comparison per record is on numbers).
  */
-function firstDeliveredDelta (header: BatchHeader, minOffset: bigint | undefined): number {
+function firstDeliveredDelta(header: BatchHeader, minOffset: bigint | undefined): number {
   if (minOffset === undefined) return -Infinity
   const d = minOffset - header.baseOffset
   if (d <= -INT32_LIMIT) return -Infinity
@@ -99,8 +104,14 @@ function firstDeliveredDelta (header: BatchHeader, minOffset: bigint | undefined
 }
 
 /** Parses the records section [pos, end) of `data` for the batch `header`; see the file header. */
-function walkRecords (data: Buffer, pos: number, end: number, header: BatchHeader, sink: RecordSink | undefined,
-  fromDelta: number): void {
+function walkRecords(
+  data: Buffer,
+  pos: number,
+  end: number,
+  header: BatchHeader,
+  sink: RecordSink | undefined,
+  fromDelta: number,
+): void {
   const count = header.recordCount
   if (count < 0 || count > (end - pos) / MIN_RECORD_BYTES) {
     throw corrupt(`recordCount ${count} does not fit in ${end - pos} bytes of records`, header)
@@ -109,7 +120,8 @@ function walkRecords (data: Buffer, pos: number, end: number, header: BatchHeade
   const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0
   const numberBase = baseOffset > -NUMBER_OFFSET_LIMIT && baseOffset < NUMBER_OFFSET_LIMIT
   const baseOffsetNumber = Number(baseOffset)
-  const baseTimestampNumber = baseTimestamp > -NUMBER_OFFSET_LIMIT && baseTimestamp < NUMBER_OFFSET_LIMIT ? Number(baseTimestamp) : NaN
+  const baseTimestampNumber =
+    baseTimestamp > -NUMBER_OFFSET_LIMIT && baseTimestamp < NUMBER_OFFSET_LIMIT ? Number(baseTimestamp) : NaN
   let lastTsDelta: number | bigint = 0
   let lastTimestamp = baseTimestamp
   const reader = new VarintReader(data, pos, end)
@@ -134,7 +146,8 @@ function walkRecords (data: Buffer, pos: number, end: number, header: BatchHeade
       reader.skipBytes('value', true)
       skipHeaders(reader, header)
     }
-    if (reader.pos !== recordEnd) throw corrupt(`record declares ${length} bytes but holds ${length - (recordEnd - reader.pos)}`, header)
+    if (reader.pos !== recordEnd)
+      throw corrupt(`record declares ${length} bytes but holds ${length - (recordEnd - reader.pos)}`, header)
     reader.end = end
     if (sink === undefined || headers === undefined) continue // not delivered (headers are read iff delivered)
     let timestamp: bigint
@@ -143,7 +156,8 @@ function walkRecords (data: Buffer, pos: number, end: number, header: BatchHeade
     } else if (tsDelta === lastTsDelta) {
       timestamp = lastTimestamp
     } else {
-      if (typeof tsDelta === 'bigint' || Number.isNaN(baseTimestampNumber)) timestamp = BigInt.asIntN(64, baseTimestamp + BigInt(tsDelta))
+      if (typeof tsDelta === 'bigint' || Number.isNaN(baseTimestampNumber))
+        timestamp = BigInt.asIntN(64, baseTimestamp + BigInt(tsDelta))
       else timestamp = BigInt(baseTimestampNumber + tsDelta)
       lastTsDelta = tsDelta
       lastTimestamp = timestamp
@@ -161,7 +175,7 @@ function walkRecords (data: Buffer, pos: number, end: number, header: BatchHeade
  * end before walking their records (the consumer, at fetch time) frames them with this once and
  * hands the headers to walkBatch later.
  */
-export function frameBatchAt (buf: Buffer, position: number): BatchHeader | undefined {
+export function frameBatchAt(buf: Buffer, position: number): BatchHeader | undefined {
   const problem = checkBatchFraming(buf, position)
   if (problem?.kind === 'truncated') return undefined
   if (problem !== undefined) throw batchProblemError(problem)
@@ -172,7 +186,7 @@ export function frameBatchAt (buf: Buffer, position: number): BatchHeader | unde
  * Walks one batch of `buf` whose header frameBatchAt read: checks its CRC and header fields
  * (unless verifyCrc is false), then hands its records to `sink` as walkRecordBatches does.
  */
-export function walkBatch (buf: Buffer, header: BatchHeader, sink: RecordSink, options: WalkOptions = {}): void {
+export function walkBatch(buf: Buffer, header: BatchHeader, sink: RecordSink, options: WalkOptions = {}): void {
   if (options.verifyCrc !== false) {
     const problem = checkBatchContents(buf, header.position, header.sizeBytes)
     if (problem !== undefined) throw batchProblemError(problem)
@@ -195,7 +209,7 @@ export function walkBatch (buf: Buffer, header: BatchHeader, sink: RecordSink, o
  * record to `sink`. Throws CORRUPT_MESSAGE on a bad CRC unless verifyCrc is false, and a typed
  * SluiceError for anything else malformed; records handed over before the throw stay handed.
  */
-export function walkRecordBatches (buf: Buffer, sink: RecordSink, options: WalkOptions = {}): void {
+export function walkRecordBatches(buf: Buffer, sink: RecordSink, options: WalkOptions = {}): void {
   let position = 0
   for (let header = frameBatchAt(buf, 0); header !== undefined; header = frameBatchAt(buf, position)) {
     walkBatch(buf, header, sink, options)

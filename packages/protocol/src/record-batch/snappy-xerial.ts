@@ -15,7 +15,7 @@ import { SluiceError } from '../errors.js'
 
 const require = createRequire(import.meta.url)
 let snappy: typeof SnappyModule | undefined
-function lib (): typeof SnappyModule {
+function lib(): typeof SnappyModule {
   // Loaded on first use so that a platform without the native binding can still use other codecs.
   snappy ??= require('snappy') as typeof SnappyModule
   return snappy
@@ -26,11 +26,11 @@ export const XERIAL_HEADER_BYTES = 16
 /** snappy-java's default block size, which Kafka uses. */
 export const XERIAL_BLOCK_BYTES = 32 * 1024
 
-function isXerialHeaderAt (buf: Buffer, pos: number): boolean {
+function isXerialHeaderAt(buf: Buffer, pos: number): boolean {
   return buf.length - pos >= XERIAL_HEADER_BYTES && XERIAL_MAGIC.equals(buf.subarray(pos, pos + 8))
 }
 
-export function snappyXerialCompress (input: Buffer): Buffer {
+export function snappyXerialCompress(input: Buffer): Buffer {
   const s = lib()
   const blocks: Buffer[] = []
   let total = XERIAL_HEADER_BYTES
@@ -59,19 +59,22 @@ export function snappyXerialCompress (input: Buffer): Buffer {
  */
 const SNAPPY_MAX_RATIO = 22
 
-function rawUncompress (block: Buffer): Buffer {
+function rawUncompress(block: Buffer): Buffer {
   let claimed = 0
   for (let i = 0, scale = 1; i < 5 && i < block.length; i++, scale *= 0x80) {
     claimed += (block[i]! & 0x7f) * scale
     if ((block[i]! & 0x80) === 0) break
   }
   if (claimed > block.length * SNAPPY_MAX_RATIO + 64) {
-    throw new SluiceError('CORRUPT_MESSAGE', `snappy block claims ${claimed} bytes from ${block.length} compressed bytes`)
+    throw new SluiceError(
+      'CORRUPT_MESSAGE',
+      `snappy block claims ${claimed} bytes from ${block.length} compressed bytes`,
+    )
   }
   return lib().uncompressSync(block, { asBuffer: true }) as Buffer
 }
 
-export function snappyDecompress (input: Buffer): Buffer {
+export function snappyDecompress(input: Buffer): Buffer {
   if (!isXerialHeaderAt(input, 0)) return rawUncompress(input)
   const parts: Buffer[] = []
   let pos = 0

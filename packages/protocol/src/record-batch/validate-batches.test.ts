@@ -7,11 +7,14 @@ import { encodeRecordBatch } from './record-encoder.js'
 
 const T0 = 1700000000000n
 
-function batch (values: string[], baseOffset = 0n): Buffer {
-  return encodeRecordBatch(values.map((v, i) => ({ value: Buffer.from(v), timestamp: T0 + BigInt(i) })), { baseOffset })
+function batch(values: string[], baseOffset = 0n): Buffer {
+  return encodeRecordBatch(
+    values.map((v, i) => ({ value: Buffer.from(v), timestamp: T0 + BigInt(i) })),
+    { baseOffset },
+  )
 }
 
-function thrown (fn: () => unknown): SluiceError {
+function thrown(fn: () => unknown): SluiceError {
   try {
     fn()
   } catch (err) {
@@ -24,11 +27,32 @@ function thrown (fn: () => unknown): SluiceError {
 describe('validateBatches on encoder output', () => {
   it('returns one span per concatenated valid batch', () => {
     const a = batch(['a', 'b', 'c'])
-    const b = encodeRecordBatch([{ value: Buffer.from('zz') }], { compression: 'zstd', producerId: 9n, producerEpoch: 1, baseSequence: 3 })
+    const b = encodeRecordBatch([{ value: Buffer.from('zz') }], {
+      compression: 'zstd',
+      producerId: 9n,
+      producerEpoch: 1,
+      baseSequence: 3,
+    })
     const spans = validateBatches(Buffer.concat([a, b]))
     expect(spans).toEqual([
-      expect.objectContaining({ position: 0, sizeBytes: a.length, recordCount: 3, lastOffsetDelta: 2, maxTimestamp: T0 + 2n, producerId: -1n }),
-      expect.objectContaining({ position: a.length, sizeBytes: b.length, recordCount: 1, lastOffsetDelta: 0, producerId: 9n, producerEpoch: 1, baseSequence: 3, attributes: 4 }),
+      expect.objectContaining({
+        position: 0,
+        sizeBytes: a.length,
+        recordCount: 3,
+        lastOffsetDelta: 2,
+        maxTimestamp: T0 + 2n,
+        producerId: -1n,
+      }),
+      expect.objectContaining({
+        position: a.length,
+        sizeBytes: b.length,
+        recordCount: 1,
+        lastOffsetDelta: 0,
+        producerId: 9n,
+        producerEpoch: 1,
+        baseSequence: 3,
+        attributes: 4,
+      }),
     ])
   })
 

@@ -16,12 +16,12 @@ import { SluiceError } from '../errors.js'
 export const VARLONG_NUMBER_LIMIT = 2 ** 52
 
 /** Zig-zag of an int32, as an unsigned 32-bit number. */
-export function zigZag32 (n: number): number {
+export function zigZag32(n: number): number {
   return ((n << 1) ^ (n >> 31)) >>> 0
 }
 
 /** Bytes needed by the zig-zag varint of int32 `n`. */
-export function varintSize (n: number): number {
+export function varintSize(n: number): number {
   const v = ((n << 1) ^ (n >> 31)) >>> 0
   if (v < 0x80) return 1
   if (v < 0x4000) return 2
@@ -31,7 +31,7 @@ export function varintSize (n: number): number {
 }
 
 /** Writes the zig-zag varint of int32 `n` at `pos`; returns the position after it. */
-export function writeVarint (buf: Uint8Array, pos: number, n: number): number {
+export function writeVarint(buf: Uint8Array, pos: number, n: number): number {
   let v = ((n << 1) ^ (n >> 31)) >>> 0
   while (v >= 0x80) {
     buf[pos++] = (v & 0x7f) | 0x80
@@ -42,7 +42,7 @@ export function writeVarint (buf: Uint8Array, pos: number, n: number): number {
 }
 
 /** Bytes needed by the zig-zag varlong of `n`, where |n| < VARLONG_NUMBER_LIMIT. */
-export function varlongSizeNumber (n: number): number {
+export function varlongSizeNumber(n: number): number {
   if (n >= -0x40000000 && n < 0x40000000) return varintSize(n)
   let v = n >= 0 ? n * 2 : -n * 2 - 1
   let size = 1
@@ -54,7 +54,7 @@ export function varlongSizeNumber (n: number): number {
 }
 
 /** Writes the zig-zag varlong of `n` (|n| < VARLONG_NUMBER_LIMIT) at `pos`. */
-export function writeVarlongNumber (buf: Uint8Array, pos: number, n: number): number {
+export function writeVarlongNumber(buf: Uint8Array, pos: number, n: number): number {
   if (n >= -0x40000000 && n < 0x40000000) return writeVarint(buf, pos, n)
   let v = n >= 0 ? n * 2 : -n * 2 - 1
   while (v >= 0x80) {
@@ -65,13 +65,13 @@ export function writeVarlongNumber (buf: Uint8Array, pos: number, n: number): nu
   return pos
 }
 
-function zigZag64 (n: bigint): bigint {
+function zigZag64(n: bigint): bigint {
   const i = BigInt.asIntN(64, n)
   return BigInt.asUintN(64, (i << 1n) ^ (i >> 63n))
 }
 
 /** Bytes needed by the zig-zag varlong of any int64 (wrapped to 64 bits as Java would). */
-export function varlongSizeBigInt (n: bigint): number {
+export function varlongSizeBigInt(n: bigint): number {
   let v = zigZag64(n)
   let size = 1
   while (v >= 0x80n) {
@@ -82,7 +82,7 @@ export function varlongSizeBigInt (n: bigint): number {
 }
 
 /** Writes the zig-zag varlong of any int64 (wrapped to 64 bits as Java would). */
-export function writeVarlongBigInt (buf: Uint8Array, pos: number, n: bigint): number {
+export function writeVarlongBigInt(buf: Uint8Array, pos: number, n: bigint): number {
   let v = zigZag64(n)
   while (v >= 0x80n) {
     buf[pos++] = Number(v & 0x7fn) | 0x80
@@ -92,7 +92,7 @@ export function writeVarlongBigInt (buf: Uint8Array, pos: number, n: bigint): nu
   return pos
 }
 
-function corrupt (message: string): SluiceError {
+function corrupt(message: string): SluiceError {
   return new SluiceError('CORRUPT_MESSAGE', message)
 }
 
@@ -105,19 +105,19 @@ export class VarintReader {
   pos: number
   end: number
 
-  constructor (buf: Buffer, pos: number, end: number) {
+  constructor(buf: Buffer, pos: number, end: number) {
     this.buf = buf
     this.pos = pos
     this.end = end
   }
 
-  readInt8 (): number {
+  readInt8(): number {
     if (this.pos >= this.end) throw corrupt('record runs past the end of its batch')
     return this.buf.readInt8(this.pos++)
   }
 
   /** Kafka's readVarint, including its tolerance of a fifth byte's high bits. */
-  readVarint (): number {
+  readVarint(): number {
     const buf = this.buf
     // Fast path: most record fields (attributes, small deltas, null or short lengths) are 1 byte.
     const first = this.pos < this.end ? buf[this.pos]! : 0x80
@@ -141,7 +141,7 @@ export class VarintReader {
   }
 
   /** Kafka's readVarlong; a number when exact (|v| < 2^52), a bigint otherwise. */
-  readVarlong (): number | bigint {
+  readVarlong(): number | bigint {
     const buf = this.buf
     const start = this.pos
     let value = 0
@@ -170,7 +170,7 @@ export class VarintReader {
   }
 
   /** A length-prefixed byte string as a view into the buffer; -1 = null. */
-  readBytes (what: string): Buffer | null {
+  readBytes(what: string): Buffer | null {
     const length = this.readVarint()
     if (length === -1) return null
     if (length < 0) throw corrupt(`${what} length ${length} is negative`)
@@ -181,7 +181,7 @@ export class VarintReader {
   }
 
   /** readBytes' checks without the view (nullable: whether -1 is allowed, as for keys and values). */
-  skipBytes (what: string, nullable: boolean): void {
+  skipBytes(what: string, nullable: boolean): void {
     const length = this.readVarint()
     if (length === -1 && nullable) return
     if (length < 0) throw corrupt(`${what} length ${length} is negative`)
@@ -189,7 +189,7 @@ export class VarintReader {
     this.pos += length
   }
 
-  readString (what: string): string {
+  readString(what: string): string {
     const length = this.readVarint()
     if (length < 0) throw corrupt(`${what} length ${length} is negative`)
     const start = this.pos

@@ -6,9 +6,11 @@ import { createMetricsRegistry } from './registry.js'
 import { RpcMetrics } from './rpc-metrics.js'
 
 const servers: AdminServer[] = []
-afterEach(async () => { await Promise.all(servers.splice(0).map(async (s) => await s.close())) })
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map(async (s) => await s.close()))
+})
 
-async function start (readiness: () => Readiness, registry: Registry = new Registry()): Promise<string> {
+async function start(readiness: () => Readiness, registry: Registry = new Registry()): Promise<string> {
   const s = await startAdminServer({ host: '127.0.0.1', port: 0, metrics: registry, readiness })
   servers.push(s)
   expect(s.port).toBeGreaterThan(0)
@@ -48,7 +50,9 @@ describe('admin server', () => {
   })
 
   it('answers 503 when the readiness check throws', async () => {
-    const base = await start(() => { throw new Error('boom') })
+    const base = await start(() => {
+      throw new Error('boom')
+    })
     const res = await fetch(`${base}/readyz`)
     expect(res.status).toBe(503)
     expect(await res.json()).toEqual({ ready: false, reason: 'readiness check failed: boom' })
@@ -60,8 +64,16 @@ describe('admin server', () => {
     c.inc(3)
     const rpc = new RpcMetrics(registry).probe('sluice.v1.Test', 'Do')
     rpc.done(performance.now())
-    await expect(rpc.wrap(async () => { throw new SluiceError('NOT_CONTROLLER', 'no') })()).rejects.toThrow('no')
-    await expect(rpc.wrap(async () => { throw new Error('bug') })()).rejects.toThrow('bug')
+    await expect(
+      rpc.wrap(async () => {
+        throw new SluiceError('NOT_CONTROLLER', 'no')
+      })(),
+    ).rejects.toThrow('no')
+    await expect(
+      rpc.wrap(async () => {
+        throw new Error('bug')
+      })(),
+    ).rejects.toThrow('bug')
     const base = await start(() => ({ ready: true }), registry)
     const res = await fetch(`${base}/metrics`)
     expect(res.status).toBe(200)
@@ -71,27 +83,50 @@ describe('admin server', () => {
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m)
     expect(text).toMatch(/^sluice_rpc_requests_total\{service="sluice.v1.Test",method="Do",code="OK"\} 1$/m)
     expect(text).toMatch(/^sluice_rpc_requests_total\{service="sluice.v1.Test",method="Do",code="NOT_CONTROLLER"\} 1$/m)
-    expect(text).toMatch(/^sluice_rpc_requests_total\{service="sluice.v1.Test",method="Do",code="UNKNOWN_SERVER_ERROR"\} 1$/m)
-    expect(text).toMatch(/^sluice_rpc_request_duration_seconds_count\{service="sluice.v1.Test",method="Do",code="OK"\} 1$/m)
+    expect(text).toMatch(
+      /^sluice_rpc_requests_total\{service="sluice.v1.Test",method="Do",code="UNKNOWN_SERVER_ERROR"\} 1$/m,
+    )
+    expect(text).toMatch(
+      /^sluice_rpc_request_duration_seconds_count\{service="sluice.v1.Test",method="Do",code="OK"\} 1$/m,
+    )
   })
 
   it('answers 500 when collecting fails, and fails to start on a taken port', async () => {
     const errors: unknown[] = []
     const s = await startAdminServer({
-      host: '127.0.0.1', port: 0, readiness: () => ({ ready: true }), onError: (e) => errors.push(e),
-      metrics: { contentType: 'text/plain', metrics: async () => { throw new Error('collector broke') } },
+      host: '127.0.0.1',
+      port: 0,
+      readiness: () => ({ ready: true }),
+      onError: (e) => errors.push(e),
+      metrics: {
+        contentType: 'text/plain',
+        metrics: async () => {
+          throw new Error('collector broke')
+        },
+      },
     })
     servers.push(s)
     const res = await fetch(`http://127.0.0.1:${s.port}/metrics`)
     expect(res.status).toBe(500)
     expect(await res.text()).toContain('collector broke')
     expect(errors).toHaveLength(1)
-    await expect(startAdminServer({ host: '127.0.0.1', port: s.port, readiness: () => ({ ready: true }), metrics: new Registry() }))
-      .rejects.toThrow(/EADDRINUSE/)
+    await expect(
+      startAdminServer({
+        host: '127.0.0.1',
+        port: s.port,
+        readiness: () => ({ ready: true }),
+        metrics: new Registry(),
+      }),
+    ).rejects.toThrow(/EADDRINUSE/)
   })
 
   it('closes while a client holds a keep-alive connection', async () => {
-    const s = await startAdminServer({ host: '127.0.0.1', port: 0, readiness: () => ({ ready: true }), metrics: new Registry() })
+    const s = await startAdminServer({
+      host: '127.0.0.1',
+      port: 0,
+      readiness: () => ({ ready: true }),
+      metrics: new Registry(),
+    })
     const res = await fetch(`http://127.0.0.1:${s.port}/healthz`, { keepalive: true })
     expect(res.status).toBe(200)
     await res.text()

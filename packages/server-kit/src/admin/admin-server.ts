@@ -26,7 +26,7 @@ export interface Readiness {
 /** What /metrics serves: a prom-client Registry fits. */
 export interface MetricsSource {
   readonly contentType: string
-  metrics (): Promise<string>
+  metrics(): Promise<string>
 }
 
 export interface AdminServerOptions {
@@ -41,19 +41,23 @@ export interface AdminServerOptions {
 
 export interface AdminServer {
   readonly port: number
-  close (): Promise<void>
+  close(): Promise<void>
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const TEXT_TYPE = 'text/plain; charset=utf-8'
 
-export async function startAdminServer (options: AdminServerOptions): Promise<AdminServer> {
-  const server = createServer((req, res) => { route(options, req, res) })
+export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
+  const server = createServer((req, res) => {
+    route(options, req, res)
+  })
   // Probes should never hold the process open or pile up: short timeouts, no request bodies.
   server.requestTimeout = 10_000
   server.headersTimeout = 5_000
   await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error): void => { reject(err) }
+    const onError = (err: Error): void => {
+      reject(err)
+    }
     server.once('error', onError)
     server.listen(options.port, options.host, () => {
       server.off('error', onError)
@@ -71,7 +75,7 @@ export async function startAdminServer (options: AdminServerOptions): Promise<Ad
   }
 }
 
-async function closeServer (server: Server): Promise<void> {
+async function closeServer(server: Server): Promise<void> {
   await new Promise<void>((resolve) => {
     server.close(() => resolve())
     server.closeIdleConnections()
@@ -80,9 +84,10 @@ async function closeServer (server: Server): Promise<void> {
   })
 }
 
-function route (options: AdminServerOptions, req: IncomingMessage, res: ServerResponse): void {
+function route(options: AdminServerOptions, req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '/').split('?', 1)[0]
-  const handler = path === '/metrics' ? serveMetrics : path === '/healthz' ? serveHealth : path === '/readyz' ? serveReady : undefined
+  const handler =
+    path === '/metrics' ? serveMetrics : path === '/healthz' ? serveHealth : path === '/readyz' ? serveReady : undefined
   if (handler === undefined) {
     send(req, res, 404, TEXT_TYPE, 'not found: the admin endpoints are /metrics, /healthz and /readyz\n')
     return
@@ -95,11 +100,11 @@ function route (options: AdminServerOptions, req: IncomingMessage, res: ServerRe
   handler(options, req, res)
 }
 
-function serveHealth (_options: AdminServerOptions, req: IncomingMessage, res: ServerResponse): void {
+function serveHealth(_options: AdminServerOptions, req: IncomingMessage, res: ServerResponse): void {
   send(req, res, 200, TEXT_TYPE, 'ok\n')
 }
 
-function serveReady (options: AdminServerOptions, req: IncomingMessage, res: ServerResponse): void {
+function serveReady(options: AdminServerOptions, req: IncomingMessage, res: ServerResponse): void {
   let r: Readiness
   try {
     r = options.readiness()
@@ -110,16 +115,17 @@ function serveReady (options: AdminServerOptions, req: IncomingMessage, res: Ser
   send(req, res, r.ready ? 200 : 503, JSON_TYPE, `${JSON.stringify(body)}\n`)
 }
 
-function serveMetrics (options: AdminServerOptions, req: IncomingMessage, res: ServerResponse): void {
+function serveMetrics(options: AdminServerOptions, req: IncomingMessage, res: ServerResponse): void {
   options.metrics.metrics().then(
     (text) => send(req, res, 200, options.metrics.contentType, text),
     (err: unknown) => {
       options.onError?.(err)
       send(req, res, 500, TEXT_TYPE, `collecting metrics failed: ${(err as Error)?.message ?? String(err)}\n`)
-    })
+    },
+  )
 }
 
-function send (req: IncomingMessage, res: ServerResponse, status: number, contentType: string, body: string): void {
+function send(req: IncomingMessage, res: ServerResponse, status: number, contentType: string, body: string): void {
   res.statusCode = status
   res.setHeader('Content-Type', contentType)
   res.setHeader('Content-Length', Buffer.byteLength(body))

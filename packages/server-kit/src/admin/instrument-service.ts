@@ -8,8 +8,12 @@ import type * as grpc from '@grpc/grpc-js'
 import { fromGrpcError } from '@sluice/protocol'
 import type { RpcMetrics } from './rpc-metrics.js'
 
-export function instrumentService (rpc: RpcMetrics | undefined, serviceName: string, service: grpc.ServiceDefinition,
-  impl: grpc.UntypedServiceImplementation): grpc.UntypedServiceImplementation {
+export function instrumentService(
+  rpc: RpcMetrics | undefined,
+  serviceName: string,
+  service: grpc.ServiceDefinition,
+  impl: grpc.UntypedServiceImplementation,
+): grpc.UntypedServiceImplementation {
   if (rpc === undefined) return impl
   const out: grpc.UntypedServiceImplementation = { ...impl }
   for (const [name, def] of Object.entries(service)) {

@@ -3,16 +3,29 @@ import type { AdminServer } from './admin-server.js'
 import { startProcessAdmin } from './process-admin.js'
 
 const servers: AdminServer[] = []
-afterEach(async () => { await Promise.all(servers.splice(0).map(async (s) => await s.close())) })
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map(async (s) => await s.close()))
+})
 
 describe('process admin', () => {
   it('serves the process readiness and logs a failed scrape as a warning', async () => {
-    const warnings: Array<{ obj: { err: unknown }, msg: string }> = []
-    const logger = { warn: (obj: { err: unknown }, msg: string) => { warnings.push({ obj, msg }) } }
+    const warnings: Array<{ obj: { err: unknown }; msg: string }> = []
+    const logger = {
+      warn: (obj: { err: unknown }, msg: string) => {
+        warnings.push({ obj, msg })
+      },
+    }
     const failure = new Error('collector broke')
-    const s = await startProcessAdmin({ host: '127.0.0.1', port: 0, logger },
-      { contentType: 'text/plain', metrics: async () => { throw failure } },
-      () => ({ ready: false, reason: 'starting' }))
+    const s = await startProcessAdmin(
+      { host: '127.0.0.1', port: 0, logger },
+      {
+        contentType: 'text/plain',
+        metrics: async () => {
+          throw failure
+        },
+      },
+      () => ({ ready: false, reason: 'starting' }),
+    )
     servers.push(s)
     const base = `http://127.0.0.1:${s.port}`
     const ready = await fetch(`${base}/readyz`)

@@ -8,7 +8,7 @@ import { startAdminServer, type AdminServer, type MetricsSource, type Readiness 
 
 /** The one logger call the admin endpoint makes; a pino Logger fits. */
 export interface AdminLogger {
-  warn (obj: { err: unknown }, msg: string): void
+  warn(obj: { err: unknown }, msg: string): void
 }
 
 /** Where the process serves its admin endpoint (`--admin-host`, `--admin-port`; 0 = ephemeral). */
@@ -18,8 +18,11 @@ export interface ProcessAdminOptions {
   readonly logger: AdminLogger
 }
 
-export async function startProcessAdmin (options: ProcessAdminOptions, metrics: MetricsSource,
-  readiness: () => Readiness): Promise<AdminServer> {
+export async function startProcessAdmin(
+  options: ProcessAdminOptions,
+  metrics: MetricsSource,
+  readiness: () => Readiness,
+): Promise<AdminServer> {
   return await startAdminServer({
     host: options.host,
     port: options.port,

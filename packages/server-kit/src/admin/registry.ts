@@ -5,17 +5,17 @@
  */
 import { Registry, collectDefaultMetrics } from 'prom-client'
 
-export function createMetricsRegistry (): Registry {
+export function createMetricsRegistry(): Registry {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   return registry
 }
 
 /** Memoises a label child per key (e.g. per topic), so hot paths never rebuild label objects. */
-export function childCache<T> (make: (key: string) => T): { get (key: string): T, delete (key: string): void } {
+export function childCache<T>(make: (key: string) => T): { get(key: string): T; delete(key: string): void } {
   const children = new Map<string, T>()
   return {
-    get (key) {
+    get(key) {
       let c = children.get(key)
       if (c === undefined) {
         c = make(key)
@@ -23,6 +23,8 @@ export function childCache<T> (make: (key: string) => T): { get (key: string): T
       }
       return c
     },
-    delete (key) { children.delete(key) },
+    delete(key) {
+      children.delete(key)
+    },
   }
 }

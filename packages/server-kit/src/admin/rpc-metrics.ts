@@ -15,7 +15,9 @@ import { Counter, Histogram, type Registry } from 'prom-client'
 import { SluiceError } from '@sluice/protocol'
 
 /** Seconds; from sub-millisecond metadata reads to long-polls and rebalances waiting for members. */
-export const RPC_DURATION_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+export const RPC_DURATION_BUCKETS_SECONDS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+]
 
 type Labels = 'service' | 'method' | 'code'
 
@@ -23,7 +25,7 @@ export class RpcMetrics {
   private readonly requests: Counter<Labels>
   private readonly duration: Histogram<Labels>
 
-  constructor (registry: Registry) {
+  constructor(registry: Registry) {
     this.requests = new Counter({
       name: 'sluice_rpc_requests_total',
       help: 'Requests answered, per gRPC service and method and result code (OK or the Sluice error name of a failed request).',
@@ -39,31 +41,38 @@ export class RpcMetrics {
     })
   }
 
-  probe (service: string, method: string): RpcProbe {
+  probe(service: string, method: string): RpcProbe {
     return new RpcProbe(this.requests, this.duration, service, method)
   }
 }
 
-interface Children { inc (): void, observe (seconds: number): void }
+interface Children {
+  inc(): void
+  observe(seconds: number): void
+}
 
 export class RpcProbe {
   private readonly ok: Children
   private readonly failed = new Map<string, Children>()
 
-  constructor (private readonly requests: Counter<Labels>, private readonly duration: Histogram<Labels>,
-    private readonly service: string, private readonly method: string) {
+  constructor(
+    private readonly requests: Counter<Labels>,
+    private readonly duration: Histogram<Labels>,
+    private readonly service: string,
+    private readonly method: string,
+  ) {
     this.ok = this.children('OK')
   }
 
   /** Records one answered request that started at `startMs` (performance.now()). */
-  done (startMs: number, err?: unknown): void {
+  done(startMs: number, err?: unknown): void {
     const c = err === undefined ? this.ok : this.childrenFor(errorName(err))
     c.inc()
     c.observe((performance.now() - startMs) / 1000)
   }
 
   /** `fn` with every call counted and timed; rejections pass through unchanged. */
-  wrap<A extends unknown[], R> (fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  wrap<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
     return async (...args: A): Promise<R> => {
       const start = performance.now()
       try {
@@ -77,7 +86,7 @@ export class RpcProbe {
     }
   }
 
-  private childrenFor (code: string): Children {
+  private childrenFor(code: string): Children {
     let c = this.failed.get(code)
     if (c === undefined) {
       c = this.children(code)
@@ -86,7 +95,7 @@ export class RpcProbe {
     return c
   }
 
-  private children (code: string): Children {
+  private children(code: string): Children {
     const labels = { service: this.service, method: this.method, code }
     const counter = this.requests.labels(labels)
     const histogram = this.duration.labels(labels)
@@ -95,6 +104,6 @@ export class RpcProbe {
 }
 
 /** The bounded label value for a failure: the error-table name, never free text. */
-export function errorName (err: unknown): string {
+export function errorName(err: unknown): string {
   return err instanceof SluiceError ? err.code : 'UNKNOWN_SERVER_ERROR'
 }

@@ -17,7 +17,7 @@ export interface TestBatchShape {
   fill?: number
 }
 
-export function makeBatch (shape: TestBatchShape): Buffer {
+export function makeBatch(shape: TestBatchShape): Buffer {
   const n = Math.max(1, shape.records)
   const value = Buffer.alloc(shape.valueBytes, shape.fill ?? 0x61)
   const records: RecordInput[] = []
@@ -30,12 +30,12 @@ export function makeBatch (shape: TestBatchShape): Buffer {
 }
 
 /** Concatenates batches into one produce-style buffer. */
-export function concatBatches (batches: readonly Buffer[]): Buffer {
+export function concatBatches(batches: readonly Buffer[]): Buffer {
   return Buffer.concat(batches)
 }
 
 /** A fresh temp dir under os.tmpdir(); the caller removes it. */
-export async function makeTempDir (prefix = 'sluice-log-'): Promise<string> {
+export async function makeTempDir(prefix = 'sluice-log-'): Promise<string> {
   const { mkdtemp } = await import('node:fs/promises')
   const { tmpdir } = await import('node:os')
   const { join } = await import('node:path')
@@ -43,8 +43,16 @@ export async function makeTempDir (prefix = 'sluice-log-'): Promise<string> {
 }
 
 /** One batch of keyed records (value null = tombstone), as a producer would send it. */
-export function keyedBatch (entries: ReadonlyArray<readonly [string | null, string | null]>, timestamp: bigint,
-  options: { producerId?: bigint, producerEpoch?: number, baseSequence?: number, compression?: 'none' | 'gzip' | 'lz4' | 'zstd' | 'snappy' } = {}): Buffer {
+export function keyedBatch(
+  entries: ReadonlyArray<readonly [string | null, string | null]>,
+  timestamp: bigint,
+  options: {
+    producerId?: bigint
+    producerEpoch?: number
+    baseSequence?: number
+    compression?: 'none' | 'gzip' | 'lz4' | 'zstd' | 'snappy'
+  } = {},
+): Buffer {
   const records: RecordInput[] = entries.map(([k, v]) => ({
     key: k === null ? null : Buffer.from(k),
     value: v === null ? null : Buffer.from(v),

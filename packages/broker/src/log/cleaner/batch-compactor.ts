@@ -22,11 +22,34 @@
  *     that state (Kafka keeps such empty batches too).
  */
 import {
-  BATCH_HEADER_BYTES, COMPRESSION_CODEC_MASK, CONTROL_MASK, crc32c, CURRENT_MAGIC, decodeRecordBatches, DELETE_HORIZON_MASK,
-  encodeRecordBatch, LOG_OVERHEAD_BYTES, OFF_ATTRIBUTES, OFF_BASE_OFFSET, OFF_BASE_SEQUENCE, OFF_BASE_TIMESTAMP, OFF_BATCH_LENGTH,
-  OFF_CRC, OFF_LAST_OFFSET_DELTA, OFF_MAGIC, OFF_MAX_TIMESTAMP, OFF_PARTITION_LEADER_EPOCH, OFF_PRODUCER_EPOCH, OFF_PRODUCER_ID,
-  OFF_RECORD_COUNT, readBatchHeader, TIMESTAMP_TYPE_MASK, TRANSACTIONAL_MASK,
-  type BatchHeader, type CompressionType, type DecodedRecord,
+  BATCH_HEADER_BYTES,
+  COMPRESSION_CODEC_MASK,
+  CONTROL_MASK,
+  crc32c,
+  CURRENT_MAGIC,
+  decodeRecordBatches,
+  DELETE_HORIZON_MASK,
+  encodeRecordBatch,
+  LOG_OVERHEAD_BYTES,
+  OFF_ATTRIBUTES,
+  OFF_BASE_OFFSET,
+  OFF_BASE_SEQUENCE,
+  OFF_BASE_TIMESTAMP,
+  OFF_BATCH_LENGTH,
+  OFF_CRC,
+  OFF_LAST_OFFSET_DELTA,
+  OFF_MAGIC,
+  OFF_MAX_TIMESTAMP,
+  OFF_PARTITION_LEADER_EPOCH,
+  OFF_PRODUCER_EPOCH,
+  OFF_PRODUCER_ID,
+  OFF_RECORD_COUNT,
+  readBatchHeader,
+  TIMESTAMP_TYPE_MASK,
+  TRANSACTIONAL_MASK,
+  type BatchHeader,
+  type CompressionType,
+  type DecodedRecord,
 } from '@sluice/protocol'
 import { OffsetMap } from './offset-map.js'
 
@@ -40,7 +63,7 @@ export interface CompactionContext {
   now: number
   deleteRetentionMs: number
   /** Whether the batch at `baseOffset` is the last one of producer `producerId` in the cleaned log. */
-  isLastBatchOfProducer (producerId: bigint, baseOffset: bigint): boolean
+  isLastBatchOfProducer(producerId: bigint, baseOffset: bigint): boolean
 }
 
 export interface CompactedBatch {
@@ -52,9 +75,10 @@ export interface CompactedBatch {
   tombstoneHorizon: number | undefined
 }
 
-export function compactBatch (batch: Buffer, ctx: CompactionContext): CompactedBatch {
+export function compactBatch(batch: Buffer, ctx: CompactionContext): CompactedBatch {
   const h = readBatchHeader(batch, 0)!
-  if ((h.attributes & CONTROL_MASK) !== 0) return { out: [batch], changed: false, recordsDropped: 0, tombstoneHorizon: undefined }
+  if ((h.attributes & CONTROL_MASK) !== 0)
+    return { out: [batch], changed: false, recordsDropped: 0, tombstoneHorizon: undefined }
   const records = decodeRecordBatches(batch)[0]?.records ?? []
   if (records.length === 0) {
     // An empty batch left by an earlier cleaning goes once a later batch carries its producer's state.
@@ -66,7 +90,10 @@ export function compactBatch (batch: Buffer, ctx: CompactionContext): CompactedB
   const kept: DecodedRecord[] = []
   let keptTombstone = false
   for (const r of records) {
-    if (r.key === null || r.offset >= ctx.mapEnd) { kept.push(r); continue }
+    if (r.key === null || r.offset >= ctx.mapEnd) {
+      kept.push(r)
+      continue
+    }
     const latest = ctx.map.get(OffsetMap.hashKey(r.key))
     if (latest !== undefined && latest > r.offset) continue
     if (r.value === null) {
@@ -78,35 +105,47 @@ export function compactBatch (batch: Buffer, ctx: CompactionContext): CompactedB
   const needsHorizon = keptTombstone && !horizonSet
   const horizon = horizonSet ? h.baseTimestamp : needsHorizon ? BigInt(ctx.now + ctx.deleteRetentionMs) : undefined
   const tombstoneHorizon = keptTombstone && horizon !== undefined ? Number(horizon) : undefined
-  if (kept.length === records.length && !needsHorizon) return { out: [batch], changed: false, recordsDropped: 0, tombstoneHorizon }
+  if (kept.length === records.length && !needsHorizon)
+    return { out: [batch], changed: false, recordsDropped: 0, tombstoneHorizon }
   const producerEnd = h.producerId >= 0n && ctx.isLastBatchOfProducer(h.producerId, h.baseOffset)
-  const out = kept.length > 0
-    ? [encodeKept(kept, h, horizon, producerEnd)]
-    : producerEnd ? [emptyBatch(h, h.baseOffset, h.baseOffset + BigInt(h.lastOffsetDelta))] : []
+  const out =
+    kept.length > 0
+      ? [encodeKept(kept, h, horizon, producerEnd)]
+      : producerEnd
+        ? [emptyBatch(h, h.baseOffset, h.baseOffset + BigInt(h.lastOffsetDelta))]
+        : []
   return { out, changed: true, recordsDropped: records.length - kept.length, tombstoneHorizon }
 }
 
 /** The producer sequence of the record at `offset` in batch `h` (-1 when not idempotent); wraps as Kafka's does. */
-function sequenceAt (h: BatchHeader, offset: bigint): number {
+function sequenceAt(h: BatchHeader, offset: bigint): number {
   if (h.baseSequence < 0) return -1
   return (h.baseSequence + Number(offset - h.baseOffset)) % SEQUENCE_MODULUS
 }
 
 /** The kept records of batch `h` as one batch with the same base offset and their original offset deltas. */
-function encodeKept (kept: readonly DecodedRecord[], h: BatchHeader, horizon: bigint | undefined, keepLastOffsetDelta: boolean): Buffer {
-  const buf = encodeRecordBatch(kept.map(r => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })), {
-    compression: CODECS[h.attributes & COMPRESSION_CODEC_MASK] ?? 'none',
-    baseOffset: h.baseOffset,
-    offsetDeltas: kept.map(r => Number(r.offset - h.baseOffset)),
-    lastOffsetDelta: keepLastOffsetDelta ? h.lastOffsetDelta : undefined,
-    partitionLeaderEpoch: h.partitionLeaderEpoch,
-    baseTimestamp: horizon ?? kept[0]!.timestamp,
-    producerId: h.producerId,
-    producerEpoch: h.producerEpoch,
-    baseSequence: h.baseSequence,
-    isTransactional: (h.attributes & TRANSACTIONAL_MASK) !== 0,
-    timestampType: (h.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? 'LogAppendTime' : 'CreateTime',
-  })
+function encodeKept(
+  kept: readonly DecodedRecord[],
+  h: BatchHeader,
+  horizon: bigint | undefined,
+  keepLastOffsetDelta: boolean,
+): Buffer {
+  const buf = encodeRecordBatch(
+    kept.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
+    {
+      compression: CODECS[h.attributes & COMPRESSION_CODEC_MASK] ?? 'none',
+      baseOffset: h.baseOffset,
+      offsetDeltas: kept.map((r) => Number(r.offset - h.baseOffset)),
+      lastOffsetDelta: keepLastOffsetDelta ? h.lastOffsetDelta : undefined,
+      partitionLeaderEpoch: h.partitionLeaderEpoch,
+      baseTimestamp: horizon ?? kept[0]!.timestamp,
+      producerId: h.producerId,
+      producerEpoch: h.producerEpoch,
+      baseSequence: h.baseSequence,
+      isTransactional: (h.attributes & TRANSACTIONAL_MASK) !== 0,
+      timestampType: (h.attributes & TIMESTAMP_TYPE_MASK) !== 0 ? 'LogAppendTime' : 'CreateTime',
+    },
+  )
   if (horizon !== undefined) {
     buf.writeInt16BE(buf.readInt16BE(OFF_ATTRIBUTES) | DELETE_HORIZON_MASK, OFF_ATTRIBUTES)
     buf.writeUInt32BE(crc32c(buf.subarray(OFF_ATTRIBUTES)), OFF_CRC)
@@ -115,7 +154,7 @@ function encodeKept (kept: readonly DecodedRecord[], h: BatchHeader, horizon: bi
 }
 
 /** A batch with no records covering offsets [from, to] of producer h.producerId (uncompressed: there is nothing to compress). */
-export function emptyBatch (h: BatchHeader, from: bigint, to: bigint): Buffer {
+export function emptyBatch(h: BatchHeader, from: bigint, to: bigint): Buffer {
   const buf = Buffer.alloc(BATCH_HEADER_BYTES)
   buf.writeBigInt64BE(from, OFF_BASE_OFFSET)
   buf.writeInt32BE(BATCH_HEADER_BYTES - LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH)

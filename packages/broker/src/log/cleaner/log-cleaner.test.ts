@@ -9,7 +9,7 @@ import { appendLeader, captureLogger, readAll, testConfig, type ReadRecord } fro
 import type { PartitionLog } from '../partition/partition-log.js'
 import { keyedBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
-async function setup (config: Partial<LogConfig> = {}, fileDeleteDelayMs = 0) {
+async function setup(config: Partial<LogConfig> = {}, fileDeleteDelayMs = 0) {
   const dataDir = await makeTempDir('sluice-cleaner-')
   const captured = captureLogger('info')
   let manager = await LogManager.open({ dataDir, logger: captured.logger, fileDeleteDelayMs })
@@ -17,16 +17,22 @@ async function setup (config: Partial<LogConfig> = {}, fileDeleteDelayMs = 0) {
     await manager.close().catch(() => {})
     await fs.rm(dataDir, { recursive: true, force: true })
   })
-  const cfg = testConfig({ cleanupPolicy: 'compact', segmentBytes: 400, indexIntervalBytes: 64, deleteRetentionMs: 1000, ...config })
+  const cfg = testConfig({
+    cleanupPolicy: 'compact',
+    segmentBytes: 400,
+    indexIntervalBytes: 64,
+    deleteRetentionMs: 1000,
+    ...config,
+  })
   const clock = new ManualClock(1_000_000)
   const env = {
     dataDir,
     lines: captured.lines,
     clock,
     log: await manager.getOrCreateLog('c', 0, cfg),
-    cleaner: (options: { dedupeBufferBytes?: number, crashAfter?: CleanerCrashPoint, maxPasses?: number } = {}) =>
+    cleaner: (options: { dedupeBufferBytes?: number; crashAfter?: CleanerCrashPoint; maxPasses?: number } = {}) =>
       manager.createCleaner({ clock, ...options }),
-    async reopen (crash: boolean) {
+    async reopen(crash: boolean) {
       if (crash) await manager.abandonForTesting()
       else await manager.close()
       manager = await LogManager.open({ dataDir, logger: captured.logger, fileDeleteDelayMs })
@@ -38,12 +44,12 @@ async function setup (config: Partial<LogConfig> = {}, fileDeleteDelayMs = 0) {
 }
 
 /** Writes `n` single-record batches over `keys` keys: key k<i % keys> = v<i>. */
-async function writeKeys (log: PartitionLog, n: number, keys: number, ts = 5000n): Promise<void> {
+async function writeKeys(log: PartitionLog, n: number, keys: number, ts = 5000n): Promise<void> {
   for (let i = 0; i < n; i++) await appendLeader(log, [keyedBatch([[`k${i % keys}`, `v${i}`]], ts)])
 }
 
 /** key -> value after replaying records in order (null value deletes). */
-function replay (records: readonly ReadRecord[]): Map<string, string> {
+function replay(records: readonly ReadRecord[]): Map<string, string> {
   const m = new Map<string, string>()
   for (const r of records) {
     if (r.key === null) continue
@@ -67,12 +73,14 @@ describe('LogCleaner', () => {
     const after = await readAll(env.log)
     expect(replay(after.records)).toEqual(replay(before.records))
     // Every kept record is the original one at its original offset.
-    const original = new Map(before.records.map(r => [r.offset, r]))
+    const original = new Map(before.records.map((r) => [r.offset, r]))
     for (const r of after.records) expect(original.get(r.offset)).toEqual(r)
     // Below the active segment, each key once; in the active segment, everything as written.
-    const closed = after.records.filter(r => r.offset < activeBase)
-    expect(new Set(closed.map(r => r.key)).size).toBe(closed.length)
-    expect(after.records.filter(r => r.offset >= activeBase)).toEqual(before.records.filter(r => r.offset >= activeBase))
+    const closed = after.records.filter((r) => r.offset < activeBase)
+    expect(new Set(closed.map((r) => r.key)).size).toBe(closed.length)
+    expect(after.records.filter((r) => r.offset >= activeBase)).toEqual(
+      before.records.filter((r) => r.offset >= activeBase),
+    )
     expect(env.log.segmentBaseOffsets.at(-1)).toBe(activeBase)
     expect(env.log.firstDirtyOffset).toBe(activeBase)
     // Segments that shrank merge at the next pass.
@@ -83,10 +91,10 @@ describe('LogCleaner', () => {
     // Reads at offsets inside gaps start at the next kept batch.
     for (let o = 0n; o < activeBase; o++) {
       const got = decodeRecordBatches((await env.log.read(o, 1 << 20)).records)[0]
-      const expected = after.records.find(r => r.offset >= o)
-      expect(got?.records.find(r => r.offset >= o)?.offset).toBe(expected?.offset)
+      const expected = after.records.find((r) => r.offset >= o)
+      expect(got?.records.find((r) => r.offset >= o)?.offset).toBe(expected?.offset)
     }
-    expect((await fs.readdir(path.join(env.dataDir, 'c-0'))).filter(f => /cleaned|swap|deleted/.test(f))).toEqual([])
+    expect((await fs.readdir(path.join(env.dataDir, 'c-0'))).filter((f) => /cleaned|swap|deleted/.test(f))).toEqual([])
   })
 
   it('survives a restart: compacted segments with gaps load after a clean and after an unclean stop', async () => {
@@ -112,20 +120,25 @@ describe('LogCleaner', () => {
     const cleaner = env.cleaner()
     await cleaner.clean(env.log, env.log.logEndOffset)
     let all = await readAll(env.log)
-    expect(all.records.filter(r => r.key === 'k1')).toEqual([{ offset: 12n, key: 'k1', value: null }])
-    const tombstoneBatch = all.headers.find(h => h.baseOffset === 12n)!
+    expect(all.records.filter((r) => r.key === 'k1')).toEqual([{ offset: 12n, key: 'k1', value: null }])
+    const tombstoneBatch = all.headers.find((h) => h.baseOffset === 12n)!
     expect(tombstoneBatch.attributes & DELETE_HORIZON_MASK).toBe(DELETE_HORIZON_MASK)
     expect(tombstoneBatch.baseTimestamp).toBe(BigInt(env.clock.nowMs() + 1000))
     env.clock.advance(999)
     expect((await cleaner.needsCleaning(env.log, env.log.logEndOffset)).due).toBe(false)
     await cleaner.clean(env.log, env.log.logEndOffset, { force: true })
-    expect((await readAll(env.log)).records.some(r => r.key === 'k1')).toBe(true)
+    expect((await readAll(env.log)).records.some((r) => r.key === 'k1')).toBe(true)
     env.clock.advance(1)
     expect((await cleaner.needsCleaning(env.log, env.log.logEndOffset)).due).toBe(true)
     await cleaner.clean(env.log, env.log.logEndOffset)
     all = await readAll(env.log)
-    expect(all.records.some(r => r.key === 'k1')).toBe(false)
-    expect(replay(all.records)).toEqual(new Map([['k0', 'v11'], ['k2', 'v11']]))
+    expect(all.records.some((r) => r.key === 'k1')).toBe(false)
+    expect(replay(all.records)).toEqual(
+      new Map([
+        ['k0', 'v11'],
+        ['k2', 'v11'],
+      ]),
+    )
   })
 
   it('starts only at min.cleanable.dirty.ratio, taken from the log config', async () => {
@@ -152,8 +165,10 @@ describe('LogCleaner', () => {
     await cleaner.clean(env.log, env.log.logEndOffset, { force: true })
     const after = await readAll(env.log)
     // Every record from the first recent segment on is still there; older duplicates are gone.
-    expect(after.records.filter(r => r.offset >= limited.end)).toHaveLength(Number(env.log.logEndOffset - limited.end))
-    expect(after.records.filter(r => r.offset < 30n).length).toBeLessThan(30)
+    expect(after.records.filter((r) => r.offset >= limited.end)).toHaveLength(
+      Number(env.log.logEndOffset - limited.end),
+    )
+    expect(after.records.filter((r) => r.offset < 30n).length).toBeLessThan(30)
     expect(limited.end).toBeGreaterThanOrEqual(20n)
     expect(limited.end).toBeLessThanOrEqual(30n)
     // Once time passes, the rest is cleanable too.
@@ -182,32 +197,83 @@ describe('LogCleaner', () => {
 
   it('keeps batch boundaries: kept records stay in their batch with their original offset deltas (gaps inside the batch)', async () => {
     const env = await setup()
-    await appendLeader(env.log, [keyedBatch([['x', '1'], ['a', '1'], ['y', '1'], ['a', '2']], 5000n, { producerId: 9n, producerEpoch: 0, baseSequence: 0 })])
-    await appendLeader(env.log, [keyedBatch([['c', '1'], ['b', '1'], ['b', '2'], ['d', '1']], 5000n,
-      { producerId: 9n, producerEpoch: 0, baseSequence: 4, compression: 'gzip' })])
+    await appendLeader(env.log, [
+      keyedBatch(
+        [
+          ['x', '1'],
+          ['a', '1'],
+          ['y', '1'],
+          ['a', '2'],
+        ],
+        5000n,
+        { producerId: 9n, producerEpoch: 0, baseSequence: 0 },
+      ),
+    ])
+    await appendLeader(env.log, [
+      keyedBatch(
+        [
+          ['c', '1'],
+          ['b', '1'],
+          ['b', '2'],
+          ['d', '1'],
+        ],
+        5000n,
+        { producerId: 9n, producerEpoch: 0, baseSequence: 4, compression: 'gzip' },
+      ),
+    ])
     await writeKeys(env.log, 20, 1) // key k0 only: pushes both batches into closed segments
     const before = await readAll(env.log)
     await env.cleaner().clean(env.log, env.log.logEndOffset, { force: true })
     const { headers, records } = await readAll(env.log)
-    expect(records.filter(r => r.offset < 8n)).toEqual(before.records.filter(r => r.offset < 8n && r.offset !== 1n && r.offset !== 5n))
+    expect(records.filter((r) => r.offset < 8n)).toEqual(
+      before.records.filter((r) => r.offset < 8n && r.offset !== 1n && r.offset !== 5n),
+    )
     // Same two batches, same base offsets, sequences and compression; one record fewer each.
-    const p9 = headers.filter(h => h.producerId === 9n).map(h => [h.baseOffset, h.lastOffsetDelta, h.baseSequence, h.recordCount, h.attributes & 7])
-    expect(p9).toEqual([[0n, 3, 0, 3, 0], [4n, 3, 4, 3, 1]])
+    const p9 = headers
+      .filter((h) => h.producerId === 9n)
+      .map((h) => [h.baseOffset, h.lastOffsetDelta, h.baseSequence, h.recordCount, h.attributes & 7])
+    expect(p9).toEqual([
+      [0n, 3, 0, 3, 0],
+      [4n, 3, 4, 3, 1],
+    ])
   })
 
   it('keeps producer metadata: an empty batch carries the last sequence when the last record goes', async () => {
     const env = await setup()
-    await appendLeader(env.log, [keyedBatch([['a', '1'], ['b', '1'], ['c', '1']], 5000n, { producerId: 7n, producerEpoch: 2, baseSequence: 10 })])
-    await appendLeader(env.log, [keyedBatch([['c', '2'], ['x', '1']], 5000n, { producerId: 8n, producerEpoch: 0, baseSequence: 0 })])
+    await appendLeader(env.log, [
+      keyedBatch(
+        [
+          ['a', '1'],
+          ['b', '1'],
+          ['c', '1'],
+        ],
+        5000n,
+        { producerId: 7n, producerEpoch: 2, baseSequence: 10 },
+      ),
+    ])
+    await appendLeader(env.log, [
+      keyedBatch(
+        [
+          ['c', '2'],
+          ['x', '1'],
+        ],
+        5000n,
+        { producerId: 8n, producerEpoch: 0, baseSequence: 0 },
+      ),
+    ])
     await writeKeys(env.log, 20, 1) // key k0, pushes both into closed segments
     await env.cleaner().clean(env.log, env.log.logEndOffset)
     const { headers, records } = await readAll(env.log)
-    expect(records.filter(r => r.offset < 5n)).toEqual([
-      { offset: 0n, key: 'a', value: '1' }, { offset: 1n, key: 'b', value: '1' },
-      { offset: 3n, key: 'c', value: '2' }, { offset: 4n, key: 'x', value: '1' },
+    expect(records.filter((r) => r.offset < 5n)).toEqual([
+      { offset: 0n, key: 'a', value: '1' },
+      { offset: 1n, key: 'b', value: '1' },
+      { offset: 3n, key: 'c', value: '2' },
+      { offset: 4n, key: 'x', value: '1' },
     ])
     // The producer's last batch keeps its last offset delta (its last sequence) though its last record went.
-    const p7 = headers.filter(h => h.producerId === 7n).map(h => [h.baseOffset, h.lastOffsetDelta, h.baseSequence, h.recordCount, h.producerEpoch])
+    const p7 = headers
+      .filter((h) => h.producerId === 7n)
+      .map((h) => [h.baseOffset, h.lastOffsetDelta, h.baseSequence, h.recordCount, h.producerEpoch])
     expect(p7).toEqual([[0n, 2, 10, 2, 2]])
   })
 })
@@ -218,15 +284,19 @@ describe('LogCleaner crash safety', () => {
       const env = await setup()
       await writeKeys(env.log, 50, 4)
       const before = await readAll(env.log)
-      await expect(env.cleaner({ crashAfter: point }).clean(env.log, env.log.logEndOffset)).rejects.toThrow(/simulated crash/)
+      await expect(env.cleaner({ crashAfter: point }).clean(env.log, env.log.logEndOffset)).rejects.toThrow(
+        /simulated crash/,
+      )
       const log = await env.reopen(true)
       const after = await readAll(log)
       expect(replay(after.records)).toEqual(replay(before.records))
       if (point === 'cleaned') expect(after).toEqual(before)
       else expect(after.records.length).toBeLessThan(before.records.length)
-      const original = new Map(before.records.map(r => [r.offset, r]))
+      const original = new Map(before.records.map((r) => [r.offset, r]))
       for (const r of after.records) expect(original.get(r.offset)).toEqual(r)
-      expect((await fs.readdir(path.join(env.dataDir, 'c-0'))).filter(f => /cleaned|swap|deleted/.test(f))).toEqual([])
+      expect((await fs.readdir(path.join(env.dataDir, 'c-0'))).filter((f) => /cleaned|swap|deleted/.test(f))).toEqual(
+        [],
+      )
       // The next pass finishes the job.
       await env.cleaner().clean(log, log.logEndOffset, { force: true })
       expect(replay((await readAll(log)).records)).toEqual(replay(before.records))

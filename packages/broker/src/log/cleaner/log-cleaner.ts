@@ -88,7 +88,7 @@ export interface CleanResult {
  * The cleanable part of a log, from memory only (no file access); at most `maxSegments` leading
  * segments (min.compaction.lag.ms, see compactionLagLimit).
  */
-export function cleanableRange (log: PartitionLog, highWatermark: bigint, maxSegments = Infinity): CleanableRange {
+export function cleanableRange(log: PartitionLog, highWatermark: bigint, maxSegments = Infinity): CleanableRange {
   const segs = log.segmentList
   const activeBase = segs[segs.length - 1]!.baseOffset
   const uncleanable = activeBase < highWatermark ? activeBase : highWatermark
@@ -102,7 +102,14 @@ export function cleanableRange (log: PartitionLog, highWatermark: bigint, maxSeg
     else cleanBytes += segs[i]!.sizeBytes
   }
   const total = cleanBytes + dirtyBytes
-  return { firstDirty, end: segs[count]!.baseOffset, segmentCount: count, cleanBytes, dirtyBytes, dirtyRatio: total === 0 ? 0 : dirtyBytes / total }
+  return {
+    firstDirty,
+    end: segs[count]!.baseOffset,
+    segmentCount: count,
+    cleanBytes,
+    dirtyBytes,
+    dirtyRatio: total === 0 ? 0 : dirtyBytes / total,
+  }
 }
 
 /**
@@ -110,7 +117,7 @@ export function cleanableRange (log: PartitionLog, highWatermark: bigint, maxSeg
  * timestamp at or before `newestAllowedMs`; the first segment with a newer record and everything
  * after it wait.
  */
-async function compactionLagLimit (segs: readonly Segment[], count: number, newestAllowedMs: number): Promise<number> {
+async function compactionLagLimit(segs: readonly Segment[], count: number, newestAllowedMs: number): Promise<number> {
   for (let i = 0; i < count; i++) {
     if (Number(await segs[i]!.maxTimestamp()) > newestAllowedMs) return i
   }
@@ -123,7 +130,7 @@ export class LogCleaner {
   /** Earliest delete horizon of a tombstone each log still holds (ms). */
   private readonly horizons = new WeakMap<PartitionLog, number>()
 
-  constructor (private readonly options: LogCleanerOptions) {
+  constructor(private readonly options: LogCleanerOptions) {
     this.map = new OffsetMap(options.dedupeBufferBytes ?? DEFAULT_DEDUPE_BUFFER_BYTES)
     this.clock = options.clock ?? systemClock
   }
@@ -134,11 +141,15 @@ export class LogCleaner {
    * min.compaction.lag.ms the largest timestamp of each cleanable segment is needed (read once
    * from its time index, then cached by the segment).
    */
-  async needsCleaning (log: PartitionLog, highWatermark: bigint): Promise<{ due: boolean, range: CleanableRange }> {
+  async needsCleaning(log: PartitionLog, highWatermark: bigint): Promise<{ due: boolean; range: CleanableRange }> {
     const config = log.currentConfig
     let range = cleanableRange(log, highWatermark)
     if (config.minCompactionLagMs > 0 && range.segmentCount > 0) {
-      range = cleanableRange(log, highWatermark, await compactionLagLimit(log.segmentList, range.segmentCount, this.clock.nowMs() - config.minCompactionLagMs))
+      range = cleanableRange(
+        log,
+        highWatermark,
+        await compactionLagLimit(log.segmentList, range.segmentCount, this.clock.nowMs() - config.minCompactionLagMs),
+      )
     }
     const dirty = range.firstDirty < range.end && range.dirtyRatio >= config.minCleanableDirtyRatio
     const horizonDue = (this.horizons.get(log) ?? Infinity) <= this.clock.nowMs()
@@ -146,8 +157,15 @@ export class LogCleaner {
   }
 
   /** Runs passes until the dirty part is clean (at most maxPasses). `force` ignores the dirty ratio. */
-  async clean (log: PartitionLog, highWatermark: bigint, options: { force?: boolean } = {}): Promise<CleanResult> {
-    const result: CleanResult = { passes: 0, groupsRewritten: 0, recordsDropped: 0, bytesBefore: 0, bytesAfter: 0, firstDirty: log.firstDirtyOffset }
+  async clean(log: PartitionLog, highWatermark: bigint, options: { force?: boolean } = {}): Promise<CleanResult> {
+    const result: CleanResult = {
+      passes: 0,
+      groupsRewritten: 0,
+      recordsDropped: 0,
+      bytesBefore: 0,
+      bytesAfter: 0,
+      firstDirty: log.firstDirtyOffset,
+    }
     const maxPasses = this.options.maxPasses ?? 4
     for (let pass = 0; pass < maxPasses; pass++) {
       const { due, range } = await this.needsCleaning(log, highWatermark)
@@ -161,18 +179,24 @@ export class LogCleaner {
     }
     result.firstDirty = log.firstDirtyOffset
     if (result.groupsRewritten > 0) {
-      this.options.logger.info({ topic: log.topic, partition: log.partition, ...result, firstDirty: result.firstDirty.toString() }, 'log compacted')
+      this.options.logger.info(
+        { topic: log.topic, partition: log.partition, ...result, firstDirty: result.firstDirty.toString() },
+        'log compacted',
+      )
     }
     return result
   }
 
   /** One pass; false if it could not move firstDirty or swap a group (nothing to gain by repeating now). */
-  private async pass (log: PartitionLog, range: CleanableRange, result: CleanResult): Promise<boolean> {
+  private async pass(log: PartitionLog, range: CleanableRange, result: CleanResult): Promise<boolean> {
     const segs = log.segmentList.slice(0, range.segmentCount)
     const lastBatchOf = await this.producerLastBatches(segs)
     const mapEnd = await this.buildMap(segs, range)
     if (mapEnd === range.firstDirty && range.firstDirty < range.end) {
-      this.options.logger.warn({ topic: log.topic, partition: log.partition }, 'cleaner offset map too small for a single key; compaction stalls')
+      this.options.logger.warn(
+        { topic: log.topic, partition: log.partition },
+        'cleaner offset map too small for a single key; compaction stalls',
+      )
     }
     let earliestHorizon = Infinity
     const ctx: CompactionContext = {
@@ -180,17 +204,18 @@ export class LogCleaner {
       mapEnd,
       now: this.clock.nowMs(),
       deleteRetentionMs: log.currentConfig.deleteRetentionMs,
-      isLastBatchOfProducer: (pid, base) => lastBatchOf.overflow ? (lastBatchOf.map.get(pid) ?? base) === base : lastBatchOf.map.get(pid) === base,
+      isLastBatchOfProducer: (pid, base) =>
+        lastBatchOf.overflow ? (lastBatchOf.map.get(pid) ?? base) === base : lastBatchOf.map.get(pid) === base,
     }
     const all = log.segmentList
-    const toCopy = segs.filter(s => s.baseOffset < mapEnd)
+    const toCopy = segs.filter((s) => s.baseOffset < mapEnd)
     for (const group of groupSegments(toCopy, all, log.currentConfig.segmentBytes)) {
       const end = all[all.indexOf(group[group.length - 1]!) + 1]!.baseOffset
       const written = await this.writeGroup(log, group, ctx)
       if (written.tombstoneHorizon < earliestHorizon) earliestHorizon = written.tombstoneHorizon
       if (written.output === undefined) continue
       const out = written.output
-      const swapped = await log.replaceSegments(group, old => this.install(log, group[0]!.baseOffset, end, out, old))
+      const swapped = await log.replaceSegments(group, (old) => this.install(log, group[0]!.baseOffset, end, out, old))
       if (!swapped) {
         await removeFiles(out.paths)
         return false
@@ -206,13 +231,18 @@ export class LogCleaner {
   }
 
   /** Last batch base offset of each producer id in `segs` (headers only). */
-  private async producerLastBatches (segs: readonly Segment[]): Promise<{ map: Map<bigint, bigint>, overflow: boolean }> {
+  private async producerLastBatches(
+    segs: readonly Segment[],
+  ): Promise<{ map: Map<bigint, bigint>; overflow: boolean }> {
     const map = new Map<bigint, bigint>()
     let overflow = false
     for (const seg of segs) {
       for await (const h of segmentHeaders(seg, this.options.cache)) {
         if (h.producerId < 0n) continue
-        if (map.size >= MAX_TRACKED_PRODUCERS && !map.has(h.producerId)) { overflow = true; continue }
+        if (map.size >= MAX_TRACKED_PRODUCERS && !map.has(h.producerId)) {
+          overflow = true
+          continue
+        }
         map.set(h.producerId, h.baseOffset)
       }
     }
@@ -220,7 +250,7 @@ export class LogCleaner {
   }
 
   /** Fills the offset map from the dirty part; returns the offset where it stopped (range.end when all fit). */
-  private async buildMap (segs: readonly Segment[], range: CleanableRange): Promise<bigint> {
+  private async buildMap(segs: readonly Segment[], range: CleanableRange): Promise<bigint> {
     this.map.clear()
     for (let i = 0; i < segs.length; i++) {
       const next = i + 1 < segs.length ? segs[i + 1]!.baseOffset : range.end
@@ -238,13 +268,19 @@ export class LogCleaner {
   }
 
   /** Writes the compacted group to `.cleaned` files; `output` undefined when nothing changed (files removed). */
-  private async writeGroup (log: PartitionLog, group: readonly Segment[], ctx: CompactionContext): Promise<{
-    output: CleanedOutput | undefined, recordsDropped: number, tombstoneHorizon: number
+  private async writeGroup(
+    log: PartitionLog,
+    group: readonly Segment[],
+    ctx: CompactionContext,
+  ): Promise<{
+    output: CleanedOutput | undefined
+    recordsDropped: number
+    tombstoneHorizon: number
   }> {
     const base = group[0]!.baseOffset
     const paths = cleanedPaths(log.dir, base)
     const cache = this.options.cache
-    await Promise.all([paths.log, paths.index, paths.timeIndex].map(p => cache.evict(p)))
+    await Promise.all([paths.log, paths.index, paths.timeIndex].map((p) => cache.evict(p)))
     const cursor = freshIndexCursor(base)
     const pending = new PendingIndexEntries()
     const intervalBytes = log.currentConfig.indexIntervalBytes
@@ -259,21 +295,31 @@ export class LogCleaner {
     const flushChunks = async (): Promise<void> => {
       if (chunkBytes === 0) return
       const buf = Buffer.concat(chunks, chunkBytes)
-      await cache.use(paths.log, fh => writeFully(fh, buf, 0, buf.length, position - chunkBytes), { create: true })
+      await cache.use(paths.log, (fh) => writeFully(fh, buf, 0, buf.length, position - chunkBytes), { create: true })
       chunks = []
       chunkBytes = 0
     }
     try {
-      await cache.use(paths.log, fh => fh.truncate(0), { create: true })
+      await cache.use(paths.log, (fh) => fh.truncate(0), { create: true })
       for (const seg of group) {
         for await (const batch of segmentBatches(seg)) {
           const res = compactBatch(batch, ctx)
           changed ||= res.changed
           recordsDropped += res.recordsDropped
-          if (res.tombstoneHorizon !== undefined && res.tombstoneHorizon < tombstoneHorizon) tombstoneHorizon = res.tombstoneHorizon
+          if (res.tombstoneHorizon !== undefined && res.tombstoneHorizon < tombstoneHorizon)
+            tombstoneHorizon = res.tombstoneHorizon
           for (const b of res.out) {
             const h = readBatchHeader(b, 0)!
-            indexBatch(cursor, pending, base, position, b.length, h.baseOffset + BigInt(h.lastOffsetDelta), h.maxTimestamp, intervalBytes)
+            indexBatch(
+              cursor,
+              pending,
+              base,
+              position,
+              b.length,
+              h.baseOffset + BigInt(h.lastOffsetDelta),
+              h.maxTimestamp,
+              intervalBytes,
+            )
             firstBatchMaxTimestamp ??= h.maxTimestamp
             chunks.push(b)
             chunkBytes += b.length
@@ -293,10 +339,17 @@ export class LogCleaner {
       const timeIndex = new TimeIndexEntries(pending.timeCount)
       for (let i = 0; i < pending.timeCount; i++) timeIndex.append(pending.timeTs[i]!, pending.timeRel[i]!)
       await writeIndexFiles(cache, paths, offsetIndex, timeIndex)
-      for (const file of [paths.log, paths.index, paths.timeIndex]) await cache.use(file, fh => fh.datasync())
+      for (const file of [paths.log, paths.index, paths.timeIndex]) await cache.use(file, (fh) => fh.datasync())
       if (this.options.crashAfter === 'cleaned') throw new Error('simulated crash after writing the cleaned files')
       return {
-        output: { paths, sizeBytes: position, offsetIndexEntries: offsetIndex.length, timeIndexEntries: timeIndex.length, firstBatchMaxTimestamp, maxTimestamp: cursor.maxTimestampSoFar },
+        output: {
+          paths,
+          sizeBytes: position,
+          offsetIndexEntries: offsetIndex.length,
+          timeIndexEntries: timeIndex.length,
+          firstBatchMaxTimestamp,
+          maxTimestamp: cursor.maxTimestampSoFar,
+        },
         recordsDropped,
         tombstoneHorizon,
       }
@@ -304,19 +357,24 @@ export class LogCleaner {
       if (this.options.crashAfter !== 'cleaned') await removeFiles(paths)
       throw err
     } finally {
-      await Promise.all([paths.log, paths.index, paths.timeIndex].map(p => cache.evict(p)))
+      await Promise.all([paths.log, paths.index, paths.timeIndex].map((p) => cache.evict(p)))
     }
   }
 
   /** The swap (see the module comment); runs under the log's writer queue. */
-  private async install (log: PartitionLog, base: bigint, end: bigint, out: CleanedOutput, old: readonly Segment[]):
-    Promise<{ segment: Segment, oldFiles: string[] }> {
+  private async install(
+    log: PartitionLog,
+    base: bigint,
+    end: bigint,
+    out: CleanedOutput,
+    old: readonly Segment[],
+  ): Promise<{ segment: Segment; oldFiles: string[] }> {
     const swap = path.join(log.dir, swapFileName(base, end))
     await fs.rename(out.paths.log, swap)
     await fsyncDir(log.dir)
     if (this.options.crashAfter === 'swap') throw new Error('simulated crash after committing the swap')
     const oldFiles: string[] = []
-    for (const seg of old) oldFiles.push(...await seg.renameForDeletion())
+    for (const seg of old) oldFiles.push(...(await seg.renameForDeletion()))
     if (this.options.crashAfter === 'old-renamed') throw new Error('simulated crash after renaming the old segments')
     const final = segmentPaths(log.dir, base)
     await fs.rename(out.paths.index, final.index)
@@ -349,7 +407,7 @@ interface CleanedOutput {
  * its own group) whose offsets stay within int32 of the group's base, so merged segments keep
  * valid relative offsets. `all` is the whole segment list (for each segment's end).
  */
-export function groupSegments (segs: readonly Segment[], all: readonly Segment[], maxBytes: number): Segment[][] {
+export function groupSegments(segs: readonly Segment[], all: readonly Segment[], maxBytes: number): Segment[][] {
   const nextBase = new Map<Segment, bigint>()
   for (let i = 0; i + 1 < all.length; i++) nextBase.set(all[i]!, all[i + 1]!.baseOffset)
   const groups: Segment[][] = []
@@ -370,6 +428,6 @@ export function groupSegments (segs: readonly Segment[], all: readonly Segment[]
   return groups
 }
 
-async function removeFiles (paths: SegmentPaths): Promise<void> {
-  await Promise.all([paths.log, paths.index, paths.timeIndex].map(f => fs.rm(f, { force: true })))
+async function removeFiles(paths: SegmentPaths): Promise<void> {
+  await Promise.all([paths.log, paths.index, paths.timeIndex].map((f) => fs.rm(f, { force: true })))
 }

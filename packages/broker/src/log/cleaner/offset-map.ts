@@ -20,7 +20,7 @@ export class OffsetMap {
   /** Largest offset put so far (-1 if none). */
   latestOffset = -1n
 
-  constructor (budgetBytes: number, loadFactor = 0.9) {
+  constructor(budgetBytes: number, loadFactor = 0.9) {
     // At least one slot always stays empty, so a probe for an absent key ends.
     this.slots = Math.max(2, Math.floor(budgetBytes / OFFSET_MAP_SLOT_BYTES))
     this.maxEntries = Math.max(1, Math.min(this.slots - 1, Math.floor(this.slots * loadFactor)))
@@ -28,14 +28,16 @@ export class OffsetMap {
     this.used = new Uint8Array(this.slots)
   }
 
-  static hashKey (key: Uint8Array): Buffer {
+  static hashKey(key: Uint8Array): Buffer {
     return createHash('md5').update(key).digest()
   }
 
-  get size (): number { return this.count }
+  get size(): number {
+    return this.count
+  }
 
   /** Records `offset` as the latest for the key hash; false (nothing changed) if the map is full and the key is new. */
-  put (hash: Buffer, offset: bigint): boolean {
+  put(hash: Buffer, offset: bigint): boolean {
     const slot = this.find(hash)
     if (!this.used[slot]) {
       if (this.count >= this.maxEntries) return false
@@ -49,23 +51,32 @@ export class OffsetMap {
   }
 
   /** The latest offset recorded for the key hash, or undefined. */
-  get (hash: Buffer): bigint | undefined {
+  get(hash: Buffer): bigint | undefined {
     const slot = this.find(hash)
     return this.used[slot] ? this.table.readBigInt64BE(slot * OFFSET_MAP_SLOT_BYTES + HASH_BYTES) : undefined
   }
 
-  clear (): void {
+  clear(): void {
     this.used.fill(0)
     this.count = 0
     this.latestOffset = -1n
   }
 
   /** The slot holding `hash`, or the empty slot where it would go (linear probing). */
-  private find (hash: Buffer): number {
+  private find(hash: Buffer): number {
     let slot = hash.readUInt32BE(0) % this.slots
     for (let probes = 0; probes < this.slots; probes++) {
       if (!this.used[slot]) return slot
-      if (this.table.compare(hash, 0, HASH_BYTES, slot * OFFSET_MAP_SLOT_BYTES, slot * OFFSET_MAP_SLOT_BYTES + HASH_BYTES) === 0) return slot
+      if (
+        this.table.compare(
+          hash,
+          0,
+          HASH_BYTES,
+          slot * OFFSET_MAP_SLOT_BYTES,
+          slot * OFFSET_MAP_SLOT_BYTES + HASH_BYTES,
+        ) === 0
+      )
+        return slot
       slot = slot + 1 === this.slots ? 0 : slot + 1
     }
     return slot

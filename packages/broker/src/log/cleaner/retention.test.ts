@@ -10,7 +10,7 @@ import { appendLeader, captureLogger, testConfig } from '../__fixtures__/log-tes
 import type { PartitionLog } from '../partition/partition-log.js'
 import { makeBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
-async function setup (config: Partial<LogConfig>, fileDeleteDelayMs = 0) {
+async function setup(config: Partial<LogConfig>, fileDeleteDelayMs = 0) {
   const dataDir = await makeTempDir('sluice-retention-')
   const { logger, lines } = captureLogger('info')
   let manager = await LogManager.open({ dataDir, logger, fileDeleteDelayMs })
@@ -25,7 +25,7 @@ async function setup (config: Partial<LogConfig>, fileDeleteDelayMs = 0) {
     manager,
     log: await manager.getOrCreateLog('r', 0, cfg),
     partitionDir: path.join(dataDir, 'r-0'),
-    async reopen () {
+    async reopen() {
       await manager.close()
       manager = await LogManager.open({ dataDir, logger, fileDeleteDelayMs })
       env.manager = manager
@@ -37,12 +37,16 @@ async function setup (config: Partial<LogConfig>, fileDeleteDelayMs = 0) {
 }
 
 /** `n` batches of 2 records, timestamps ts0, ts0+step, ...; returns the log end offset. */
-async function fill (log: PartitionLog, n: number, ts0: bigint, step = 10n): Promise<void> {
-  for (let i = 0; i < n; i++) await appendLeader(log, [makeBatch({ records: 2, valueBytes: 40, timestamp: ts0 + BigInt(i) * step })])
+async function fill(log: PartitionLog, n: number, ts0: bigint, step = 10n): Promise<void> {
+  for (let i = 0; i < n; i++)
+    await appendLeader(log, [makeBatch({ records: 2, valueBytes: 40, timestamp: ts0 + BigInt(i) * step })])
 }
 
-async function expectCode (p: Promise<unknown>, code: string): Promise<void> {
-  const err = await p.then(() => undefined, (e: unknown) => e)
+async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   expect(isSluiceError(err) && (err as SluiceError).code).toBe(code)
 }
 
@@ -61,8 +65,8 @@ describe('retention', () => {
     expect(first.records.length).toBeGreaterThan(0)
     await expectCode(env.log.read(0n, 100), 'OFFSET_OUT_OF_RANGE')
     const files = await fs.readdir(env.partitionDir)
-    expect(files.filter(f => f.endsWith('.log'))).toHaveLength(env.log.segmentBaseOffsets.length)
-    expect(env.lines.some(l => l.msg === 'retention deleted segments')).toBe(true)
+    expect(files.filter((f) => f.endsWith('.log'))).toHaveLength(env.log.segmentBaseOffsets.length)
+    expect(env.lines.some((l) => l.msg === 'retention deleted segments')).toBe(true)
   })
 
   it('deletes by retention.bytes per partition, keeping at least retention.bytes', async () => {
@@ -116,12 +120,12 @@ describe('retention', () => {
     const oldFirst = env.log.segmentList[0]!
     await env.log.deleteRetainedSegments(Date.now(), env.log.segmentBaseOffsets[2]!)
     const files = await fs.readdir(env.partitionDir)
-    expect(files.filter(f => f.endsWith('.deleted')).length).toBe(6)
+    expect(files.filter((f) => f.endsWith('.deleted')).length).toBe(6)
     // A reader holding the old segment object still reads it (the file moved, the object followed).
     expect((await oldFirst.readLog(0, 61)).length).toBe(61)
     expect(env.manager.deleter.pendingFiles).toBe(6)
     await env.manager.close()
-    expect((await fs.readdir(env.partitionDir)).filter(f => f.endsWith('.deleted'))).toEqual([])
+    expect((await fs.readdir(env.partitionDir)).filter((f) => f.endsWith('.deleted'))).toEqual([])
   })
 })
 
@@ -140,7 +144,10 @@ describe('DeleteRecords', () => {
     expect(cp).toEqual({ kind: 'ok', entries: [['r', '0', target.toString()]] })
     // Never backwards; never past the high watermark.
     expect(await env.log.deleteRecordsBefore(1n, env.log.logEndOffset)).toBe(target)
-    await expectCode(env.log.deleteRecordsBefore(env.log.logEndOffset, env.log.logEndOffset - 1n), 'OFFSET_OUT_OF_RANGE')
+    await expectCode(
+      env.log.deleteRecordsBefore(env.log.logEndOffset, env.log.logEndOffset - 1n),
+      'OFFSET_OUT_OF_RANGE',
+    )
     const reopened = await env.reopen()
     expect(reopened.logStartOffset).toBe(target)
     // An unclean stop keeps it too (the checkpoint was written before the call returned).

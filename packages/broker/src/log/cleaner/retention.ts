@@ -36,7 +36,11 @@ export interface RetentionInputs {
   logStartOffset: bigint
 }
 
-export async function planRetention (segments: readonly Segment[], config: LogConfig, inputs: RetentionInputs): Promise<RetentionPlan> {
+export async function planRetention(
+  segments: readonly Segment[],
+  config: LogConfig,
+  inputs: RetentionInputs,
+): Promise<RetentionPlan> {
   const n = segments.length
   let total = 0
   for (const s of segments) total += s.sizeBytes
@@ -70,7 +74,7 @@ export async function planRetention (segments: readonly Segment[], config: LogCo
  * The segment's largest record timestamp, or its file's mtime when no batch carries one (Kafka);
  * `now` when even that is unreadable (the segment then counts as written just now).
  */
-async function largestTimestamp (seg: Segment, now: number): Promise<number> {
+async function largestTimestamp(seg: Segment, now: number): Promise<number> {
   const ts = await seg.maxTimestamp()
   if (ts >= 0n) return Number(ts)
   try {

@@ -5,7 +5,11 @@
  * waiting on the thread pool; all at once, 10,000 would hold thousands of pending fs calls and
  * file handles. A rejection stops new calls and is rethrown once the running ones settle.
  */
-export async function boundedEach<T> (items: readonly T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function boundedEach<T>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0
   let failed = false
   const worker = async (): Promise<void> => {
@@ -19,7 +23,9 @@ export async function boundedEach<T> (items: readonly T[], concurrency: number, 
       }
     }
   }
-  const results = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker))
+  const results = await Promise.allSettled(
+    Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker),
+  )
   const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
   if (rejected !== undefined) throw rejected.reason
 }

@@ -13,10 +13,10 @@ export const CHECKPOINT_VERSION = 0
 
 export type CheckpointRead =
   | { kind: 'missing' }
-  | { kind: 'corrupt', reason: string }
-  | { kind: 'ok', entries: string[][] }
+  | { kind: 'corrupt'; reason: string }
+  | { kind: 'ok'; entries: string[][] }
 
-export async function readCheckpointFile (file: string, fieldsPerEntry: number): Promise<CheckpointRead> {
+export async function readCheckpointFile(file: string, fieldsPerEntry: number): Promise<CheckpointRead> {
   let text: string
   try {
     text = await fs.readFile(file, 'utf8')
@@ -26,15 +26,19 @@ export async function readCheckpointFile (file: string, fieldsPerEntry: number):
   }
   const lines = text.split('\n')
   if (lines[lines.length - 1] === '') lines.pop()
-  if (lines[0] !== String(CHECKPOINT_VERSION)) return { kind: 'corrupt', reason: `unknown version line ${JSON.stringify(lines[0])}` }
+  if (lines[0] !== String(CHECKPOINT_VERSION))
+    return { kind: 'corrupt', reason: `unknown version line ${JSON.stringify(lines[0])}` }
   const count = Number(lines[1])
   if (!Number.isSafeInteger(count) || count < 0 || lines.length !== count + 2) {
-    return { kind: 'corrupt', reason: `count line ${JSON.stringify(lines[1])} does not match ${lines.length - 2} entries` }
+    return {
+      kind: 'corrupt',
+      reason: `count line ${JSON.stringify(lines[1])} does not match ${lines.length - 2} entries`,
+    }
   }
   const entries: string[][] = []
   for (const line of lines.slice(2)) {
     const fields = line.split(' ')
-    if (fields.length !== fieldsPerEntry || fields.some(f => f === '')) {
+    if (fields.length !== fieldsPerEntry || fields.some((f) => f === '')) {
       return { kind: 'corrupt', reason: `malformed entry ${JSON.stringify(line)}` }
     }
     entries.push(fields)
@@ -42,8 +46,8 @@ export async function readCheckpointFile (file: string, fieldsPerEntry: number):
   return { kind: 'ok', entries }
 }
 
-export async function writeCheckpointFile (file: string, entries: ReadonlyArray<readonly string[]>): Promise<void> {
-  const body = `${[String(CHECKPOINT_VERSION), String(entries.length), ...entries.map(e => e.join(' '))].join('\n')}\n`
+export async function writeCheckpointFile(file: string, entries: ReadonlyArray<readonly string[]>): Promise<void> {
+  const body = `${[String(CHECKPOINT_VERSION), String(entries.length), ...entries.map((e) => e.join(' '))].join('\n')}\n`
   const temp = file + TEMP_SUFFIX
   const fh = await fs.open(temp, 'w')
   try {
@@ -57,7 +61,7 @@ export async function writeCheckpointFile (file: string, entries: ReadonlyArray<
 }
 
 /** Makes a rename or unlink in `dir` durable. */
-export async function fsyncDir (dir: string): Promise<void> {
+export async function fsyncDir(dir: string): Promise<void> {
   const fh = await fs.open(dir, 'r')
   try {
     await fh.sync()
@@ -67,7 +71,7 @@ export async function fsyncDir (dir: string): Promise<void> {
 }
 
 /** Parses a non-negative decimal int64 field; undefined if it is not one. */
-export function parseOffsetField (text: string): bigint | undefined {
+export function parseOffsetField(text: string): bigint | undefined {
   if (!/^\d{1,19}$/.test(text)) return undefined
   const v = BigInt(text)
   return v <= 0x7fffffffffffffffn ? v : undefined

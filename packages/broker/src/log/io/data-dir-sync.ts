@@ -10,10 +10,13 @@
 
 export interface SyncMember {
   /** fdatasync of everything this log wrote so far. */
-  syncDirtyLogs (): Promise<void>
+  syncDirtyLogs(): Promise<void>
 }
 
-interface Waiter { resolve: () => void, reject: (err: unknown) => void }
+interface Waiter {
+  resolve: () => void
+  reject: (err: unknown) => void
+}
 
 export class DataDirSync {
   private next = new Map<SyncMember, Waiter[]>()
@@ -21,10 +24,12 @@ export class DataDirSync {
   private roundCount = 0
 
   /** Rounds started so far. @internal (tests) */
-  get rounds (): number { return this.roundCount }
+  get rounds(): number {
+    return this.roundCount
+  }
 
   /** Resolves once a sync of `member` that started after this call has finished. */
-  request (member: SyncMember): Promise<void> {
+  request(member: SyncMember): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const waiters = this.next.get(member)
       if (waiters === undefined) this.next.set(member, [{ resolve, reject }])
@@ -33,7 +38,7 @@ export class DataDirSync {
     })
   }
 
-  private startRound (): void {
+  private startRound(): void {
     const batch = this.next
     this.next = new Map()
     this.running = true

@@ -6,22 +6,27 @@ import { captureLogger } from '../__fixtures__/log-test-env.js'
 import { makeTempDir } from '../__fixtures__/test-batches.js'
 import { DelayedDeleter } from './delayed-deleter.js'
 
-async function exists (file: string): Promise<boolean> {
-  return await fs.access(file).then(() => true, () => false)
+async function exists(file: string): Promise<boolean> {
+  return await fs.access(file).then(
+    () => true,
+    () => false,
+  )
 }
 
 /** Waits until `file` is gone; the removal runs on the fs thread pool, after the timer fired. */
-async function waitGone (file: string): Promise<void> {
-  for (const deadline = Date.now() + 5000; await exists(file);) {
+async function waitGone(file: string): Promise<void> {
+  for (const deadline = Date.now() + 5000; await exists(file); ) {
     if (Date.now() > deadline) throw new Error(`${file} was not removed`)
-    await new Promise(resolve => setImmediate(resolve))
+    await new Promise((resolve) => setImmediate(resolve))
   }
 }
 
 describe('DelayedDeleter', () => {
   it('removes a file exactly when file.delete.delay.ms has passed, not 1 ms before', async () => {
     const dir = await makeTempDir('sluice-deleter-')
-    onTestFinished(async () => { await fs.rm(dir, { recursive: true, force: true }) })
+    onTestFinished(async () => {
+      await fs.rm(dir, { recursive: true, force: true })
+    })
     const file = path.join(dir, 'a.log.deleted')
     await fs.writeFile(file, 'a')
     const clock = new ManualClock(1_000_000)
@@ -41,7 +46,9 @@ describe('DelayedDeleter', () => {
 
   it('arms the next batch after the first fires: the second file stays until its own delay passed', async () => {
     const dir = await makeTempDir('sluice-deleter-')
-    onTestFinished(async () => { await fs.rm(dir, { recursive: true, force: true }) })
+    onTestFinished(async () => {
+      await fs.rm(dir, { recursive: true, force: true })
+    })
     const [a, b] = [path.join(dir, 'a.log.deleted'), path.join(dir, 'b.log.deleted')]
     await fs.writeFile(a, 'a')
     await fs.writeFile(b, 'b')

@@ -35,19 +35,23 @@ export class FileHandleCache {
   private readonly waiters: Array<() => void> = []
   private closed = false
 
-  constructor (options: { maxOpenFiles?: number } = {}) {
+  constructor(options: { maxOpenFiles?: number } = {}) {
     const max = options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxOpenFiles must be a positive integer, got ${max}`)
     this.maxOpenFiles = max
   }
 
   /** Handles currently open or being opened. */
-  get openCount (): number { return this.open }
+  get openCount(): number {
+    return this.open
+  }
   /** Highest openCount ever seen (tests assert the bound with it). @internal */
-  get openCountMax (): number { return this.openMax }
+  get openCountMax(): number {
+    return this.openMax
+  }
 
   /** Runs `fn` with an open read-write handle for `path`; `create` makes a missing file. */
-  async use<T> (path: string, fn: (fh: FileHandle) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
+  async use<T>(path: string, fn: (fh: FileHandle) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
     if (this.closed) throw new Error('file handle cache is closed')
     const entry = await this.acquire(path, options.create === true)
     try {
@@ -61,10 +65,10 @@ export class FileHandleCache {
    * Runs `fn`, which opens and closes at most one file of its own at a time (e.g. a checkpoint
    * write), inside the same budget, so transient opens cannot push the process past the bound.
    */
-  async withSlot<T> (fn: () => Promise<T>): Promise<T> {
+  async withSlot<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('file handle cache is closed')
     while (this.open >= this.maxOpenFiles) {
-      if (!(await this.evictOne())) await new Promise<void>(resolve => this.waiters.push(resolve))
+      if (!(await this.evictOne())) await new Promise<void>((resolve) => this.waiters.push(resolve))
     }
     this.open++
     this.openMax = Math.max(this.openMax, this.open)
@@ -77,7 +81,7 @@ export class FileHandleCache {
   }
 
   /** Forgets `path`; its handle closes as soon as no callback uses it. */
-  async evict (path: string): Promise<void> {
+  async evict(path: string): Promise<void> {
     const entry = this.entries.get(path)
     if (entry === undefined) return
     this.entries.delete(path)
@@ -86,17 +90,17 @@ export class FileHandleCache {
   }
 
   /** Evicts every path that starts with `prefix` (a partition directory). */
-  async evictUnder (prefix: string): Promise<void> {
-    const paths = [...this.entries.keys()].filter(p => p.startsWith(prefix))
-    await Promise.all(paths.map(p => this.evict(p)))
+  async evictUnder(prefix: string): Promise<void> {
+    const paths = [...this.entries.keys()].filter((p) => p.startsWith(prefix))
+    await Promise.all(paths.map((p) => this.evict(p)))
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     this.closed = true
-    await Promise.all([...this.entries.keys()].map(p => this.evict(p)))
+    await Promise.all([...this.entries.keys()].map((p) => this.evict(p)))
   }
 
-  private async acquire (path: string, create: boolean): Promise<Entry> {
+  private async acquire(path: string, create: boolean): Promise<Entry> {
     let waited = false
     for (;;) {
       const existing = this.entries.get(path)
@@ -118,13 +122,13 @@ export class FileHandleCache {
       }
       if (this.open < this.maxOpenFiles) return await this.openEntry(path, create)
       if (!(await this.evictOne())) {
-        await new Promise<void>(resolve => this.waiters.push(resolve))
+        await new Promise<void>((resolve) => this.waiters.push(resolve))
         waited = true
       }
     }
   }
 
-  private async openEntry (path: string, create: boolean): Promise<Entry> {
+  private async openEntry(path: string, create: boolean): Promise<Entry> {
     const entry: Entry = { path, handle: undefined, opening: undefined, pins: 1, doomed: false }
     this.open++
     this.openMax = Math.max(this.openMax, this.open)
@@ -144,7 +148,7 @@ export class FileHandleCache {
   }
 
   /** Closes the least recently used unpinned handle; false if every handle is pinned. */
-  private async evictOne (): Promise<boolean> {
+  private async evictOne(): Promise<boolean> {
     for (const entry of this.entries.values()) {
       if (entry.pins === 0 && entry.handle !== undefined) {
         this.entries.delete(entry.path)
@@ -156,7 +160,7 @@ export class FileHandleCache {
     return false
   }
 
-  private release (entry: Entry): void {
+  private release(entry: Entry): void {
     entry.pins--
     if (entry.pins > 0) return
     if (entry.doomed) {
@@ -166,7 +170,7 @@ export class FileHandleCache {
     }
   }
 
-  private async closeEntry (entry: Entry): Promise<void> {
+  private async closeEntry(entry: Entry): Promise<void> {
     const handle = entry.handle
     if (handle === undefined) return
     entry.handle = undefined
@@ -178,7 +182,7 @@ export class FileHandleCache {
     }
   }
 
-  private wakeOne (): void {
+  private wakeOne(): void {
     this.waiters.shift()?.()
   }
 }

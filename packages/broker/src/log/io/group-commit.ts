@@ -9,23 +9,27 @@ export class GroupCommit {
   private next: Promise<void> | undefined
   private syncs = 0
 
-  constructor (private readonly syncFn: () => Promise<void>) {}
+  constructor(private readonly syncFn: () => Promise<void>) {}
 
   /** Number of syncs started (tests check that concurrent appends share them). @internal */
-  get syncCount (): number { return this.syncs }
+  get syncCount(): number {
+    return this.syncs
+  }
 
-  request (): Promise<void> {
+  request(): Promise<void> {
     if (this.next !== undefined) return this.next
     if (this.running === undefined) return this.start()
-    const next = this.running.catch(() => {}).then(() => {
-      this.next = undefined
-      return this.start()
-    })
+    const next = this.running
+      .catch(() => {})
+      .then(() => {
+        this.next = undefined
+        return this.start()
+      })
     this.next = next
     return next
   }
 
-  private start (): Promise<void> {
+  private start(): Promise<void> {
     this.syncs++
     const p = this.syncFn().finally(() => {
       if (this.running === p) this.running = undefined

@@ -17,7 +17,7 @@ export const MAX_DEFAULT_OPEN_FILES = 65_536
 const MIN_DEFAULT_OPEN_FILES = 16
 
 /** The soft "Max open files" limit from /proc/<pid>/limits text; Infinity for unlimited, undefined when absent. */
-export function parseOpenFileLimit (limitsText: string): number | undefined {
+export function parseOpenFileLimit(limitsText: string): number | undefined {
   const m = /^Max open files\s+(\S+)\s+(\S+)/m.exec(limitsText)
   if (m === null) return undefined
   if (m[1] === 'unlimited') return Infinity
@@ -26,17 +26,17 @@ export function parseOpenFileLimit (limitsText: string): number | undefined {
 }
 
 /** The default for this process (its own soft limit). */
-export function defaultMaxOpenFiles (): number {
+export function defaultMaxOpenFiles(): number {
   return maxOpenFilesFor(readOwnOpenFileLimit())
 }
 
 /** Half the soft limit, within [16, 65,536]; the cache's own default (512, safe under the common 1,024) when the limit is unknown. */
-export function maxOpenFilesFor (softLimit: number | undefined): number {
+export function maxOpenFilesFor(softLimit: number | undefined): number {
   if (softLimit === undefined) return DEFAULT_MAX_OPEN_FILES
   return Math.max(MIN_DEFAULT_OPEN_FILES, Math.min(MAX_DEFAULT_OPEN_FILES, Math.floor(softLimit / 2)))
 }
 
-function readOwnOpenFileLimit (): number | undefined {
+function readOwnOpenFileLimit(): number | undefined {
   try {
     return parseOpenFileLimit(readFileSync('/proc/self/limits', 'utf8'))
   } catch {

@@ -26,12 +26,12 @@ import { emptyRecoveryStats, type RecoveryStats } from '../segment/segment-recov
 /** What the replica manager and log maintenance need of the broker's storage (one dir or many). */
 export interface LogStore {
   readonly dataDirs: readonly string[]
-  getLog (topic: string, partition: number): PartitionLog | undefined
-  getOrCreateLog (topic: string, partition: number, config: LogConfig): Promise<PartitionLog>
-  deleteLog (topic: string, partition: number): Promise<void>
-  listLogs (): Array<{ topic: string, partition: number }>
-  checkpointAll (): Promise<void>
-  createCleaner (options?: Omit<LogCleanerOptions, 'cache' | 'logger'>): LogCleaner
+  getLog(topic: string, partition: number): PartitionLog | undefined
+  getOrCreateLog(topic: string, partition: number, config: LogConfig): Promise<PartitionLog>
+  deleteLog(topic: string, partition: number): Promise<void>
+  listLogs(): Array<{ topic: string; partition: number }>
+  checkpointAll(): Promise<void>
+  createCleaner(options?: Omit<LogCleanerOptions, 'cache' | 'logger'>): LogCleaner
 }
 
 export interface LogDirsOptions extends Omit<LogManagerOptions, 'dataDir' | 'cache'> {
@@ -50,14 +50,14 @@ export class LogDirs implements LogStore {
   private readonly counts = new Map<LogManager, number>()
   private closed = false
 
-  private constructor (dataDirs: readonly string[], managers: LogManager[], cache: FileHandleCache, logger: Logger) {
+  private constructor(dataDirs: readonly string[], managers: LogManager[], cache: FileHandleCache, logger: Logger) {
     this.dataDirs = dataDirs
     this.managers = managers
     this.cache = cache
     this.logger = logger
   }
 
-  static async open (options: LogDirsOptions): Promise<LogDirs> {
+  static async open(options: LogDirsOptions): Promise<LogDirs> {
     const dirs = [...options.dataDirs]
     if (dirs.length === 0) throw new Error('LogDirs: at least one data dir is required')
     if (new Set(dirs).size !== dirs.length) throw new Error(`LogDirs: a data dir is listed twice: ${dirs.join(',')}`)
@@ -76,30 +76,32 @@ export class LogDirs implements LogStore {
     }
   }
 
-  private indexExisting (): void {
+  private indexExisting(): void {
     for (const m of this.managers) {
       for (const { topic, partition } of m.listLogs()) {
         const key = partitionDirName(topic, partition)
         const other = this.placement.get(key)
         if (other !== undefined) {
-          throw new Error(`partition ${topic}-${partition} exists in two data dirs (${other.dataDir} and ${m.dataDir}); ` +
-            'remove the copy that is not wanted and start again')
+          throw new Error(
+            `partition ${topic}-${partition} exists in two data dirs (${other.dataDir} and ${m.dataDir}); ` +
+              'remove the copy that is not wanted and start again',
+          )
         }
         this.place(key, m)
       }
     }
   }
 
-  getLog (topic: string, partition: number): PartitionLog | undefined {
+  getLog(topic: string, partition: number): PartitionLog | undefined {
     return this.placement.get(partitionDirName(topic, partition))?.getLog(topic, partition)
   }
 
   /** The data dir holding a partition's log, if any. */
-  dataDirOf (topic: string, partition: number): string | undefined {
+  dataDirOf(topic: string, partition: number): string | undefined {
     return this.placement.get(partitionDirName(topic, partition))?.dataDir
   }
 
-  async getOrCreateLog (topic: string, partition: number, config: LogConfig): Promise<PartitionLog> {
+  async getOrCreateLog(topic: string, partition: number, config: LogConfig): Promise<PartitionLog> {
     if (this.closed) throw new Error('log dirs are closed')
     const key = partitionDirName(topic, partition)
     let manager = this.placement.get(key)
@@ -116,7 +118,7 @@ export class LogDirs implements LogStore {
     }
   }
 
-  async deleteLog (topic: string, partition: number): Promise<void> {
+  async deleteLog(topic: string, partition: number): Promise<void> {
     const key = partitionDirName(topic, partition)
     const manager = this.placement.get(key)
     if (manager === undefined) return
@@ -124,28 +126,28 @@ export class LogDirs implements LogStore {
     if (this.placement.get(key) === manager && manager.getLog(topic, partition) === undefined) this.unplace(key)
   }
 
-  listLogs (): Array<{ topic: string, partition: number }> {
+  listLogs(): Array<{ topic: string; partition: number }> {
     return this.managers.flatMap((m) => m.listLogs())
   }
 
-  async checkpointAll (): Promise<void> {
+  async checkpointAll(): Promise<void> {
     // Per dir: a full disk on one must not keep the others' checkpoints from being written.
     const results = await Promise.allSettled(this.managers.map(async (m) => await m.checkpointAll()))
     const failed = results.find((r) => r.status === 'rejected')
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason
   }
 
-  async checkpointRecoveryPoints (): Promise<void> {
+  async checkpointRecoveryPoints(): Promise<void> {
     for (const m of this.managers) await m.checkpointRecoveryPoints()
   }
 
   /** One cleaner for every dir: it shares the file-handle budget, and its key map is allocated once. */
-  createCleaner (options: Omit<LogCleanerOptions, 'cache' | 'logger'> = {}): LogCleaner {
+  createCleaner(options: Omit<LogCleanerOptions, 'cache' | 'logger'> = {}): LogCleaner {
     return new LogCleaner({ ...options, cache: this.cache, logger: this.logger.child({ component: 'log-cleaner' }) })
   }
 
   /** Summed over the dirs; cleanShutdown only if every dir was shut down cleanly. @internal (tests, metrics) */
-  get recoveryStats (): RecoveryStats {
+  get recoveryStats(): RecoveryStats {
     const sum = emptyRecoveryStats(this.managers.every((m) => m.recoveryStats.cleanShutdown))
     for (const m of this.managers) {
       const s = m.recoveryStats
@@ -159,11 +161,15 @@ export class LogDirs implements LogStore {
   }
 
   /** Open file handles right now / at most so far (shared by every dir). @internal (tests) */
-  get openFileCount (): number { return this.cache.openCount }
-  get openFileCountMax (): number { return this.cache.openCountMax }
+  get openFileCount(): number {
+    return this.cache.openCount
+  }
+  get openFileCountMax(): number {
+    return this.cache.openCountMax
+  }
 
   /** Closes every dir (each writes its own clean-shutdown marker), then the shared handles. */
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
     try {
@@ -176,13 +182,13 @@ export class LogDirs implements LogStore {
   }
 
   /** A simulated crash of every dir. @internal (tests) */
-  async abandonForTesting (): Promise<void> {
+  async abandonForTesting(): Promise<void> {
     this.closed = true
     for (const m of this.managers) await m.abandonForTesting()
     await this.cache.close()
   }
 
-  private leastLoaded (): LogManager {
+  private leastLoaded(): LogManager {
     let best = this.managers[0]!
     for (const m of this.managers) {
       if (this.countOn(m) < this.countOn(best)) best = m
@@ -190,16 +196,16 @@ export class LogDirs implements LogStore {
     return best
   }
 
-  private countOn (m: LogManager): number {
+  private countOn(m: LogManager): number {
     return this.counts.get(m) ?? 0
   }
 
-  private place (key: string, m: LogManager): void {
+  private place(key: string, m: LogManager): void {
     this.placement.set(key, m)
     this.counts.set(m, this.countOn(m) + 1)
   }
 
-  private unplace (key: string): void {
+  private unplace(key: string): void {
     const m = this.placement.get(key)
     if (m === undefined) return
     this.placement.delete(key)

@@ -8,7 +8,7 @@ import { LogManager } from './log-manager.js'
 import { appendLeader, captureLogger, testConfig } from '../__fixtures__/log-test-env.js'
 import { makeBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
-async function useDataDir (): Promise<string> {
+async function useDataDir(): Promise<string> {
   const dir = await makeTempDir()
   onTestFinished(() => fs.rm(dir, { recursive: true, force: true }))
   return dir
@@ -25,13 +25,15 @@ describe('LogManager', () => {
     await first.close()
     const second = await LogManager.open({ dataDir, logger })
     onTestFinished(() => second.close())
-    expect(second.listLogs().sort((a, b) => a.partition - b.partition)).toEqual([0, 1, 12].map(partition => ({ topic: 'my-topic', partition })))
+    expect(second.listLogs().sort((a, b) => a.partition - b.partition)).toEqual(
+      [0, 1, 12].map((partition) => ({ topic: 'my-topic', partition })),
+    )
     expect(second.getLog('my-topic', 12)!.logEndOffset).toBe(2n)
     await second.deleteLog('my-topic', 1)
     expect(second.getLog('my-topic', 1)).toBeUndefined()
-    expect((await fs.readdir(dataDir)).filter(n => n === 'my-topic-1' || n.startsWith('my-topic-1.'))).toEqual([])
+    expect((await fs.readdir(dataDir)).filter((n) => n === 'my-topic-1' || n.startsWith('my-topic-1.'))).toEqual([])
     const cp = await readCheckpointFile(path.join(dataDir, RECOVERY_POINT_CHECKPOINT_FILE), 3)
-    expect(cp.kind === 'ok' && cp.entries.map(e => e[1]).sort()).toEqual(['0', '12'])
+    expect(cp.kind === 'ok' && cp.entries.map((e) => e[1]).sort()).toEqual(['0', '12'])
     const again = await second.getOrCreateLog('my-topic', 1, testConfig())
     expect([again.logStartOffset, again.logEndOffset]).toEqual([0n, 0n])
   })
@@ -61,7 +63,7 @@ describe('LogManager', () => {
     const second = await LogManager.open({ dataDir, logger })
     onTestFinished(() => second.close())
     expect(second.recoveryStats.segmentsScanned).toBe(1)
-    expect(lines.some(l => l.msg === 'recovery-point checkpoint unreadable, recovering every segment')).toBe(true)
+    expect(lines.some((l) => l.msg === 'recovery-point checkpoint unreadable, recovering every segment')).toBe(true)
   })
 })
 
@@ -98,12 +100,21 @@ describe('checkpoint files and the leader-epoch cache', () => {
     expect(await read('log-start-offset-checkpoint')).toEqual({ kind: 'ok', entries: [['t', '3', '7']] })
   })
 
-  it('writes Kafka\'s text format atomically and rejects malformed files', async () => {
+  it("writes Kafka's text format atomically and rejects malformed files", async () => {
     const dir = await useDataDir()
     const file = path.join(dir, 'cp')
-    await writeCheckpointFile(file, [['a', '0', '5'], ['b-c', '3', '9']])
+    await writeCheckpointFile(file, [
+      ['a', '0', '5'],
+      ['b-c', '3', '9'],
+    ])
     expect(await fs.readFile(file, 'utf8')).toBe('0\n2\na 0 5\nb-c 3 9\n')
-    expect(await readCheckpointFile(file, 3)).toEqual({ kind: 'ok', entries: [['a', '0', '5'], ['b-c', '3', '9']] })
+    expect(await readCheckpointFile(file, 3)).toEqual({
+      kind: 'ok',
+      entries: [
+        ['a', '0', '5'],
+        ['b-c', '3', '9'],
+      ],
+    })
     expect((await fs.readdir(dir)).sort()).toEqual(['cp'])
     await fs.writeFile(file, '1\n0\n')
     expect((await readCheckpointFile(file, 3)).kind).toBe('corrupt')
@@ -121,7 +132,10 @@ describe('checkpoint files and the leader-epoch cache', () => {
     expect(cache.assign(1, 7n)).toBe(false)
     expect(cache.assign(4, 10n)).toBe(true)
     expect(cache.assign(6, 8n)).toBe(true) // starts before epoch 4: epoch 4 never really happened here
-    expect(cache.all).toEqual([{ epoch: 2, startOffset: 0n }, { epoch: 6, startOffset: 8n }])
+    expect(cache.all).toEqual([
+      { epoch: 2, startOffset: 0n },
+      { epoch: 6, startOffset: 8n },
+    ])
     await cache.persist()
     const reloaded = await LeaderEpochCache.load(dir, logger)
     expect(reloaded.all).toEqual(cache.all)

@@ -27,7 +27,11 @@ import { GroupCommit } from '../io/group-commit.js'
 import { LogCleaner, type LogCleanerOptions } from '../cleaner/log-cleaner.js'
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js'
 import {
-  CLEAN_SHUTDOWN_FILE, CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, parsePartitionDirName, partitionDirName,
+  CLEAN_SHUTDOWN_FILE,
+  CLEANER_OFFSET_CHECKPOINT_FILE,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  parsePartitionDirName,
+  partitionDirName,
   RECOVERY_POINT_CHECKPOINT_FILE,
 } from '../segment/log-files.js'
 import { loadPartitionDir } from './partition-loader.js'
@@ -71,14 +75,16 @@ export class LogManager {
   private readonly defaultConfig: LogConfig
   private readonly sync = new DataDirSync()
   readonly deleter: DelayedDeleter
-  private readonly logStartCheckpoint = new GroupCommit(() => this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE))
+  private readonly logStartCheckpoint = new GroupCommit(() =>
+    this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE),
+  )
   /** Last content written per checkpoint file, so unchanged checkpoints cost no write. */
   private readonly written = new Map<string, string>()
   private closed = false
   /** What open() did: clean load or recovery, and how much it scanned. @internal (tests, metrics) */
   readonly recoveryStats: RecoveryStats
 
-  private constructor (options: LogManagerOptions, stats: RecoveryStats) {
+  private constructor(options: LogManagerOptions, stats: RecoveryStats) {
     this.dataDir = options.dataDir
     this.logger = options.logger.child({ component: 'log-manager' })
     this.cache = options.cache ?? new FileHandleCache({ maxOpenFiles: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES })
@@ -88,10 +94,13 @@ export class LogManager {
     this.deleter = new DelayedDeleter(options.fileDeleteDelayMs ?? 60_000, this.logger, options.clock)
   }
 
-  static async open (options: LogManagerOptions): Promise<LogManager> {
+  static async open(options: LogManagerOptions): Promise<LogManager> {
     await fs.mkdir(options.dataDir, { recursive: true })
     const marker = path.join(options.dataDir, CLEAN_SHUTDOWN_FILE)
-    const clean = await fs.rm(marker).then(() => true, () => false)
+    const clean = await fs.rm(marker).then(
+      () => true,
+      () => false,
+    )
     if (clean) await fsyncDir(options.dataDir)
     const manager = new LogManager(options, emptyRecoveryStats(clean))
     try {
@@ -104,12 +113,23 @@ export class LogManager {
     return manager
   }
 
-  private async loadAll (clean: boolean): Promise<void> {
-    const recoveryPoints = clean ? new Map<string, bigint>() : await this.readOffsets(RECOVERY_POINT_CHECKPOINT_FILE, 'recovery-point checkpoint unreadable, recovering every segment')
-    const starts = await this.readOffsets(LOG_START_OFFSET_CHECKPOINT_FILE, 'log-start-offset checkpoint unreadable, log start offsets fall back to the first segments')
-    const dirty = await this.readOffsets(CLEANER_OFFSET_CHECKPOINT_FILE, 'cleaner-offset checkpoint unreadable, compaction restarts from the log start')
+  private async loadAll(clean: boolean): Promise<void> {
+    const recoveryPoints = clean
+      ? new Map<string, bigint>()
+      : await this.readOffsets(
+          RECOVERY_POINT_CHECKPOINT_FILE,
+          'recovery-point checkpoint unreadable, recovering every segment',
+        )
+    const starts = await this.readOffsets(
+      LOG_START_OFFSET_CHECKPOINT_FILE,
+      'log-start-offset checkpoint unreadable, log start offsets fall back to the first segments',
+    )
+    const dirty = await this.readOffsets(
+      CLEANER_OFFSET_CHECKPOINT_FILE,
+      'cleaner-offset checkpoint unreadable, compaction restarts from the log start',
+    )
     const entries = await fs.readdir(this.dataDir, { withFileTypes: true })
-    const todo: Array<{ topic: string, partition: number }> = []
+    const todo: Array<{ topic: string; partition: number }> = []
     for (const e of entries) {
       if (!e.isDirectory()) continue
       if (e.name.endsWith(DELETED_DIR_SUFFIX)) {
@@ -126,15 +146,32 @@ export class LogManager {
     })
   }
 
-  private async load (topic: string, partition: number, config: LogConfig, recoveryPoint: bigint | undefined,
-    logStartOffset?: bigint, firstDirtyOffset?: bigint): Promise<PartitionLog> {
+  private async load(
+    topic: string,
+    partition: number,
+    config: LogConfig,
+    recoveryPoint: bigint | undefined,
+    logStartOffset?: bigint,
+    firstDirtyOffset?: bigint,
+  ): Promise<PartitionLog> {
     const dir = path.join(this.dataDir, partitionDirName(topic, partition))
     const logger = this.logger.child({ component: 'log', topic, partition })
     const loaded = await loadPartitionDir({
-      dir, cache: this.cache, logger, indexIntervalBytes: config.indexIntervalBytes, recoveryPoint, stats: this.recoveryStats,
+      dir,
+      cache: this.cache,
+      logger,
+      indexIntervalBytes: config.indexIntervalBytes,
+      recoveryPoint,
+      stats: this.recoveryStats,
     })
     return new PartitionLog({
-      dir, topic, partition, config, cache: this.cache, logger, ...loaded,
+      dir,
+      topic,
+      partition,
+      config,
+      cache: this.cache,
+      logger,
+      ...loaded,
       onRecoveryPointLowered: () => this.checkpointRecoveryPoints(),
       logStartOffset,
       firstDirtyOffset,
@@ -144,7 +181,7 @@ export class LogManager {
     })
   }
 
-  private async readOffsets (name: string, unreadable: string): Promise<OffsetMap> {
+  private async readOffsets(name: string, unreadable: string): Promise<OffsetMap> {
     const file = path.join(this.dataDir, name)
     const read = await readCheckpointFile(file, 3)
     const points: OffsetMap = new Map()
@@ -152,17 +189,18 @@ export class LogManager {
     if (read.kind !== 'ok') return points
     for (const [topic, partition, offset] of read.entries) {
       const value = parseOffsetField(offset!)
-      if (value !== undefined && /^\d+$/.test(partition!)) points.set(partitionDirName(topic!, Number(partition)), value)
+      if (value !== undefined && /^\d+$/.test(partition!))
+        points.set(partitionDirName(topic!, Number(partition)), value)
     }
     return points
   }
 
-  getLog (topic: string, partition: number): PartitionLog | undefined {
+  getLog(topic: string, partition: number): PartitionLog | undefined {
     return this.logs.get(partitionDirName(topic, partition))
   }
 
   /** The log of a partition replica, created empty if this data dir has none; applies `config`. */
-  async getOrCreateLog (topic: string, partition: number, config: LogConfig): Promise<PartitionLog> {
+  async getOrCreateLog(topic: string, partition: number, config: LogConfig): Promise<PartitionLog> {
     this.assertOpen()
     const key = partitionDirName(topic, partition)
     const existing = this.logs.get(key)
@@ -196,7 +234,7 @@ export class LogManager {
   }
 
   /** Closes the log and removes its directory (renamed away first, so a crash never leaves half of it). */
-  async deleteLog (topic: string, partition: number): Promise<void> {
+  async deleteLog(topic: string, partition: number): Promise<void> {
     this.assertOpen()
     const key = partitionDirName(topic, partition)
     await this.creating.get(key)?.catch(() => undefined)
@@ -222,46 +260,56 @@ export class LogManager {
   }
 
   /** This manager's data dir, as a list (the LogStore view shared with LogDirs). */
-  get dataDirs (): readonly string[] { return [this.dataDir] }
+  get dataDirs(): readonly string[] {
+    return [this.dataDir]
+  }
 
   /** Logs held, including ones being created (placement counts them). */
-  get logCount (): number { return this.logs.size + this.creating.size }
+  get logCount(): number {
+    return this.logs.size + this.creating.size
+  }
 
-  listLogs (): Array<{ topic: string, partition: number }> {
-    return [...this.logs.values()].map(l => ({ topic: l.topic, partition: l.partition }))
+  listLogs(): Array<{ topic: string; partition: number }> {
+    return [...this.logs.values()].map((l) => ({ topic: l.topic, partition: l.partition }))
   }
 
   /** Writes every log's recovery point to the checkpoint file (also done by close). */
-  async checkpointRecoveryPoints (): Promise<void> {
+  async checkpointRecoveryPoints(): Promise<void> {
     await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, true)
   }
 
   /** Writes the three checkpoints whose content changed since they were last written (maintenance, close). */
-  async checkpointAll (): Promise<void> {
-    for (const name of [RECOVERY_POINT_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, CLEANER_OFFSET_CHECKPOINT_FILE]) {
+  async checkpointAll(): Promise<void> {
+    for (const name of [
+      RECOVERY_POINT_CHECKPOINT_FILE,
+      LOG_START_OFFSET_CHECKPOINT_FILE,
+      CLEANER_OFFSET_CHECKPOINT_FILE,
+    ]) {
       await this.writeOffsetCheckpoint(name)
     }
   }
 
-  private checkpointEntries (name: string): string[][] {
+  private checkpointEntries(name: string): string[][] {
     const logs = [...this.logs.values()]
     switch (name) {
       case RECOVERY_POINT_CHECKPOINT_FILE:
-        return logs.map(l => [l.topic, String(l.partition), l.recoveryPoint.toString()])
+        return logs.map((l) => [l.topic, String(l.partition), l.recoveryPoint.toString()])
       case LOG_START_OFFSET_CHECKPOINT_FILE:
-        return logs.filter(l => l.logStartOffset > l.segmentList[0]!.baseOffset)
-          .map(l => [l.topic, String(l.partition), l.logStartOffset.toString()])
+        return logs
+          .filter((l) => l.logStartOffset > l.segmentList[0]!.baseOffset)
+          .map((l) => [l.topic, String(l.partition), l.logStartOffset.toString()])
       default:
-        return logs.filter(l => l.firstDirtyOffset > l.logStartOffset)
-          .map(l => [l.topic, String(l.partition), l.firstDirtyOffset.toString()])
+        return logs
+          .filter((l) => l.firstDirtyOffset > l.logStartOffset)
+          .map((l) => [l.topic, String(l.partition), l.firstDirtyOffset.toString()])
     }
   }
 
   /** Writes checkpoint `name` from the logs' current values, unless unchanged (and not `force`). */
-  private async writeOffsetCheckpoint (name: string, force = false): Promise<void> {
+  private async writeOffsetCheckpoint(name: string, force = false): Promise<void> {
     await this.checkpointQueue.run(async () => {
       const entries = this.checkpointEntries(name)
-      const signature = entries.map(e => e.join(' ')).join('\n')
+      const signature = entries.map((e) => e.join(' ')).join('\n')
       if (!force && this.written.get(name) === signature) return
       await this.cache.withSlot(() => writeCheckpointFile(path.join(this.dataDir, name), entries))
       this.written.set(name, signature)
@@ -269,32 +317,41 @@ export class LogManager {
   }
 
   /** A compactor for this data dir's logs (sharing its file-handle budget). */
-  createCleaner (options: Omit<LogCleanerOptions, 'cache' | 'logger'> = {}): LogCleaner {
+  createCleaner(options: Omit<LogCleanerOptions, 'cache' | 'logger'> = {}): LogCleaner {
     return new LogCleaner({ ...options, cache: this.cache, logger: this.logger.child({ component: 'log-cleaner' }) })
   }
 
   /** Group-commit rounds shared by this data dir's fsync-mode appends. @internal (tests) */
-  get syncRounds (): number { return this.sync.rounds }
+  get syncRounds(): number {
+    return this.sync.rounds
+  }
 
   /** Open file handles right now / at most so far. @internal (tests) */
-  get openFileCount (): number { return this.cache.openCount }
-  get openFileCountMax (): number { return this.cache.openCountMax }
+  get openFileCount(): number {
+    return this.cache.openCount
+  }
+  get openFileCountMax(): number {
+    return this.cache.openCountMax
+  }
 
   /** Flushes every log, writes the recovery-point checkpoint, then the clean-shutdown marker. */
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await Promise.all([...this.creating.values()].map(p => p.catch(() => undefined)))
+    await Promise.all([...this.creating.values()].map((p) => p.catch(() => undefined)))
     const logs = [...this.logs.values()]
-    const results = await Promise.allSettled(logs.map(l => l.close()))
-    const failed = results.some(r => r.status === 'rejected') || logs.some(l => l.isFailed)
+    const results = await Promise.allSettled(logs.map((l) => l.close()))
+    const failed = results.some((r) => r.status === 'rejected') || logs.some((l) => l.isFailed)
     try {
       await this.deleter.flush()
       await this.checkpointRecoveryPoints()
       await this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE, true)
       await this.writeOffsetCheckpoint(CLEANER_OFFSET_CHECKPOINT_FILE, true)
       if (failed) {
-        this.logger.error({ dataDir: this.dataDir }, 'a log failed; not writing the clean-shutdown marker so the next start recovers')
+        this.logger.error(
+          { dataDir: this.dataDir },
+          'a log failed; not writing the clean-shutdown marker so the next start recovers',
+        )
       } else {
         const marker = path.join(this.dataDir, CLEAN_SHUTDOWN_FILE)
         const fh = await fs.open(marker, 'w')
@@ -308,14 +365,14 @@ export class LogManager {
   }
 
   /** Releases file handles without flushing, checkpointing or the marker: a simulated crash. @internal (tests) */
-  async abandonForTesting (): Promise<void> {
+  async abandonForTesting(): Promise<void> {
     this.closed = true
-    await Promise.all([...this.logs.values()].map(l => l.abandon()))
+    await Promise.all([...this.logs.values()].map((l) => l.abandon()))
     if (this.ownsCache) await this.cache.close()
     await this.deleter.abandon()
   }
 
-  private assertOpen (): void {
+  private assertOpen(): void {
     if (this.closed) throw new Error('log manager is closed')
   }
 }

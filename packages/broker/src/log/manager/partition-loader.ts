@@ -24,7 +24,16 @@ import type { FileHandleCache } from '../io/file-handle-cache.js'
 import { LeaderEpochCache } from '../partition/leader-epoch-cache.js'
 import { fsyncDir } from '../io/checkpoint-file.js'
 import {
-  CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, LOG_SUFFIX, OFFSET_GAPS_MARKER_FILE, parseSegmentFileName, parseSwapFileName, segmentPaths, TEMP_SUFFIX,
+  CLEANED_SUFFIX,
+  DELETED_SUFFIX,
+  INDEX_SUFFIX,
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  LOG_SUFFIX,
+  OFFSET_GAPS_MARKER_FILE,
+  parseSegmentFileName,
+  parseSwapFileName,
+  segmentPaths,
+  TEMP_SUFFIX,
   TIME_INDEX_SUFFIX,
 } from '../segment/log-files.js'
 import { OFFSET_INDEX_ENTRY_BYTES } from '../segment/offset-index.js'
@@ -50,10 +59,15 @@ export interface LoadedPartition {
   mayHaveGaps: boolean
 }
 
-export async function loadPartitionDir (options: LoadPartitionOptions): Promise<LoadedPartition> {
+export async function loadPartitionDir(options: LoadPartitionOptions): Promise<LoadedPartition> {
   const { dir, cache, logger, stats } = options
   const { bases, names } = await listSegments(dir, logger)
-  const epochs = await LeaderEpochCache.load(dir, logger, fn => cache.withSlot(fn), names.includes(LEADER_EPOCH_CHECKPOINT_FILE))
+  const epochs = await LeaderEpochCache.load(
+    dir,
+    logger,
+    (fn) => cache.withSlot(fn),
+    names.includes(LEADER_EPOCH_CHECKPOINT_FILE),
+  )
   const epochsAtStart = epochSignature(epochs)
   const segments: Segment[] = []
   if (bases.length === 0) {
@@ -71,7 +85,15 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
     if (epoch >= 0 && (latest === undefined || epoch > latest)) epochs.assign(epoch, baseOffset)
   }
   const allowGaps = names.includes(OFFSET_GAPS_MARKER_FILE)
-  const recoverOpts = (endOffset: bigint | undefined) => ({ cache, logger, indexIntervalBytes: options.indexIntervalBytes, stats, onBatch, endOffset, allowGaps })
+  const recoverOpts = (endOffset: bigint | undefined) => ({
+    cache,
+    logger,
+    indexIntervalBytes: options.indexIntervalBytes,
+    stats,
+    onBatch,
+    endOffset,
+    allowGaps,
+  })
   for (let i = 0; i < bases.length; i++) {
     const base = bases[i]!
     const isLast = i === bases.length - 1
@@ -80,7 +102,14 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
     const prev = segments[segments.length - 1]
     if (prev !== undefined && prev.nextOffset > base) {
       // A scanned predecessor ended somewhere else: this segment cannot continue the log.
-      await dropSegments(bases.slice(i), dir, cache, logger, stats, `previous segment ends at offset ${prev.nextOffset}`)
+      await dropSegments(
+        bases.slice(i),
+        dir,
+        cache,
+        logger,
+        stats,
+        `previous segment ends at offset ${prev.nextOffset}`,
+      )
       break
     }
     const seg = new Segment(base, paths, cache, {
@@ -89,8 +118,11 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
       offsetIndexEntries: Math.floor(Math.max(0, files.indexBytes) / OFFSET_INDEX_ENTRY_BYTES),
       timeIndexEntries: Math.floor(Math.max(0, files.timeIndexBytes) / TIME_INDEX_ENTRY_BYTES),
     })
-    const indexesLookValid = files.indexBytes >= 0 && files.indexBytes % OFFSET_INDEX_ENTRY_BYTES === 0 &&
-      files.timeIndexBytes >= 0 && files.timeIndexBytes % TIME_INDEX_ENTRY_BYTES === 0
+    const indexesLookValid =
+      files.indexBytes >= 0 &&
+      files.indexBytes % OFFSET_INDEX_ENTRY_BYTES === 0 &&
+      files.timeIndexBytes >= 0 &&
+      files.timeIndexBytes % TIME_INDEX_ENTRY_BYTES === 0
     // An empty segment with empty or missing indexes (created on first append) needs no scan:
     // the common idle partition loads from stat alone.
     const emptyAndConsistent = files.logBytes === 0 && files.indexBytes <= 0 && files.timeIndexBytes <= 0
@@ -98,7 +130,8 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
     if (!scan && isLast) scan = !(await loadTailOffset(seg))
     segments.push(seg)
     if (!scan) continue
-    if (rp === undefined) logger.warn({ segment: paths.log }, 'rebuilding missing or invalid index after clean shutdown')
+    if (rp === undefined)
+      logger.warn({ segment: paths.log }, 'rebuilding missing or invalid index after clean shutdown')
     const outcome = await recoverSegment(seg, files.logBytes, recoverOpts(isLast ? undefined : bases[i + 1]))
     if (outcome.problem !== undefined && !isLast) {
       await dropSegments(bases.slice(i + 1), dir, cache, logger, stats, 'an earlier segment was truncated')
@@ -110,14 +143,14 @@ export async function loadPartitionDir (options: LoadPartitionOptions): Promise<
   const logEnd = segments[segments.length - 1]!.nextOffset
   epochs.truncateFromEnd(logEnd)
   if (epochSignature(epochs) !== epochsAtStart) await epochs.persist()
-  const recoveryPoint = rp === undefined ? logEnd : (rp < logEnd ? rp : logEnd)
+  const recoveryPoint = rp === undefined ? logEnd : rp < logEnd ? rp : logEnd
   return { segments, epochs, recoveryPoint, mayHaveGaps: allowGaps }
 }
 
 /** Sorted base offsets of the .log files; completes swaps, removes temp files and orphan indexes. */
-async function listSegments (dir: string, logger: Logger): Promise<{ bases: bigint[], names: string[] }> {
+async function listSegments(dir: string, logger: Logger): Promise<{ bases: bigint[]; names: string[] }> {
   let names = await fs.readdir(dir)
-  if (names.some(n => parseSwapFileName(n) !== undefined)) {
+  if (names.some((n) => parseSwapFileName(n) !== undefined)) {
     await completeSwaps(dir, names, logger)
     names = await fs.readdir(dir)
   }
@@ -127,7 +160,7 @@ async function listSegments (dir: string, logger: Logger): Promise<{ bases: bigi
     if (base !== undefined) bases.add(base)
   }
   for (const name of names) {
-    const orphanIndex = [INDEX_SUFFIX, TIME_INDEX_SUFFIX].some(sfx => {
+    const orphanIndex = [INDEX_SUFFIX, TIME_INDEX_SUFFIX].some((sfx) => {
       const b = parseSegmentFileName(name, sfx)
       return b !== undefined && !bases.has(b)
     })
@@ -139,8 +172,11 @@ async function listSegments (dir: string, logger: Logger): Promise<{ bases: bigi
   return { bases: [...bases].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), names }
 }
 
-async function statSegment (paths: { log: string, index: string, timeIndex: string }):
-  Promise<{ logBytes: number, indexBytes: number, timeIndexBytes: number }> {
+async function statSegment(paths: {
+  log: string
+  index: string
+  timeIndex: string
+}): Promise<{ logBytes: number; indexBytes: number; timeIndexBytes: number }> {
   const size = async (file: string): Promise<number> => {
     try {
       return (await fs.stat(file)).size
@@ -149,14 +185,18 @@ async function statSegment (paths: { log: string, index: string, timeIndex: stri
       throw err
     }
   }
-  return { logBytes: Math.max(0, await size(paths.log)), indexBytes: await size(paths.index), timeIndexBytes: await size(paths.timeIndex) }
+  return {
+    logBytes: Math.max(0, await size(paths.log)),
+    indexBytes: await size(paths.index),
+    timeIndexBytes: await size(paths.timeIndex),
+  }
 }
 
 /**
  * Trusted load of the active segment: its next offset from the last offset-index entry plus a
  * header scan of the batches after it. False if the index or the tail does not add up.
  */
-async function loadTailOffset (seg: Segment): Promise<boolean> {
+async function loadTailOffset(seg: Segment): Promise<boolean> {
   if (seg.sizeBytes === 0) {
     seg.nextOffset = seg.baseOffset
     return seg.offsetIndexEntries === 0
@@ -174,12 +214,18 @@ async function loadTailOffset (seg: Segment): Promise<boolean> {
   return true
 }
 
-function epochSignature (epochs: LeaderEpochCache): string {
-  return epochs.all.map(e => `${e.epoch}:${e.startOffset}`).join(',')
+function epochSignature(epochs: LeaderEpochCache): string {
+  return epochs.all.map((e) => `${e.epoch}:${e.startOffset}`).join(',')
 }
 
-async function dropSegments (bases: readonly bigint[], dir: string, cache: FileHandleCache, logger: Logger,
-  stats: RecoveryStats, reason: string): Promise<void> {
+async function dropSegments(
+  bases: readonly bigint[],
+  dir: string,
+  cache: FileHandleCache,
+  logger: Logger,
+  stats: RecoveryStats,
+  reason: string,
+): Promise<void> {
   for (const base of bases) {
     const paths = segmentPaths(dir, base)
     logger.warn({ segment: paths.log, reason }, 'deleting segment after the recovered end of the log')
@@ -195,13 +241,17 @@ async function dropSegments (bases: readonly bigint[], dir: string, cache: FileH
  * Finishes cleaner swaps interrupted by a crash (log-cleaner.ts): the swap file was fully written
  * and fsynced before it got its name, so it replaces every segment in its range. Idempotent.
  */
-async function completeSwaps (dir: string, names: string[], logger: Logger): Promise<void> {
+async function completeSwaps(dir: string, names: string[], logger: Logger): Promise<void> {
   for (const name of names) {
     const swap = parseSwapFileName(name)
     if (swap === undefined) continue
     for (const other of names) {
-      const base = parseSegmentFileName(other, LOG_SUFFIX) ?? parseSegmentFileName(other, INDEX_SUFFIX) ?? parseSegmentFileName(other, TIME_INDEX_SUFFIX)
-      if (base !== undefined && base >= swap.baseOffset && base < swap.endOffset) await fs.rm(path.join(dir, other), { force: true })
+      const base =
+        parseSegmentFileName(other, LOG_SUFFIX) ??
+        parseSegmentFileName(other, INDEX_SUFFIX) ??
+        parseSegmentFileName(other, TIME_INDEX_SUFFIX)
+      if (base !== undefined && base >= swap.baseOffset && base < swap.endOffset)
+        await fs.rm(path.join(dir, other), { force: true })
     }
     await fs.rename(path.join(dir, name), segmentPaths(dir, swap.baseOffset).log)
     logger.warn({ dir, swap: name }, 'completed an interrupted compaction swap')

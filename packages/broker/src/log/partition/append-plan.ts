@@ -33,19 +33,25 @@ export interface SegmentFill {
   timeIndexEntries: number
 }
 
-export function shouldRoll (fill: SegmentFill, batch: PlannedBatch, config: LogConfig): boolean {
+export function shouldRoll(fill: SegmentFill, batch: PlannedBatch, config: LogConfig): boolean {
   if (batch.lastOffset - fill.baseOffset > 0x7fffffffn) return true
   if (fill.sizeBytes === 0) return false
   if (fill.sizeBytes + batch.sizeBytes > config.segmentBytes) return true
   const first = fill.firstBatchMaxTimestamp
-  if (first !== undefined && first >= 0n && batch.maxTimestamp >= 0n && batch.maxTimestamp - first > BigInt(config.segmentMs)) return true
+  if (
+    first !== undefined &&
+    first >= 0n &&
+    batch.maxTimestamp >= 0n &&
+    batch.maxTimestamp - first > BigInt(config.segmentMs)
+  )
+    return true
   const maxOffsetEntries = Math.max(1, Math.floor(config.segmentIndexBytes / OFFSET_INDEX_ENTRY_BYTES))
   const maxTimeEntries = Math.max(1, Math.floor(config.segmentIndexBytes / TIME_INDEX_ENTRY_BYTES))
   return fill.offsetIndexEntries >= maxOffsetEntries || fill.timeIndexEntries >= maxTimeEntries
 }
 
 /** Checks that `spans` tile `buf` exactly, in order (validateBatches output for this buffer). */
-export function assertSpansTile (buf: Buffer, spans: ReadonlyArray<{ position: number, sizeBytes: number }>): void {
+export function assertSpansTile(buf: Buffer, spans: ReadonlyArray<{ position: number; sizeBytes: number }>): void {
   let expected = 0
   for (const s of spans) {
     if (s.position !== expected || s.sizeBytes <= 0) {
@@ -63,11 +69,19 @@ export function assertSpansTile (buf: Buffer, spans: ReadonlyArray<{ position: n
  * Gaps are legal since compaction (the leader's log has them); `reason` still says which.
  */
 export class UnexpectedAppendOffsetError extends SluiceError {
-  constructor (readonly expectedOffset: bigint, readonly firstOffset: bigint) {
-    super('INVALID_BATCH',
+  constructor(
+    readonly expectedOffset: bigint,
+    readonly firstOffset: bigint,
+  ) {
+    super(
+      'INVALID_BATCH',
       `append must start at or after offset ${expectedOffset} with increasing offsets, got a batch at ${firstOffset}` +
-      ` (${firstOffset < expectedOffset ? 'overlap' : 'gap'})`,
-      { expectedOffset: expectedOffset.toString(), firstOffset: firstOffset.toString(),
-        reason: firstOffset < expectedOffset ? 'overlap' : 'gap' })
+        ` (${firstOffset < expectedOffset ? 'overlap' : 'gap'})`,
+      {
+        expectedOffset: expectedOffset.toString(),
+        firstOffset: firstOffset.toString(),
+        reason: firstOffset < expectedOffset ? 'overlap' : 'gap',
+      },
+    )
   }
 }

@@ -31,15 +31,19 @@ export interface RetentionResult {
 }
 
 export abstract class LogLifecycle extends LogStorage {
-  get logStartOffset (): bigint { return this.logStartOffsetValue }
+  get logStartOffset(): bigint {
+    return this.logStartOffsetValue
+  }
   /** First offset not yet compacted (the cleaner-offset checkpoint). */
-  get firstDirtyOffset (): bigint { return this.firstDirty }
+  get firstDirtyOffset(): bigint {
+    return this.firstDirty
+  }
 
   /**
    * Removes every batch holding an offset >= `offset`; below logStartOffset it empties the log
    * and restarts it at `offset`. Inside exclusively().
    */
-  async truncateTo (offset: bigint): Promise<void> {
+  async truncateTo(offset: bigint): Promise<void> {
     this.assertWritable()
     await this.rollFlushes
     if (offset >= this.logEndOffset) {
@@ -53,8 +57,8 @@ export abstract class LogLifecycle extends LogStorage {
       if (offset <= this.logStartOffset) {
         await this.truncateFully(offset)
       } else {
-        const keep = this.segments.filter(s => s.baseOffset < offset)
-        const drop = this.segments.filter(s => s.baseOffset >= offset)
+        const keep = this.segments.filter((s) => s.baseOffset < offset)
+        const drop = this.segments.filter((s) => s.baseOffset >= offset)
         this.segments = keep
         for (const seg of drop) await this.deleteSegmentFiles(seg)
         const last = await this.activate(keep[keep.length - 1]!)
@@ -80,7 +84,7 @@ export abstract class LogLifecycle extends LogStorage {
    * leader) cannot fetch what it misses, so it starts over where the leader's log begins.
    * Inside exclusively().
    */
-  async truncateFullyAndStartAt (offset: bigint): Promise<void> {
+  async truncateFullyAndStartAt(offset: bigint): Promise<void> {
     this.assertWritable()
     await this.rollFlushes
     this.changes++
@@ -90,12 +94,12 @@ export abstract class LogLifecycle extends LogStorage {
       this.failed = true
       throw storageError(err, 'truncation failed')
     }
-    this.logger.info({ offset: offset.toString() }, 'log emptied and restarted at the leader\'s log start offset')
+    this.logger.info({ offset: offset.toString() }, "log emptied and restarted at the leader's log start offset")
     this.recoveryPointOffset = offset
     await this.onRecoveryPointLowered?.()
   }
 
-  private async truncateFully (offset: bigint): Promise<void> {
+  private async truncateFully(offset: bigint): Promise<void> {
     const old = this.segments
     for (const seg of old) await this.deleteSegmentFiles(seg)
     this.segments = [await Segment.create(offset, segmentPaths(this.dir, offset), this.cache)]
@@ -111,10 +115,14 @@ export abstract class LogLifecycle extends LogStorage {
    * retention.bytes (when cleanup.policy includes delete) or wholly below logStartOffset, never
    * beyond `highWatermark`; rolls first when the active segment itself must go. Queues itself.
    */
-  async deleteRetainedSegments (now: number, highWatermark: bigint): Promise<RetentionResult> {
+  async deleteRetainedSegments(now: number, highWatermark: bigint): Promise<RetentionResult> {
     return await this.exclusively(async () => {
       this.assertWritable()
-      const plan = await planRetention(this.segments, this.config, { now, highWatermark, logStartOffset: this.logStartOffsetValue })
+      const plan = await planRetention(this.segments, this.config, {
+        now,
+        highWatermark,
+        logStartOffset: this.logStartOffsetValue,
+      })
       if (plan.count === 0) return { segmentsDeleted: 0, bytesDeleted: 0, recheckAt: plan.recheckAt }
       try {
         if (plan.rollActive) {
@@ -124,8 +132,15 @@ export abstract class LogLifecycle extends LogStorage {
         const doomed = this.segments.slice(0, plan.count)
         const bytes = doomed.reduce((n, seg) => n + seg.sizeBytes, 0)
         await this.removeSegments(doomed)
-        this.logger.info({ segments: doomed.map(d => d.baseOffset.toString()), bytes, reasons: [...new Set(plan.reasons)],
-          logStartOffset: this.logStartOffsetValue.toString() }, 'retention deleted segments')
+        this.logger.info(
+          {
+            segments: doomed.map((d) => d.baseOffset.toString()),
+            bytes,
+            reasons: [...new Set(plan.reasons)],
+            logStartOffset: this.logStartOffsetValue.toString(),
+          },
+          'retention deleted segments',
+        )
         return { segmentsDeleted: doomed.length, bytesDeleted: bytes, recheckAt: plan.recheckAt }
       } catch (err) {
         this.failed = true
@@ -139,18 +154,22 @@ export abstract class LogLifecycle extends LogStorage {
    * once), deletes the segments wholly below it, persists the new start (owner's checkpoint) and
    * returns it (the low watermark). `offset` must not pass `highWatermark`. Inside exclusively().
    */
-  async deleteRecordsBefore (offset: bigint, highWatermark: bigint): Promise<bigint> {
+  async deleteRecordsBefore(offset: bigint, highWatermark: bigint): Promise<bigint> {
     this.assertWritable()
     if (offset < 0n || offset > highWatermark || offset > this.logEndOffset) {
-      throw new SluiceError('OFFSET_OUT_OF_RANGE', `cannot delete records before ${offset}: the high watermark is ${highWatermark}`,
-        { offset: offset.toString(), highWatermark: highWatermark.toString() })
+      throw new SluiceError(
+        'OFFSET_OUT_OF_RANGE',
+        `cannot delete records before ${offset}: the high watermark is ${highWatermark}`,
+        { offset: offset.toString(), highWatermark: highWatermark.toString() },
+      )
     }
     if (offset <= this.logStartOffsetValue) return this.logStartOffsetValue
     this.changes++
     this.logStartOffsetValue = offset
     try {
       const doomed: Segment[] = []
-      for (let i = 0; i + 1 < this.segments.length && this.segments[i + 1]!.baseOffset <= offset; i++) doomed.push(this.segments[i]!)
+      for (let i = 0; i + 1 < this.segments.length && this.segments[i + 1]!.baseOffset <= offset; i++)
+        doomed.push(this.segments[i]!)
       await this.removeSegments(doomed)
     } catch (err) {
       this.failed = true
@@ -165,10 +184,10 @@ export abstract class LogLifecycle extends LogStorage {
    * Takes leading closed segments out of the list (copy-on-write), renames their files to
    * `.deleted` and hands them to the delayed deleter; logStartOffset follows the new first segment.
    */
-  private async removeSegments (doomed: readonly Segment[]): Promise<void> {
+  private async removeSegments(doomed: readonly Segment[]): Promise<void> {
     if (doomed.length === 0) return
     this.changes++
-    this.segments = this.segments.filter(s => !doomed.includes(s))
+    this.segments = this.segments.filter((s) => !doomed.includes(s))
     const first = this.segments[0]!.baseOffset
     let lsoChanged = false
     if (first > this.logStartOffsetValue) {
@@ -181,7 +200,7 @@ export abstract class LogLifecycle extends LogStorage {
       this.dirty.delete(seg)
       const files = await seg.renameForDeletion()
       if (this.deleter !== undefined) await this.deleter.schedule(files)
-      else await Promise.all(files.map(f => fs.rm(f, { force: true })))
+      else await Promise.all(files.map((f) => fs.rm(f, { force: true })))
     }
     if (lsoChanged) await this.onLogStartOffsetChanged?.()
   }
@@ -192,13 +211,16 @@ export abstract class LogLifecycle extends LogStorage {
    * away, returning them). False, with nothing done, if the group changed meanwhile (retention,
    * truncation). Queues itself.
    */
-  async replaceSegments (group: readonly Segment[],
-    install: (old: readonly Segment[]) => Promise<{ segment: Segment, oldFiles: string[] }>): Promise<boolean> {
+  async replaceSegments(
+    group: readonly Segment[],
+    install: (old: readonly Segment[]) => Promise<{ segment: Segment; oldFiles: string[] }>,
+  ): Promise<boolean> {
     return await this.exclusively(async () => {
       this.assertWritable()
       const at = this.segments.indexOf(group[0]!)
-      if (at < 0 || at + group.length >= this.segments.length || group.some((g, i) => this.segments[at + i] !== g)) return false
-      let installed: { segment: Segment, oldFiles: string[] }
+      if (at < 0 || at + group.length >= this.segments.length || group.some((g, i) => this.segments[at + i] !== g))
+        return false
+      let installed: { segment: Segment; oldFiles: string[] }
       try {
         await this.noteOffsetGaps()
         installed = await install(group)
@@ -211,7 +233,7 @@ export abstract class LogLifecycle extends LogStorage {
       this.segments = [...this.segments.slice(0, at), installed.segment, ...this.segments.slice(at + group.length)]
       for (const seg of group) this.dirty.delete(seg)
       if (this.deleter !== undefined) await this.deleter.schedule(installed.oldFiles)
-      else await Promise.all(installed.oldFiles.map(f => fs.rm(f, { force: true })))
+      else await Promise.all(installed.oldFiles.map((f) => fs.rm(f, { force: true })))
       return true
     })
   }
@@ -221,19 +243,23 @@ export abstract class LogLifecycle extends LogStorage {
    * gaps is written (a compacted segment, a follower append across the leader's gaps), so
    * recovery never mistakes legitimate gaps for corrupted offsets.
    */
-  protected async noteOffsetGaps (): Promise<void> {
+  protected async noteOffsetGaps(): Promise<void> {
     if (this.mayHaveGaps) return
     const file = path.join(this.dir, OFFSET_GAPS_MARKER_FILE)
     await this.cache.withSlot(async () => {
       const fh = await fs.open(file, 'w')
-      try { await fh.sync() } finally { await fh.close() }
+      try {
+        await fh.sync()
+      } finally {
+        await fh.close()
+      }
     })
     await this.cache.withSlot(() => fsyncDir(this.dir))
     this.mayHaveGaps = true
   }
 
   /** @internal log-cleaner: records that everything below `offset` is compacted. */
-  markCleanedUpTo (offset: bigint): void {
+  markCleanedUpTo(offset: bigint): void {
     if (offset > this.firstDirty) this.firstDirty = offset < this.logEndOffset ? offset : this.logEndOffset
   }
 }

@@ -23,7 +23,7 @@ export interface ReadResult {
 }
 
 /** Index of the segment holding `offset` (the last segment whose base offset is <= offset). */
-export function floorSegmentIndex (segments: readonly Segment[], offset: bigint): number {
+export function floorSegmentIndex(segments: readonly Segment[], offset: bigint): number {
   let lo = 0
   let hi = segments.length - 1
   let found = 0
@@ -39,8 +39,12 @@ export function floorSegmentIndex (segments: readonly Segment[], offset: bigint)
   return found
 }
 
-export async function readBatches (segments: readonly Segment[], offset: bigint, maxBytes: number,
-  options: ReadOptions): Promise<ReadResult> {
+export async function readBatches(
+  segments: readonly Segment[],
+  offset: bigint,
+  maxBytes: number,
+  options: ReadOptions,
+): Promise<ReadResult> {
   const { maxOffset, minOneBatch = false } = options
   const chunks: Buffer[] = []
   let total = 0
@@ -80,7 +84,7 @@ export async function readBatches (segments: readonly Segment[], offset: bigint,
   return { records, firstOffset: firstOffset ?? offset }
 }
 
-function batchSizeFrom (header: Buffer, seg: Segment, pos: number): number {
+function batchSizeFrom(header: Buffer, seg: Segment, pos: number): number {
   const h = readBatchHeader(header, 0)
   if (h === undefined || h.sizeBytes < BATCH_HEADER_BYTES) {
     throw new SluiceError('KAFKA_STORAGE_ERROR', `no valid batch header at ${seg.paths.log}:${pos}`)
@@ -89,13 +93,16 @@ function batchSizeFrom (header: Buffer, seg: Segment, pos: number): number {
 }
 
 /** How many leading bytes of `chunk` are whole batches below maxOffset. */
-function wholeBatchesIn (chunk: Buffer, maxOffset: bigint | undefined):
-  { bytes: number, firstOffset: bigint | undefined, stopped: boolean } {
+function wholeBatchesIn(
+  chunk: Buffer,
+  maxOffset: bigint | undefined,
+): { bytes: number; firstOffset: bigint | undefined; stopped: boolean } {
   let at = 0
   let firstOffset: bigint | undefined
   while (chunk.length - at >= BATCH_HEADER_BYTES) {
     const h = readBatchHeader(chunk, at)!
-    if (h.sizeBytes < BATCH_HEADER_BYTES) throw new SluiceError('KAFKA_STORAGE_ERROR', `invalid batch length in log at ${at}`)
+    if (h.sizeBytes < BATCH_HEADER_BYTES)
+      throw new SluiceError('KAFKA_STORAGE_ERROR', `invalid batch length in log at ${at}`)
     if (at + h.sizeBytes > chunk.length) break
     if (maxOffset !== undefined && h.baseOffset + BigInt(h.lastOffsetDelta) >= maxOffset) {
       return { bytes: at, firstOffset, stopped: true }
@@ -106,8 +113,10 @@ function wholeBatchesIn (chunk: Buffer, maxOffset: bigint | undefined):
   return { bytes: at, firstOffset, stopped: false }
 }
 
-export async function findOffsetForTimestamp (segments: readonly Segment[], ts: bigint):
-  Promise<{ offset: bigint, timestamp: bigint } | undefined> {
+export async function findOffsetForTimestamp(
+  segments: readonly Segment[],
+  ts: bigint,
+): Promise<{ offset: bigint; timestamp: bigint } | undefined> {
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!
     const isLast = i === segments.length - 1

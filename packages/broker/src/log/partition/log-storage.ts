@@ -88,7 +88,7 @@ export abstract class LogStorage {
   /** OFFSET_GAPS_MARKER_FILE exists (see noteOffsetGaps). */
   protected mayHaveGaps: boolean
 
-  constructor (init: PartitionLogInit) {
+  constructor(init: PartitionLogInit) {
     if (init.segments.length === 0) throw new Error('a partition log needs at least one segment')
     this.dir = init.dir
     this.topic = init.topic
@@ -108,19 +108,32 @@ export abstract class LogStorage {
     const end = this.active.nextOffset
     const wanted = init.logStartOffset !== undefined && init.logStartOffset > first ? init.logStartOffset : first
     this.logStartOffsetValue = wanted > end ? end : wanted
-    this.firstDirty = init.firstDirtyOffset !== undefined && init.firstDirtyOffset > this.logStartOffsetValue
-      ? (init.firstDirtyOffset < end ? init.firstDirtyOffset : end)
-      : this.logStartOffsetValue
+    this.firstDirty =
+      init.firstDirtyOffset !== undefined && init.firstDirtyOffset > this.logStartOffsetValue
+        ? init.firstDirtyOffset < end
+          ? init.firstDirtyOffset
+          : end
+        : this.logStartOffsetValue
   }
 
-  get logEndOffset (): bigint { return this.active.nextOffset }
+  get logEndOffset(): bigint {
+    return this.active.nextOffset
+  }
   /** Offset below which data and indexes are known to be on disk. */
-  get recoveryPoint (): bigint { return this.recoveryPointOffset }
-  get isFailed (): boolean { return this.failed }
+  get recoveryPoint(): bigint {
+    return this.recoveryPointOffset
+  }
+  get isFailed(): boolean {
+    return this.failed
+  }
   /** Group-commit syncs of this log so far. @internal (tests) */
-  get groupCommitSyncCount (): number { return this.syncCount }
+  get groupCommitSyncCount(): number {
+    return this.syncCount
+  }
 
-  protected get active (): Segment { return this.segments[this.segments.length - 1]! }
+  protected get active(): Segment {
+    return this.segments[this.segments.length - 1]!
+  }
 
   /**
    * Runs `task` as the log's single writer, after every write queued before it. The replica
@@ -129,7 +142,7 @@ export abstract class LogStorage {
    * The methods documented "inside exclusively()" must only be called from such a task (or by a
    * test that awaits each call before the next).
    */
-  exclusively<T> (task: () => Promise<T>): Promise<T> {
+  exclusively<T>(task: () => Promise<T>): Promise<T> {
     return this.writes.run(task)
   }
 
@@ -137,12 +150,12 @@ export abstract class LogStorage {
    * `flush: 'fsync'`: the data dir's group commit, which fdatasyncs what this log wrote. Callers
    * test the config first, so an append without fsync costs no extra await.
    */
-  protected syncWrites (): Promise<void> {
+  protected syncWrites(): Promise<void> {
     return this.sync.request(this)
   }
 
   /** Closes the active segment and starts a new one at `baseOffset`; the old one is fsynced in the background. */
-  protected async roll (baseOffset: bigint): Promise<Segment> {
+  protected async roll(baseOffset: bigint): Promise<Segment> {
     const old = this.active
     await old.finalize()
     this.dirty.add(old)
@@ -150,40 +163,49 @@ export abstract class LogStorage {
     this.segments = [...this.segments, seg]
     this.logger.debug({ baseOffset: baseOffset.toString(), previousSizeBytes: old.sizeBytes }, 'segment rolled')
     // Like Kafka, flush the closed segment asynchronously; this is what advances the recovery point.
-    this.rollFlushes = this.rollFlushes.then(async () => {
-      if (!this.segments.includes(old)) return
-      await old.flush()
-      this.dirty.delete(old)
-      const allBelowFlushed = [...this.dirty].every(s => s.baseOffset >= baseOffset)
-      if (allBelowFlushed && baseOffset > this.recoveryPointOffset) this.recoveryPointOffset = baseOffset
-    }).catch(err => { this.logger.warn({ err, segment: old.paths.log }, 'flush of rolled segment failed') })
+    this.rollFlushes = this.rollFlushes
+      .then(async () => {
+        if (!this.segments.includes(old)) return
+        await old.flush()
+        this.dirty.delete(old)
+        const allBelowFlushed = [...this.dirty].every((s) => s.baseOffset >= baseOffset)
+        if (allBelowFlushed && baseOffset > this.recoveryPointOffset) this.recoveryPointOffset = baseOffset
+      })
+      .catch((err) => {
+        this.logger.warn({ err, segment: old.paths.log }, 'flush of rolled segment failed')
+      })
     return seg
   }
 
   /** Makes `seg` (the last segment) ready for appends: its indexes in memory, rebuilt if bad. */
-  protected async activate (seg: Segment): Promise<Segment> {
+  protected async activate(seg: Segment): Promise<Segment> {
     if (await seg.loadActive()) return seg
     const stat = await fs.stat(seg.paths.log)
     this.logger.warn({ segment: seg.paths.log }, 'index of active segment is invalid, rebuilding')
-    await recoverSegment(seg, stat.size, { cache: this.cache, logger: this.logger, indexIntervalBytes: this.config.indexIntervalBytes, stats: emptyRecoveryStats(false) })
+    await recoverSegment(seg, stat.size, {
+      cache: this.cache,
+      logger: this.logger,
+      indexIntervalBytes: this.config.indexIntervalBytes,
+      stats: emptyRecoveryStats(false),
+    })
     return seg
   }
 
-  protected async deleteSegmentFiles (seg: Segment): Promise<void> {
+  protected async deleteSegmentFiles(seg: Segment): Promise<void> {
     this.dirty.delete(seg)
     await seg.evictHandles()
-    await Promise.all([seg.paths.log, seg.paths.index, seg.paths.timeIndex].map(f => fs.rm(f, { force: true })))
+    await Promise.all([seg.paths.log, seg.paths.index, seg.paths.timeIndex].map((f) => fs.rm(f, { force: true })))
   }
 
   /** fdatasync of everything written so far; advances the recovery point to logEndOffset. */
-  async flush (): Promise<void> {
+  async flush(): Promise<void> {
     await this.writes.run(async () => {
       this.assertOpen()
       await this.flushAll()
     })
   }
 
-  private async flushAll (): Promise<void> {
+  private async flushAll(): Promise<void> {
     await this.rollFlushes
     const end = this.logEndOffset
     // Only segments written since their last flush; an idle log costs no fdatasync.
@@ -195,7 +217,7 @@ export abstract class LogStorage {
   }
 
   /** Group-commit body (data-dir-sync.ts): fdatasync the .log of every segment written since the last sync. @internal */
-  async syncDirtyLogs (): Promise<void> {
+  async syncDirtyLogs(): Promise<void> {
     this.syncCount++
     if (this.dirNeedsSync) {
       // fdatasync does not make a new file's name durable; without this a crash could lose a
@@ -223,7 +245,7 @@ export abstract class LogStorage {
   }
 
   /** Flushes, writes the closing time-index entry, and releases file handles. */
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     await this.writes.run(async () => {
       if (this.closed) return
       try {
@@ -234,13 +256,13 @@ export abstract class LogStorage {
         }
       } finally {
         this.closed = true
-        await Promise.all(this.segments.map(s => s.evictHandles()))
+        await Promise.all(this.segments.map((s) => s.evictHandles()))
       }
     })
   }
 
   /** Closes without flushing once queued writes are done (the log is being deleted). @internal */
-  async discard (): Promise<void> {
+  async discard(): Promise<void> {
     await this.writes.run(async () => {
       await this.rollFlushes
       await this.abandon()
@@ -248,23 +270,24 @@ export abstract class LogStorage {
   }
 
   /** Drops file handles without flushing or checkpointing, as a crash would. @internal (tests) */
-  async abandon (): Promise<void> {
+  async abandon(): Promise<void> {
     this.closed = true
-    await Promise.all(this.segments.map(s => s.evictHandles()))
+    await Promise.all(this.segments.map((s) => s.evictHandles()))
   }
 
-  protected assertOpen (): void {
+  protected assertOpen(): void {
     if (this.closed) throw new SluiceError('KAFKA_STORAGE_ERROR', `log ${this.topic}-${this.partition} is closed`)
   }
 
-  protected assertWritable (): void {
+  protected assertWritable(): void {
     this.assertOpen()
-    if (this.failed) throw new SluiceError('KAFKA_STORAGE_ERROR', `log ${this.topic}-${this.partition} is offline after an I/O error`)
+    if (this.failed)
+      throw new SluiceError('KAFKA_STORAGE_ERROR', `log ${this.topic}-${this.partition} is offline after an I/O error`)
   }
 }
 
 /** An I/O failure as the retriable KAFKA_STORAGE_ERROR (a SluiceError passes through unchanged). */
-export function storageError (err: unknown, what: string): SluiceError {
+export function storageError(err: unknown, what: string): SluiceError {
   if (err instanceof SluiceError) return err
   return new SluiceError('KAFKA_STORAGE_ERROR', `${what}: ${(err as Error).message}`, {}, { cause: err })
 }

@@ -20,7 +20,13 @@
  * Idle, the object holds the segment list and a few numbers: no open file, timer or buffer.
  */
 import { SluiceError, stampBatch, validateBatches, type BatchSpan } from '@sluice/protocol'
-import { assertSpansTile, shouldRoll, UnexpectedAppendOffsetError, type PlannedBatch, type SegmentFill } from './append-plan.js'
+import {
+  assertSpansTile,
+  shouldRoll,
+  UnexpectedAppendOffsetError,
+  type PlannedBatch,
+  type SegmentFill,
+} from './append-plan.js'
 import { indexBatch, PendingIndexEntries, type IndexCursor } from '../segment/index-cursor.js'
 import type { EpochEntry } from './leader-epoch-cache.js'
 import type { LogConfig } from '../log-config.js'
@@ -42,22 +48,30 @@ export interface LeaderAppendPlan {
 }
 
 export class PartitionLog extends LogLifecycle {
-  get currentConfig (): Readonly<LogConfig> { return this.config }
+  get currentConfig(): Readonly<LogConfig> {
+    return this.config
+  }
   /** Base offsets of the segments, oldest first. @internal (tests) */
-  get segmentBaseOffsets (): bigint[] { return this.segments.map(s => s.baseOffset) }
+  get segmentBaseOffsets(): bigint[] {
+    return this.segments.map((s) => s.baseOffset)
+  }
   /** Changes when segments, their contents or the config change (maintenance skips unchanged logs). */
-  get changeCount (): number { return this.changes }
+  get changeCount(): number {
+    return this.changes
+  }
   /** Snapshot of the segments, oldest first; the last is active. @internal (log-cleaner) */
-  get segmentList (): readonly Segment[] { return this.segments }
-  get sizeBytes (): number {
+  get segmentList(): readonly Segment[] {
+    return this.segments
+  }
+  get sizeBytes(): number {
     let total = 0
     for (const s of this.segments) total += s.sizeBytes
     return total
   }
 
   /** Applies a new config (topic config change); appends use it from the next one, retention and compaction from their next run. */
-  updateConfig (config: LogConfig): void {
-    const changed = Object.keys(config).some(k => config[k as keyof LogConfig] !== this.config[k as keyof LogConfig])
+  updateConfig(config: LogConfig): void {
+    const changed = Object.keys(config).some((k) => config[k as keyof LogConfig] !== this.config[k as keyof LogConfig])
     this.config = { ...config }
     if (changed) this.changes++
   }
@@ -67,23 +81,33 @@ export class PartitionLog extends LogLifecycle {
    * that each batch fits max.message.bytes (MESSAGE_TOO_LARGE), and assigns offsets from the log
    * end. Inside exclusively(), followed by appendPlanned in the same task.
    */
-  planLeaderAppend (batches: Buffer, spans: readonly BatchSpan[], leaderEpoch: number): LeaderAppendPlan {
+  planLeaderAppend(batches: Buffer, spans: readonly BatchSpan[], leaderEpoch: number): LeaderAppendPlan {
     this.assertWritable()
     assertSpansTile(batches, spans)
     for (const s of spans) {
       if (s.sizeBytes > this.config.maxMessageBytes) {
-        throw new SluiceError('MESSAGE_TOO_LARGE', `batch of ${s.sizeBytes} bytes exceeds max.message.bytes ${this.config.maxMessageBytes}`,
-          { sizeBytes: s.sizeBytes, maxMessageBytes: this.config.maxMessageBytes })
+        throw new SluiceError(
+          'MESSAGE_TOO_LARGE',
+          `batch of ${s.sizeBytes} bytes exceeds max.message.bytes ${this.config.maxMessageBytes}`,
+          { sizeBytes: s.sizeBytes, maxMessageBytes: this.config.maxMessageBytes },
+        )
       }
     }
     const firstOffset = this.logEndOffset
     let next = firstOffset
     let maxTimestamp = -1n
-    const plan: PlannedBatch[] = spans.map(s => {
+    const plan: PlannedBatch[] = spans.map((s) => {
       const baseOffset = next
       next = baseOffset + BigInt(s.lastOffsetDelta) + 1n
       if (s.maxTimestamp > maxTimestamp) maxTimestamp = s.maxTimestamp
-      return { position: s.position, sizeBytes: s.sizeBytes, baseOffset, lastOffset: next - 1n, maxTimestamp: s.maxTimestamp, partitionLeaderEpoch: leaderEpoch }
+      return {
+        position: s.position,
+        sizeBytes: s.sizeBytes,
+        baseOffset,
+        lastOffset: next - 1n,
+        maxTimestamp: s.maxTimestamp,
+        partitionLeaderEpoch: leaderEpoch,
+      }
     })
     return { firstOffset, lastOffset: next - 1n, maxTimestamp, leaderEpoch, batches: plan }
   }
@@ -93,9 +117,10 @@ export class PartitionLog extends LogLifecycle {
    * writes them, and (flush: 'fsync') waits for the group commit. Inside exclusively(), in the
    * task that made `plan`.
    */
-  async appendPlanned (batches: Buffer, plan: LeaderAppendPlan): Promise<void> {
+  async appendPlanned(batches: Buffer, plan: LeaderAppendPlan): Promise<void> {
     // The plan is only valid in the task that made it; a write in between would make it overlap.
-    if (plan.firstOffset !== this.logEndOffset) throw new Error(`stale leader append plan: planned at ${plan.firstOffset}, the log ends at ${this.logEndOffset}`)
+    if (plan.firstOffset !== this.logEndOffset)
+      throw new Error(`stale leader append plan: planned at ${plan.firstOffset}, the log ends at ${this.logEndOffset}`)
     for (const b of plan.batches) stampBatch(batches, b.position, b.baseOffset, plan.leaderEpoch)
     await this.write(batches, plan.batches)
     await this.noteEpochs(plan.batches)
@@ -107,18 +132,25 @@ export class PartitionLog extends LogLifecycle {
    * validates them (CORRUPT_MESSAGE / INVALID_BATCH before anything is written). Gaps are legal,
    * overlaps are not. Inside exclusively().
    */
-  async appendReplicated (batches: Buffer): Promise<{ firstOffset: bigint, lastOffset: bigint }> {
+  async appendReplicated(batches: Buffer): Promise<{ firstOffset: bigint; lastOffset: bigint }> {
     this.assertWritable()
     const spans = validateBatches(batches)
     let expected = this.logEndOffset
     let gapped = false
-    const plan: PlannedBatch[] = spans.map(s => {
+    const plan: PlannedBatch[] = spans.map((s) => {
       const baseOffset = batches.readBigInt64BE(s.position)
       // A gap is legal (the leader's log was compacted there); an overlap never is.
       if (baseOffset < expected) throw new UnexpectedAppendOffsetError(expected, baseOffset)
       if (baseOffset > expected) gapped = true
       expected = baseOffset + BigInt(s.lastOffsetDelta) + 1n
-      return { position: s.position, sizeBytes: s.sizeBytes, baseOffset, lastOffset: expected - 1n, maxTimestamp: s.maxTimestamp, partitionLeaderEpoch: s.partitionLeaderEpoch }
+      return {
+        position: s.position,
+        sizeBytes: s.sizeBytes,
+        baseOffset,
+        lastOffset: expected - 1n,
+        maxTimestamp: s.maxTimestamp,
+        partitionLeaderEpoch: s.partitionLeaderEpoch,
+      }
     })
     if (gapped) await this.noteOffsetGaps()
     await this.write(batches, plan)
@@ -128,7 +160,7 @@ export class PartitionLog extends LogLifecycle {
   }
 
   /** Writes planned batches, rolling between groups as append-plan.ts decides. */
-  private async write (buf: Buffer, plan: readonly PlannedBatch[]): Promise<void> {
+  private async write(buf: Buffer, plan: readonly PlannedBatch[]): Promise<void> {
     const segmentCount = this.segments.length
     const endBefore = this.logEndOffset
     this.changes++
@@ -142,8 +174,16 @@ export class PartitionLog extends LogLifecycle {
           seg = await this.roll(b.baseOffset)
           group = await this.startGroup(seg, i)
         }
-        indexBatch(group.cursor, group.pending, seg.baseOffset, group.fill.sizeBytes, b.sizeBytes, b.lastOffset,
-          b.maxTimestamp, this.config.indexIntervalBytes)
+        indexBatch(
+          group.cursor,
+          group.pending,
+          seg.baseOffset,
+          group.fill.sizeBytes,
+          b.sizeBytes,
+          b.lastOffset,
+          b.maxTimestamp,
+          this.config.indexIntervalBytes,
+        )
         if (group.fill.sizeBytes === 0) group.fill.firstBatchMaxTimestamp = b.maxTimestamp
         group.fill.sizeBytes += b.sizeBytes
         group.fill.offsetIndexEntries = seg.offsetIndexEntries + group.pending.offsetCount
@@ -151,10 +191,17 @@ export class PartitionLog extends LogLifecycle {
       }
       await this.commitGroup(seg, buf, plan, group.from, plan.length, group.pending, group.cursor)
     } catch (err) {
-      if (isDiskFull(err) && await this.undoAppend(segmentCount, endBefore)) {
-        this.logger.warn({ err, logEndOffset: endBefore.toString() }, 'append failed: disk full; nothing of it was kept')
-        throw new SluiceError('KAFKA_STORAGE_ERROR', `disk full: the append was not written (${(err as Error).message})`,
-          { reason: 'disk-full' }, { cause: err })
+      if (isDiskFull(err) && (await this.undoAppend(segmentCount, endBefore))) {
+        this.logger.warn(
+          { err, logEndOffset: endBefore.toString() },
+          'append failed: disk full; nothing of it was kept',
+        )
+        throw new SluiceError(
+          'KAFKA_STORAGE_ERROR',
+          `disk full: the append was not written (${(err as Error).message})`,
+          { reason: 'disk-full' },
+          { cause: err },
+        )
       }
       this.failed = true
       this.logger.error({ err }, 'log write failed; the log is offline until restart')
@@ -166,7 +213,7 @@ export class PartitionLog extends LogLifecycle {
    * Undoes a failed append: segments it rolled to are removed and the previous active segment is
    * cut back to its published state and to `endOffset`. False if that failed too.
    */
-  private async undoAppend (segmentCount: number, endOffset: bigint): Promise<boolean> {
+  private async undoAppend(segmentCount: number, endOffset: bigint): Promise<boolean> {
     try {
       const added = this.segments.slice(segmentCount)
       if (added.length > 0) {
@@ -184,7 +231,10 @@ export class PartitionLog extends LogLifecycle {
     }
   }
 
-  private async startGroup (seg: Segment, from = 0): Promise<{ from: number, fill: SegmentFill, pending: PendingIndexEntries, cursor: IndexCursor }> {
+  private async startGroup(
+    seg: Segment,
+    from = 0,
+  ): Promise<{ from: number; fill: SegmentFill; pending: PendingIndexEntries; cursor: IndexCursor }> {
     const fill: SegmentFill = {
       baseOffset: seg.baseOffset,
       sizeBytes: seg.sizeBytes,
@@ -195,25 +245,33 @@ export class PartitionLog extends LogLifecycle {
     return { from, fill, pending: new PendingIndexEntries(), cursor: { ...seg.active!.cursor } }
   }
 
-  private async commitGroup (seg: Segment, buf: Buffer, plan: readonly PlannedBatch[], from: number, to: number,
-    pending: PendingIndexEntries, cursor: IndexCursor): Promise<void> {
+  private async commitGroup(
+    seg: Segment,
+    buf: Buffer,
+    plan: readonly PlannedBatch[],
+    from: number,
+    to: number,
+    pending: PendingIndexEntries,
+    cursor: IndexCursor,
+  ): Promise<void> {
     this.dirty.add(seg)
     if (seg.sizeBytes === 0) this.dirNeedsSync = true
     await seg.append(buf, plan, from, to, pending, cursor)
   }
 
   /** Adds epoch-cache entries for batches whose epoch is newer than the latest one. */
-  private async noteEpochs (plan: readonly PlannedBatch[]): Promise<void> {
+  private async noteEpochs(plan: readonly PlannedBatch[]): Promise<void> {
     let changed = false
     for (const b of plan) {
       const latest = this.epochs.latestEpoch
-      if (latest === undefined || b.partitionLeaderEpoch > latest) changed = this.epochs.assign(b.partitionLeaderEpoch, b.baseOffset) || changed
+      if (latest === undefined || b.partitionLeaderEpoch > latest)
+        changed = this.epochs.assign(b.partitionLeaderEpoch, b.baseOffset) || changed
     }
     if (changed || this.epochsUnsaved) await this.persistEpochs()
   }
 
   /** The epoch cache lives in memory; a failed save (disk full) is retried with the next change or at close. */
-  private async persistEpochs (): Promise<void> {
+  private async persistEpochs(): Promise<void> {
     try {
       await this.epochs.persist()
       this.epochsUnsaved = false
@@ -223,14 +281,17 @@ export class PartitionLog extends LogLifecycle {
     }
   }
 
-  async read (offset: bigint, maxBytes: number, options: ReadOptions = {}): Promise<ReadResult> {
+  async read(offset: bigint, maxBytes: number, options: ReadOptions = {}): Promise<ReadResult> {
     this.assertOpen()
     const segments = this.segments
     const start = this.logStartOffsetValue
     const end = segments[segments.length - 1]!.nextOffset
     if (offset < start || offset > end) {
-      throw new SluiceError('OFFSET_OUT_OF_RANGE', `offset ${offset} is outside the log range [${start}, ${end}]`,
-        { offset: offset.toString(), logStartOffset: start.toString(), logEndOffset: end.toString() })
+      throw new SluiceError('OFFSET_OUT_OF_RANGE', `offset ${offset} is outside the log range [${start}, ${end}]`, {
+        offset: offset.toString(),
+        logStartOffset: start.toString(),
+        logEndOffset: end.toString(),
+      })
     }
     if (offset === end || (options.maxOffset !== undefined && offset >= options.maxOffset)) {
       return { records: Buffer.alloc(0), firstOffset: offset }
@@ -242,7 +303,7 @@ export class PartitionLog extends LogLifecycle {
     }
   }
 
-  async offsetForTimestamp (ts: bigint): Promise<{ offset: bigint, timestamp: bigint } | undefined> {
+  async offsetForTimestamp(ts: bigint): Promise<{ offset: bigint; timestamp: bigint } | undefined> {
     this.assertOpen()
     try {
       const found = await findOffsetForTimestamp(this.segments, ts)
@@ -255,7 +316,7 @@ export class PartitionLog extends LogLifecycle {
   }
 
   /** (epoch, startOffset) pairs of the leader-epoch cache, oldest first. */
-  leaderEpochs (): EpochEntry[] {
+  leaderEpochs(): EpochEntry[] {
     return this.epochs.all
   }
 
@@ -264,18 +325,18 @@ export class PartitionLog extends LogLifecycle {
    * next epoch's start, or logEndOffset for the latest). `{ epoch: -1, endOffset: -1n }` when the
    * requested epoch is newer than any known (Kafka's UNDEFINED_EPOCH / UNDEFINED_EPOCH_OFFSET).
    */
-  endOffsetForEpoch (epoch: number): { epoch: number, endOffset: bigint } {
+  endOffsetForEpoch(epoch: number): { epoch: number; endOffset: bigint } {
     return this.epochs.endOffsetFor(epoch, this.logEndOffset)
   }
 
   /** Records that `epoch` starts at `startOffset` (default: logEndOffset), as a new leader does. Inside exclusively(). */
-  async assignLeaderEpoch (epoch: number, startOffset?: bigint): Promise<void> {
+  async assignLeaderEpoch(epoch: number, startOffset?: bigint): Promise<void> {
     this.assertWritable()
     if (this.epochs.assign(epoch, startOffset ?? this.logEndOffset)) await this.epochs.persist()
   }
 }
 
-function isDiskFull (err: unknown): boolean {
+function isDiskFull(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code
   return code === 'ENOSPC' || code === 'EDQUOT'
 }

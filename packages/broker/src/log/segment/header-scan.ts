@@ -16,10 +16,13 @@ export class HeaderReader {
   private window: Buffer = Buffer.alloc(0)
   private windowStart = 0
 
-  constructor (private readonly fh: FileHandle, private readonly file: string) {}
+  constructor(
+    private readonly fh: FileHandle,
+    private readonly file: string,
+  ) {}
 
   /** Header of the batch at `position` if it lies wholly below `limit`; undefined at the end. */
-  async headerAt (position: number, limit: number): Promise<BatchHeader | undefined> {
+  async headerAt(position: number, limit: number): Promise<BatchHeader | undefined> {
     if (limit - position < BATCH_HEADER_BYTES) return undefined
     const rel = position - this.windowStart
     if (rel < 0 || rel + BATCH_HEADER_BYTES > this.window.length) {
@@ -29,8 +32,10 @@ export class HeaderReader {
     const h = readBatchHeader(this.window, position - this.windowStart)
     if (h === undefined) return undefined
     if (h.sizeBytes < BATCH_HEADER_BYTES || position + h.sizeBytes > limit || h.magic !== 2) {
-      throw new SluiceError('KAFKA_STORAGE_ERROR', `no valid batch header at ${this.file}:${position}`,
-        { file: this.file, position })
+      throw new SluiceError('KAFKA_STORAGE_ERROR', `no valid batch header at ${this.file}:${position}`, {
+        file: this.file,
+        position,
+      })
     }
     return h
   }
@@ -39,7 +44,11 @@ export class HeaderReader {
    * The first batch at or after `position` (which must be a batch boundary) whose lastOffset is
    * >= `target`: its position and header, or the end position when every batch ends before it.
    */
-  async seekOffset (position: number, limit: number, target: bigint): Promise<{ position: number, header: BatchHeader | undefined }> {
+  async seekOffset(
+    position: number,
+    limit: number,
+    target: bigint,
+  ): Promise<{ position: number; header: BatchHeader | undefined }> {
     let pos = position
     for (;;) {
       const h = await this.headerAt(pos, limit)
@@ -50,7 +59,7 @@ export class HeaderReader {
   }
 
   /** The first batch at or after `position` whose maxTimestamp is >= `ts`, or undefined. */
-  async seekTimestamp (position: number, limit: number, ts: bigint): Promise<BatchHeader | undefined> {
+  async seekTimestamp(position: number, limit: number, ts: bigint): Promise<BatchHeader | undefined> {
     let pos = position
     for (;;) {
       const h = await this.headerAt(pos, limit)

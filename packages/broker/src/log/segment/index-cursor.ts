@@ -19,8 +19,13 @@ export interface IndexCursor {
   lastTimeEntryTimestamp: bigint
 }
 
-export function freshIndexCursor (baseOffset: bigint): IndexCursor {
-  return { bytesSinceLastIndexEntry: 0, maxTimestampSoFar: -1n, offsetOfMaxTimestampSoFar: baseOffset, lastTimeEntryTimestamp: -1n }
+export function freshIndexCursor(baseOffset: bigint): IndexCursor {
+  return {
+    bytesSinceLastIndexEntry: 0,
+    maxTimestampSoFar: -1n,
+    offsetOfMaxTimestampSoFar: baseOffset,
+    lastTimeEntryTimestamp: -1n,
+  }
 }
 
 export class PendingIndexEntries {
@@ -29,13 +34,25 @@ export class PendingIndexEntries {
   readonly timeTs: bigint[] = []
   readonly timeRel: number[] = []
 
-  get offsetCount (): number { return this.offsetRel.length }
-  get timeCount (): number { return this.timeTs.length }
+  get offsetCount(): number {
+    return this.offsetRel.length
+  }
+  get timeCount(): number {
+    return this.timeTs.length
+  }
 }
 
 /** Applies the index rule for one batch at `position`; mutates `cursor`, may add to `pending`. */
-export function indexBatch (cursor: IndexCursor, pending: PendingIndexEntries, baseOffset: bigint,
-  position: number, sizeBytes: number, lastOffset: bigint, maxTimestamp: bigint, indexIntervalBytes: number): void {
+export function indexBatch(
+  cursor: IndexCursor,
+  pending: PendingIndexEntries,
+  baseOffset: bigint,
+  position: number,
+  sizeBytes: number,
+  lastOffset: bigint,
+  maxTimestamp: bigint,
+  indexIntervalBytes: number,
+): void {
   if (maxTimestamp > cursor.maxTimestampSoFar) {
     cursor.maxTimestampSoFar = maxTimestamp
     cursor.offsetOfMaxTimestampSoFar = lastOffset
@@ -50,7 +67,7 @@ export function indexBatch (cursor: IndexCursor, pending: PendingIndexEntries, b
 }
 
 /** Adds (maxTimestampSoFar, its offset) to the time index if the max grew (also used on close). */
-export function maybeTimeEntry (cursor: IndexCursor, pending: PendingIndexEntries, baseOffset: bigint): void {
+export function maybeTimeEntry(cursor: IndexCursor, pending: PendingIndexEntries, baseOffset: bigint): void {
   if (cursor.maxTimestampSoFar > cursor.lastTimeEntryTimestamp) {
     pending.timeTs.push(cursor.maxTimestampSoFar)
     pending.timeRel.push(Number(cursor.offsetOfMaxTimestampSoFar - baseOffset))

@@ -33,12 +33,12 @@ export const OFFSET_GAPS_MARKER_FILE = 'offset-gaps'
 export const CLEANED_SUFFIX = '.cleaned'
 export const SWAP_SUFFIX = '.log.swap'
 
-export function partitionDirName (topic: string, partition: number): string {
+export function partitionDirName(topic: string, partition: number): string {
   return `${topic}-${partition}`
 }
 
 /** Parses `<topic>-<partition>`; undefined for anything else (e.g. leftovers of other tools). */
-export function parsePartitionDirName (name: string): { topic: string, partition: number } | undefined {
+export function parsePartitionDirName(name: string): { topic: string; partition: number } | undefined {
   const dash = name.lastIndexOf('-')
   if (dash <= 0 || dash === name.length - 1) return undefined
   const digits = name.slice(dash + 1)
@@ -46,7 +46,7 @@ export function parsePartitionDirName (name: string): { topic: string, partition
   return { topic: name.slice(0, dash), partition: Number(digits) }
 }
 
-export function segmentFileStem (baseOffset: bigint): string {
+export function segmentFileStem(baseOffset: bigint): string {
   return baseOffset.toString().padStart(20, '0')
 }
 
@@ -56,30 +56,30 @@ export interface SegmentPaths {
   readonly timeIndex: string
 }
 
-export function segmentPaths (dir: string, baseOffset: bigint): SegmentPaths {
+export function segmentPaths(dir: string, baseOffset: bigint): SegmentPaths {
   const stem = path.join(dir, segmentFileStem(baseOffset))
   return { log: stem + LOG_SUFFIX, index: stem + INDEX_SUFFIX, timeIndex: stem + TIME_INDEX_SUFFIX }
 }
 
 /** Base offset of a `<20 digits>.<suffix>` file name, or undefined. */
-export function parseSegmentFileName (name: string, suffix: string): bigint | undefined {
+export function parseSegmentFileName(name: string, suffix: string): bigint | undefined {
   if (!name.endsWith(suffix)) return undefined
   const stem = name.slice(0, -suffix.length)
   return /^\d{20}$/.test(stem) ? BigInt(stem) : undefined
 }
 
 /** Paths of a cleaner output while it is written (`<file>.cleaned`). */
-export function cleanedPaths (dir: string, baseOffset: bigint): SegmentPaths {
+export function cleanedPaths(dir: string, baseOffset: bigint): SegmentPaths {
   const p = segmentPaths(dir, baseOffset)
   return { log: p.log + CLEANED_SUFFIX, index: p.index + CLEANED_SUFFIX, timeIndex: p.timeIndex + CLEANED_SUFFIX }
 }
 
 /** `<base>.<end>.log.swap`: the commit marker and data of a cleaned group replacing [base, end). */
-export function swapFileName (baseOffset: bigint, endOffset: bigint): string {
+export function swapFileName(baseOffset: bigint, endOffset: bigint): string {
   return `${segmentFileStem(baseOffset)}.${segmentFileStem(endOffset)}${SWAP_SUFFIX}`
 }
 
-export function parseSwapFileName (name: string): { baseOffset: bigint, endOffset: bigint } | undefined {
+export function parseSwapFileName(name: string): { baseOffset: bigint; endOffset: bigint } | undefined {
   const m = /^(\d{20})\.(\d{20})\.log\.swap$/.exec(name)
   if (m === null) return undefined
   return { baseOffset: BigInt(m[1]!), endOffset: BigInt(m[2]!) }

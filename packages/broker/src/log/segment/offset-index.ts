@@ -16,12 +16,12 @@ export class OffsetIndexEntries {
   private data: Int32Array
   private count = 0
 
-  constructor (capacityEntries = 16) {
+  constructor(capacityEntries = 16) {
     this.data = new Int32Array(Math.max(2, capacityEntries * 2))
   }
 
   /** Parses a whole .index file; undefined if it is not a valid index for a log of `logSizeBytes`. */
-  static parse (buf: Buffer, logSizeBytes: number): OffsetIndexEntries | undefined {
+  static parse(buf: Buffer, logSizeBytes: number): OffsetIndexEntries | undefined {
     if (buf.length % OFFSET_INDEX_ENTRY_BYTES !== 0) return undefined
     const n = buf.length / OFFSET_INDEX_ENTRY_BYTES
     const idx = new OffsetIndexEntries(n)
@@ -35,11 +35,17 @@ export class OffsetIndexEntries {
     return idx
   }
 
-  get length (): number { return this.count }
-  relOffsetAt (i: number): number { return this.data[i * 2]! }
-  positionAt (i: number): number { return this.data[i * 2 + 1]! }
+  get length(): number {
+    return this.count
+  }
+  relOffsetAt(i: number): number {
+    return this.data[i * 2]!
+  }
+  positionAt(i: number): number {
+    return this.data[i * 2 + 1]!
+  }
 
-  append (relOffset: number, position: number): void {
+  append(relOffset: number, position: number): void {
     if (this.count * 2 + 2 > this.data.length) {
       const bigger = new Int32Array(this.data.length * 2)
       bigger.set(this.data)
@@ -51,7 +57,7 @@ export class OffsetIndexEntries {
   }
 
   /** Position of the greatest entry with relOffset <= target, or 0 when there is none. */
-  lookup (relTarget: number): number {
+  lookup(relTarget: number): number {
     let lo = 0
     let hi = this.count - 1
     let found = -1
@@ -68,19 +74,20 @@ export class OffsetIndexEntries {
   }
 
   /** Drops entries whose batch starts at or after `position` (the log was truncated there). */
-  truncateToPosition (position: number): void {
+  truncateToPosition(position: number): void {
     while (this.count > 0 && this.positionAt(this.count - 1) >= position) this.count--
   }
 
   /** Entries [from, length) in file format. */
-  toBuffer (from = 0): Buffer {
+  toBuffer(from = 0): Buffer {
     const buf = Buffer.allocUnsafe((this.count - from) * OFFSET_INDEX_ENTRY_BYTES)
-    for (let i = from; i < this.count; i++) encodeOffsetEntry(buf, (i - from) * 8, this.relOffsetAt(i), this.positionAt(i))
+    for (let i = from; i < this.count; i++)
+      encodeOffsetEntry(buf, (i - from) * 8, this.relOffsetAt(i), this.positionAt(i))
     return buf
   }
 }
 
-export function encodeOffsetEntry (buf: Buffer, at: number, relOffset: number, position: number): void {
+export function encodeOffsetEntry(buf: Buffer, at: number, relOffset: number, position: number): void {
   buf.writeInt32BE(relOffset, at)
   buf.writeInt32BE(position, at + 4)
 }
@@ -89,10 +96,15 @@ export function encodeOffsetEntry (buf: Buffer, at: number, relOffset: number, p
  * Binary search of a closed segment's .index file (`entries` entries) for the greatest entry with
  * relOffset <= relTarget; its position, or 0. Entries pointing past `logSizeBytes` are ignored.
  */
-export async function lookupOffsetIndexFile (cache: FileHandleCache, file: string, entries: number,
-  relTarget: number, logSizeBytes: number): Promise<number> {
+export async function lookupOffsetIndexFile(
+  cache: FileHandleCache,
+  file: string,
+  entries: number,
+  relTarget: number,
+  logSizeBytes: number,
+): Promise<number> {
   if (entries === 0) return 0
-  return await cache.use(file, async fh => {
+  return await cache.use(file, async (fh) => {
     const entry = Buffer.allocUnsafe(OFFSET_INDEX_ENTRY_BYTES)
     let lo = 0
     let hi = entries - 1

@@ -10,7 +10,7 @@ import { makeBatch, makeTempDir } from '../__fixtures__/test-batches.js'
 
 describe('RecentBatches', () => {
   /** Batches of 3 offsets and 100 bytes each, the first at relative offset `base` and position `pos`. */
-  function filled (n: number, base = 0, pos = 0): RecentBatches {
+  function filled(n: number, base = 0, pos = 0): RecentBatches {
     const r = new RecentBatches()
     for (let i = 0; i < n; i++) r.push(base + i * 3, base + i * 3 + 2, pos + i * 100, 100)
     return r
@@ -63,14 +63,20 @@ describe('tail reads of a partition log', () => {
     const log = await manager.getOrCreateLog('t', 0, testConfig({ indexIntervalBytes: 1 << 20 }))
     const stored: Buffer[] = []
     for (let i = 0; i < 60; i++) {
-      const r = await appendLeader(log, [makeBatch({ records: 1 + (i % 4), valueBytes: 50, timestamp: BigInt(i), fill: i })], 1)
+      const r = await appendLeader(
+        log,
+        [makeBatch({ records: 1 + (i % 4), valueBytes: 50, timestamp: BigInt(i), fill: i })],
+        1,
+      )
       stored.push(r.stamped)
     }
     const all = Buffer.concat(stored)
     const fh = await fs.open(`${dataDir}/t-0/00000000000000000000.log`)
     const read = vi.spyOn(Object.getPrototypeOf(fh) as { read: (...args: unknown[]) => unknown }, 'read')
     await fh.close()
-    onTestFinished(() => { read.mockRestore() })
+    onTestFinished(() => {
+      read.mockRestore()
+    })
     const end = log.logEndOffset
     for (let o = end - 40n; o < end; o++) {
       read.mockClear()

@@ -30,10 +30,12 @@ export class RecentBatches {
   private head = 0
   private count = 0
 
-  get length (): number { return this.count }
+  get length(): number {
+    return this.count
+  }
 
   /** Records a published batch that follows the newest entry in the file. */
-  push (relBase: number, relLast: number, position: number, sizeBytes: number): void {
+  push(relBase: number, relLast: number, position: number, sizeBytes: number): void {
     let slot: number
     if (this.count < CAPACITY) {
       slot = (this.head + this.count) % CAPACITY
@@ -54,7 +56,7 @@ export class RecentBatches {
    * published size): a location, 'end' when every batch below `limit` ends before the target,
    * or undefined when an older batch not held here could be the answer.
    */
-  find (relTarget: number, limit: number): BatchLocation | 'end' | undefined {
+  find(relTarget: number, limit: number): BatchLocation | 'end' | undefined {
     if (this.count === 0) return undefined
     const oldest = this.head * FIELDS
     if (relTarget < this.data[oldest]! && this.data[oldest + 2]! !== 0) return undefined
@@ -74,7 +76,8 @@ export class RecentBatches {
   }
 
   /** Drops entries for batches at or after `position` (the segment was truncated there). */
-  truncateToPosition (position: number): void {
-    while (this.count > 0 && this.data[((this.head + this.count - 1) % CAPACITY) * FIELDS + 2]! >= position) this.count--
+  truncateToPosition(position: number): void {
+    while (this.count > 0 && this.data[((this.head + this.count - 1) % CAPACITY) * FIELDS + 2]! >= position)
+      this.count--
   }
 }

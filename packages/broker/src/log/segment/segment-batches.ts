@@ -4,14 +4,20 @@
  * segment's published size; a length that cannot be a batch is a KAFKA_STORAGE_ERROR (the data
  * passed its CRC when it was appended or recovered, so the file changed under us).
  */
-import { BATCH_HEADER_BYTES, LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH, SluiceError, type BatchHeader } from '@sluice/protocol'
+import {
+  BATCH_HEADER_BYTES,
+  LOG_OVERHEAD_BYTES,
+  OFF_BATCH_LENGTH,
+  SluiceError,
+  type BatchHeader,
+} from '@sluice/protocol'
 import type { FileHandleCache } from '../io/file-handle-cache.js'
 import { HeaderReader } from './header-scan.js'
 import type { Segment } from './segment.js'
 
 const READ_BYTES = 1024 * 1024
 
-export async function * segmentBatches (seg: Segment): AsyncGenerator<Buffer> {
+export async function* segmentBatches(seg: Segment): AsyncGenerator<Buffer> {
   const limit = seg.sizeBytes
   let pos = 0
   while (pos < limit) {
@@ -35,12 +41,12 @@ export async function * segmentBatches (seg: Segment): AsyncGenerator<Buffer> {
   }
 }
 
-export async function * segmentHeaders (seg: Segment, cache: FileHandleCache): AsyncGenerator<BatchHeader> {
+export async function* segmentHeaders(seg: Segment, cache: FileHandleCache): AsyncGenerator<BatchHeader> {
   const limit = seg.sizeBytes
   let pos = 0
   while (pos < limit) {
     // One pin per window of headers keeps the file-handle budget fair to other users.
-    const headers = await cache.use(seg.paths.log, async fh => {
+    const headers = await cache.use(seg.paths.log, async (fh) => {
       const reader = new HeaderReader(fh, seg.paths.log)
       const out: BatchHeader[] = []
       for (let i = 0; i < 256; i++) {
@@ -55,16 +61,19 @@ export async function * segmentHeaders (seg: Segment, cache: FileHandleCache): A
       if (pos < limit) throw badBatch(seg, pos)
       return
     }
-    yield * headers
+    yield* headers
   }
 }
 
-function batchSize (buf: Buffer, at: number, seg: Segment, position: number): number {
+function batchSize(buf: Buffer, at: number, seg: Segment, position: number): number {
   const size = LOG_OVERHEAD_BYTES + buf.readInt32BE(at + OFF_BATCH_LENGTH)
   if (size < BATCH_HEADER_BYTES) throw badBatch(seg, position)
   return size
 }
 
-function badBatch (seg: Segment, position: number): SluiceError {
-  return new SluiceError('KAFKA_STORAGE_ERROR', `no valid batch at ${seg.paths.log}:${position}`, { file: seg.paths.log, position })
+function badBatch(seg: Segment, position: number): SluiceError {
+  return new SluiceError('KAFKA_STORAGE_ERROR', `no valid batch at ${seg.paths.log}:${position}`, {
+    file: seg.paths.log,
+    position,
+  })
 }

@@ -19,8 +19,15 @@ export interface RecoveryStats {
   segmentsDeleted: number
 }
 
-export function emptyRecoveryStats (cleanShutdown: boolean): RecoveryStats {
-  return { cleanShutdown, segmentsScanned: 0, batchesScanned: 0, indexesRebuilt: 0, bytesTruncated: 0, segmentsDeleted: 0 }
+export function emptyRecoveryStats(cleanShutdown: boolean): RecoveryStats {
+  return {
+    cleanShutdown,
+    segmentsScanned: 0,
+    batchesScanned: 0,
+    indexesRebuilt: 0,
+    bytesTruncated: 0,
+    segmentsDeleted: 0,
+  }
 }
 
 export interface RecoverSegmentOptions {
@@ -35,18 +42,34 @@ export interface RecoverSegmentOptions {
   allowGaps?: boolean
 }
 
-export async function recoverSegment (seg: Segment, fileSizeBytes: number, options: RecoverSegmentOptions): Promise<ScanOutcome> {
+export async function recoverSegment(
+  seg: Segment,
+  fileSizeBytes: number,
+  options: RecoverSegmentOptions,
+): Promise<ScanOutcome> {
   const { cache, logger, stats } = options
-  const outcome = await scanSegment(cache, seg.paths, seg.baseOffset, fileSizeBytes,
-    { indexIntervalBytes: options.indexIntervalBytes, onBatch: options.onBatch, endOffset: options.endOffset, allowGaps: options.allowGaps === true })
+  const outcome = await scanSegment(cache, seg.paths, seg.baseOffset, fileSizeBytes, {
+    indexIntervalBytes: options.indexIntervalBytes,
+    onBatch: options.onBatch,
+    endOffset: options.endOffset,
+    allowGaps: options.allowGaps === true,
+  })
   stats.segmentsScanned++
   stats.batchesScanned += outcome.batches
   if (outcome.problem !== undefined) {
     const bytesDropped = fileSizeBytes - outcome.validBytes
-    await cache.use(seg.paths.log, fh => fh.truncate(outcome.validBytes))
+    await cache.use(seg.paths.log, (fh) => fh.truncate(outcome.validBytes))
     stats.bytesTruncated += bytesDropped
-    logger.warn({ segment: seg.paths.log, position: outcome.problem.position, bytesDropped, reason: outcome.problem.reason,
-      nextOffset: outcome.nextOffset.toString() }, 'dropped invalid tail of segment during recovery')
+    logger.warn(
+      {
+        segment: seg.paths.log,
+        position: outcome.problem.position,
+        bytesDropped,
+        reason: outcome.problem.reason,
+        nextOffset: outcome.nextOffset.toString(),
+      },
+      'dropped invalid tail of segment during recovery',
+    )
   }
   await writeIndexFiles(cache, seg.paths, outcome.offsetIndex, outcome.timeIndex)
   stats.indexesRebuilt++

@@ -12,7 +12,13 @@
  * It stops at the first batch that fails and reports where and why; the caller truncates there.
  * Offset and time indexes are rebuilt from the accepted batches with the append-time rule.
  */
-import { BATCH_HEADER_BYTES, checkBatchAt, LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH, readBatchHeader } from '@sluice/protocol'
+import {
+  BATCH_HEADER_BYTES,
+  checkBatchAt,
+  LOG_OVERHEAD_BYTES,
+  OFF_BATCH_LENGTH,
+  readBatchHeader,
+} from '@sluice/protocol'
 import type { FileHandleCache } from '../io/file-handle-cache.js'
 import { readAt, writeFully } from '../io/file-io.js'
 import { freshIndexCursor, indexBatch, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
@@ -34,7 +40,7 @@ export interface ScanOutcome {
   timeIndex: TimeIndexEntries
   cursor: IndexCursor
   /** Why scanning stopped before the end of the file; undefined when the whole file is valid. */
-  problem: { position: number, reason: string } | undefined
+  problem: { position: number; reason: string } | undefined
 }
 
 export interface ScanOptions {
@@ -47,15 +53,26 @@ export interface ScanOptions {
   onBatch?: (partitionLeaderEpoch: number, baseOffset: bigint) => void
 }
 
-export async function scanSegment (cache: FileHandleCache, paths: SegmentPaths, baseOffset: bigint,
-  fileSizeBytes: number, options: ScanOptions): Promise<ScanOutcome> {
+export async function scanSegment(
+  cache: FileHandleCache,
+  paths: SegmentPaths,
+  baseOffset: bigint,
+  fileSizeBytes: number,
+  options: ScanOptions,
+): Promise<ScanOutcome> {
   const pending = new PendingIndexEntries()
   const cursor = freshIndexCursor(baseOffset)
   const out: ScanOutcome = {
-    validBytes: 0, nextOffset: baseOffset, batches: 0, firstBatchMaxTimestamp: undefined,
-    offsetIndex: new OffsetIndexEntries(), timeIndex: new TimeIndexEntries(), cursor, problem: undefined,
+    validBytes: 0,
+    nextOffset: baseOffset,
+    batches: 0,
+    firstBatchMaxTimestamp: undefined,
+    offsetIndex: new OffsetIndexEntries(),
+    timeIndex: new TimeIndexEntries(),
+    cursor,
+    problem: undefined,
   }
-  await cache.use(paths.log, async fh => {
+  await cache.use(paths.log, async (fh) => {
     let chunk: Buffer = Buffer.alloc(0)
     let chunkStart = 0
     const ensure = async (pos: number, len: number): Promise<void> => {
@@ -86,19 +103,31 @@ export async function scanSegment (cache: FileHandleCache, paths: SegmentPaths, 
       const h = readBatchHeader(chunk, rel)!
       const lastOffset = h.baseOffset + BigInt(h.lastOffsetDelta)
       if (options.allowGaps !== true && h.baseOffset !== out.nextOffset) {
-        out.problem = { position: pos, reason: `batch baseOffset ${h.baseOffset} does not continue the log at ${out.nextOffset} (it has never had offset gaps)` }
+        out.problem = {
+          position: pos,
+          reason: `batch baseOffset ${h.baseOffset} does not continue the log at ${out.nextOffset} (it has never had offset gaps)`,
+        }
         break
       }
       if (h.baseOffset < out.nextOffset) {
-        out.problem = { position: pos, reason: `batch baseOffset ${h.baseOffset} is below ${out.nextOffset} (offsets must increase)` }
+        out.problem = {
+          position: pos,
+          reason: `batch baseOffset ${h.baseOffset} is below ${out.nextOffset} (offsets must increase)`,
+        }
         break
       }
       if (options.endOffset !== undefined && lastOffset >= options.endOffset) {
-        out.problem = { position: pos, reason: `batch lastOffset ${lastOffset} reaches the next segment's base offset ${options.endOffset}` }
+        out.problem = {
+          position: pos,
+          reason: `batch lastOffset ${lastOffset} reaches the next segment's base offset ${options.endOffset}`,
+        }
         break
       }
       if (lastOffset - baseOffset > MAX_RELATIVE_OFFSET) {
-        out.problem = { position: pos, reason: `offset ${lastOffset} does not fit relative to segment base ${baseOffset}` }
+        out.problem = {
+          position: pos,
+          reason: `offset ${lastOffset} does not fit relative to segment base ${baseOffset}`,
+        }
         break
       }
       indexBatch(cursor, pending, baseOffset, pos, h.sizeBytes, lastOffset, h.maxTimestamp, options.indexIntervalBytes)
@@ -116,12 +145,23 @@ export async function scanSegment (cache: FileHandleCache, paths: SegmentPaths, 
 }
 
 /** Replaces a segment's index files with rebuilt entries. */
-export async function writeIndexFiles (cache: FileHandleCache, paths: SegmentPaths,
-  offsetIndex: OffsetIndexEntries, timeIndex: TimeIndexEntries): Promise<void> {
-  for (const [file, buf] of [[paths.index, offsetIndex.toBuffer()], [paths.timeIndex, timeIndex.toBuffer()]] as const) {
-    await cache.use(file, async fh => {
-      await writeFully(fh, buf, 0, buf.length, 0)
-      await fh.truncate(buf.length)
-    }, { create: true })
+export async function writeIndexFiles(
+  cache: FileHandleCache,
+  paths: SegmentPaths,
+  offsetIndex: OffsetIndexEntries,
+  timeIndex: TimeIndexEntries,
+): Promise<void> {
+  for (const [file, buf] of [
+    [paths.index, offsetIndex.toBuffer()],
+    [paths.timeIndex, timeIndex.toBuffer()],
+  ] as const) {
+    await cache.use(
+      file,
+      async (fh) => {
+        await writeFully(fh, buf, 0, buf.length, 0)
+        await fh.truncate(buf.length)
+      },
+      { create: true },
+    )
   }
 }

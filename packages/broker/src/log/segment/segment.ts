@@ -70,8 +70,12 @@ export class Segment {
   private persistedTimeEntries: number
   active: ActiveIndexes | undefined
 
-  constructor (readonly baseOffset: bigint, public paths: SegmentPaths, private readonly cache: FileHandleCache,
-    state: SegmentState) {
+  constructor(
+    readonly baseOffset: bigint,
+    public paths: SegmentPaths,
+    private readonly cache: FileHandleCache,
+    state: SegmentState,
+  ) {
     this.sizeBytes = state.sizeBytes
     this.nextOffset = state.nextOffset
     this.offsetIndexEntries = state.offsetIndexEntries
@@ -87,25 +91,47 @@ export class Segment {
    * idle partition that never received data costs no file at all). Any leftover files are
    * truncated away by that append.
    */
-  static lazy (baseOffset: bigint, paths: SegmentPaths, cache: FileHandleCache): Segment {
-    return new Segment(baseOffset, paths, cache, { sizeBytes: 0, nextOffset: baseOffset, offsetIndexEntries: 0, timeIndexEntries: 0, maxTimestamp: -1n })
+  static lazy(baseOffset: bigint, paths: SegmentPaths, cache: FileHandleCache): Segment {
+    return new Segment(baseOffset, paths, cache, {
+      sizeBytes: 0,
+      nextOffset: baseOffset,
+      offsetIndexEntries: 0,
+      timeIndexEntries: 0,
+      maxTimestamp: -1n,
+    })
   }
 
   /** Creates empty files (truncating leftovers) for a new active segment. */
-  static async create (baseOffset: bigint, paths: SegmentPaths, cache: FileHandleCache): Promise<Segment> {
+  static async create(baseOffset: bigint, paths: SegmentPaths, cache: FileHandleCache): Promise<Segment> {
     for (const file of [paths.log, paths.index, paths.timeIndex]) {
       // A handle cached for an earlier file of the same name (deleted since) must not be reused.
       await cache.evict(file)
-      await cache.use(file, async fh => { await fh.truncate(0) }, { create: true })
+      await cache.use(
+        file,
+        async (fh) => {
+          await fh.truncate(0)
+        },
+        { create: true },
+      )
     }
-    const seg = new Segment(baseOffset, paths, cache,
-      { sizeBytes: 0, nextOffset: baseOffset, offsetIndexEntries: 0, timeIndexEntries: 0, maxTimestamp: -1n })
-    seg.active = { offsetIndex: new OffsetIndexEntries(), timeIndex: new TimeIndexEntries(), cursor: freshIndexCursor(baseOffset), recent: new RecentBatches() }
+    const seg = new Segment(baseOffset, paths, cache, {
+      sizeBytes: 0,
+      nextOffset: baseOffset,
+      offsetIndexEntries: 0,
+      timeIndexEntries: 0,
+      maxTimestamp: -1n,
+    })
+    seg.active = {
+      offsetIndex: new OffsetIndexEntries(),
+      timeIndex: new TimeIndexEntries(),
+      cursor: freshIndexCursor(baseOffset),
+      recent: new RecentBatches(),
+    }
     return seg
   }
 
   /** Largest batch timestamp in the segment (-1 if none). */
-  async maxTimestamp (): Promise<bigint> {
+  async maxTimestamp(): Promise<bigint> {
     if (this.active !== undefined) return this.active.cursor.maxTimestampSoFar
     if (this.maxTimestampKnown === undefined) {
       const last = await readLastTimeEntry(this.cache, this.paths.timeIndex, this.timeIndexEntries)
@@ -118,7 +144,7 @@ export class Segment {
    * Loads the index files into memory so appends can extend them. Returns false if they are not
    * a valid index of this .log (the caller then rebuilds them by scanning).
    */
-  async loadActive (): Promise<boolean> {
+  async loadActive(): Promise<boolean> {
     if (this.active !== undefined) return true
     const offBuf = await this.readWhole(this.paths.index, this.offsetIndexEntries * OFFSET_INDEX_ENTRY_BYTES)
     const timeBuf = await this.readWhole(this.paths.timeIndex, this.timeIndexEntries * TIME_INDEX_ENTRY_BYTES)
@@ -132,10 +158,12 @@ export class Segment {
   }
 
   /** maxTimestamp of the first batch, read from its header on first use. */
-  async firstTimestamp (): Promise<bigint | undefined> {
+  async firstTimestamp(): Promise<bigint | undefined> {
     if (this.sizeBytes === 0) return undefined
     if (this.firstBatchMaxTimestamp === undefined) {
-      const h = await this.cache.use(this.paths.log, fh => new HeaderReader(fh, this.paths.log).headerAt(0, this.sizeBytes))
+      const h = await this.cache.use(this.paths.log, (fh) =>
+        new HeaderReader(fh, this.paths.log).headerAt(0, this.sizeBytes),
+      )
       this.firstBatchMaxTimestamp = h?.maxTimestamp
     }
     return this.firstBatchMaxTimestamp
@@ -147,8 +175,14 @@ export class Segment {
    * (in memory only; see persistIndexes) and the batches' positions. `cursor` is the index cursor
    * after these batches; the caller computed it and `pending` with indexBatch.
    */
-  async append (buf: Buffer, batches: readonly PlannedBatch[], from: number, to: number,
-    pending: PendingIndexEntries, cursor: IndexCursor): Promise<void> {
+  async append(
+    buf: Buffer,
+    batches: readonly PlannedBatch[],
+    from: number,
+    to: number,
+    pending: PendingIndexEntries,
+    cursor: IndexCursor,
+  ): Promise<void> {
     const active = this.active
     if (active === undefined) throw new Error('append to a segment that is not active')
     const first = batches[from]!
@@ -156,12 +190,18 @@ export class Segment {
     const start = first.position
     const end = last.position + last.sizeBytes
     const at = this.sizeBytes
-    await this.cache.use(this.paths.log, fh => writeFully(fh, buf, start, end, at), { create: true })
-    for (let i = 0; i < pending.offsetCount; i++) active.offsetIndex.append(pending.offsetRel[i]!, pending.offsetPos[i]!)
+    await this.cache.use(this.paths.log, (fh) => writeFully(fh, buf, start, end, at), { create: true })
+    for (let i = 0; i < pending.offsetCount; i++)
+      active.offsetIndex.append(pending.offsetRel[i]!, pending.offsetPos[i]!)
     for (let i = 0; i < pending.timeCount; i++) active.timeIndex.append(pending.timeTs[i]!, pending.timeRel[i]!)
     for (let i = from; i < to; i++) {
       const b = batches[i]!
-      active.recent.push(Number(b.baseOffset - this.baseOffset), Number(b.lastOffset - this.baseOffset), at + b.position - start, b.sizeBytes)
+      active.recent.push(
+        Number(b.baseOffset - this.baseOffset),
+        Number(b.lastOffset - this.baseOffset),
+        at + b.position - start,
+        b.sizeBytes,
+      )
     }
     active.cursor = cursor
     if (this.sizeBytes === 0) this.firstBatchMaxTimestamp = first.maxTimestamp
@@ -176,23 +216,37 @@ export class Segment {
    * to the end of the index files. True if it wrote. Runs with the log's writes (its queue), or on
    * a segment no longer active (then there is nothing to write).
    */
-  private async persistIndexes (): Promise<boolean> {
+  private async persistIndexes(): Promise<boolean> {
     const active = this.active
     if (active === undefined) return false
-    const offsets = await this.persistEntries(active.offsetIndex, this.paths.index, OFFSET_INDEX_ENTRY_BYTES, this.persistedOffsetEntries)
+    const offsets = await this.persistEntries(
+      active.offsetIndex,
+      this.paths.index,
+      OFFSET_INDEX_ENTRY_BYTES,
+      this.persistedOffsetEntries,
+    )
     this.persistedOffsetEntries = Math.max(this.persistedOffsetEntries, offsets)
-    const times = await this.persistEntries(active.timeIndex, this.paths.timeIndex, TIME_INDEX_ENTRY_BYTES, this.persistedTimeEntries)
+    const times = await this.persistEntries(
+      active.timeIndex,
+      this.paths.timeIndex,
+      TIME_INDEX_ENTRY_BYTES,
+      this.persistedTimeEntries,
+    )
     this.persistedTimeEntries = Math.max(this.persistedTimeEntries, times)
     return offsets > 0 || times > 0
   }
 
   /** Writes entries [persisted, length) of one index at the end of its file; the new persisted count, 0 if none were due. */
-  private async persistEntries (index: { readonly length: number, toBuffer (from: number): Buffer }, file: string,
-    entryBytes: number, persisted: number): Promise<number> {
+  private async persistEntries(
+    index: { readonly length: number; toBuffer(from: number): Buffer },
+    file: string,
+    entryBytes: number,
+    persisted: number,
+  ): Promise<number> {
     const length = index.length
     if (persisted >= length) return 0
     const b = index.toBuffer(persisted)
-    await this.cache.use(file, fh => writeFully(fh, b, 0, b.length, persisted * entryBytes), { create: true })
+    await this.cache.use(file, (fh) => writeFully(fh, b, 0, b.length, persisted * entryBytes), { create: true })
     return length
   }
 
@@ -201,7 +255,7 @@ export class Segment {
    * entry is the segment's max timestamp, writes every index entry still only in memory, and
    * drops the in-memory indexes. True if it wrote.
    */
-  async finalize (): Promise<boolean> {
+  async finalize(): Promise<boolean> {
     const active = this.active
     if (active === undefined) return false
     const pending = new PendingIndexEntries()
@@ -217,7 +271,7 @@ export class Segment {
   }
 
   /** Position of the greatest indexed batch ending at or before `offset` (a safe scan start). */
-  async indexedPositionFor (offset: bigint): Promise<number> {
+  async indexedPositionFor(offset: bigint): Promise<number> {
     const rel = offset - this.baseOffset
     if (rel < 0n) return 0
     const relTarget = rel > 0x7fffffffn ? 0x7fffffff : Number(rel)
@@ -227,21 +281,25 @@ export class Segment {
   }
 
   /** First batch at or after `position` with maxTimestamp >= ts, below `limit`. */
-  async seekTimestamp (position: number, limit: number, ts: bigint): Promise<BatchHeader | undefined> {
+  async seekTimestamp(position: number, limit: number, ts: bigint): Promise<BatchHeader | undefined> {
     if (limit <= position) return undefined
-    return await this.cache.use(this.paths.log, fh => new HeaderReader(fh, this.paths.log).seekTimestamp(position, limit, ts))
+    return await this.cache.use(this.paths.log, (fh) =>
+      new HeaderReader(fh, this.paths.log).seekTimestamp(position, limit, ts),
+    )
   }
 
   /** The last entry of the .index file, or undefined if it cannot be read. */
-  async readLastOffsetEntry (): Promise<{ relOffset: number, position: number } | undefined> {
+  async readLastOffsetEntry(): Promise<{ relOffset: number; position: number } | undefined> {
     if (this.offsetIndexEntries === 0) return undefined
     const entry = Buffer.allocUnsafe(OFFSET_INDEX_ENTRY_BYTES)
-    const ok = await this.cache.use(this.paths.index, fh => readExactly(fh, entry, (this.offsetIndexEntries - 1) * OFFSET_INDEX_ENTRY_BYTES))
+    const ok = await this.cache.use(this.paths.index, (fh) =>
+      readExactly(fh, entry, (this.offsetIndexEntries - 1) * OFFSET_INDEX_ENTRY_BYTES),
+    )
     return ok ? { relOffset: entry.readInt32BE(0), position: entry.readInt32BE(4) } : undefined
   }
 
   /** Relative offset of the greatest time entry with timestamp < ts (see TimeIndexEntries). */
-  async timeIndexLookupBefore (ts: bigint): Promise<number | undefined> {
+  async timeIndexLookupBefore(ts: bigint): Promise<number | undefined> {
     const active = this.active
     if (active !== undefined) return active.timeIndex.lookupBefore(ts)
     return await lookupTimeIndexFile(this.cache, this.paths.timeIndex, this.timeIndexEntries, ts)
@@ -251,24 +309,30 @@ export class Segment {
    * The batch holding `offset` (first batch with lastOffset >= offset) below `limit`, or the end
    * position. Near the end of the active segment the recent-batch list answers without I/O.
    */
-  async seek (offset: bigint, limit: number): Promise<{ position: number, header: SeekHit | undefined }> {
+  async seek(offset: bigint, limit: number): Promise<{ position: number; header: SeekHit | undefined }> {
     if (limit === 0) return { position: 0, header: undefined }
     const active = this.active
     if (active !== undefined) {
       const rel = offset - this.baseOffset
       const hit = active.recent.find(rel < 0n ? -1 : rel > 0x7fffffffn ? 0x7fffffff : Number(rel), limit)
       if (hit === 'end') return { position: limit, header: undefined }
-      if (hit !== undefined) return { position: hit.position, header: { baseOffset: this.baseOffset + BigInt(hit.relBase), sizeBytes: hit.sizeBytes } }
+      if (hit !== undefined)
+        return {
+          position: hit.position,
+          header: { baseOffset: this.baseOffset + BigInt(hit.relBase), sizeBytes: hit.sizeBytes },
+        }
     }
     const start = await this.indexedPositionFor(offset)
-    return await this.cache.use(this.paths.log, fh => new HeaderReader(fh, this.paths.log).seekOffset(start, limit, offset))
+    return await this.cache.use(this.paths.log, (fh) =>
+      new HeaderReader(fh, this.paths.log).seekOffset(start, limit, offset),
+    )
   }
 
   /**
    * Removes every batch holding offsets >= `offset` (a whole batch goes if it straddles it).
    * The segment must be active (loadActive done). Returns the new next offset.
    */
-  async truncateTo (offset: bigint): Promise<bigint> {
+  async truncateTo(offset: bigint): Promise<bigint> {
     const active = this.active
     if (active === undefined) throw new Error('truncate of a segment that is not active')
     const { position, header } = await this.seek(offset, this.sizeBytes)
@@ -277,15 +341,23 @@ export class Segment {
       if (offset < this.nextOffset) this.nextOffset = offset
       return this.nextOffset
     }
-    await this.cache.use(this.paths.log, fh => fh.truncate(position))
+    await this.cache.use(this.paths.log, (fh) => fh.truncate(position))
     active.offsetIndex.truncateToPosition(position)
     active.timeIndex.truncateToRelOffset(Number(header.baseOffset - this.baseOffset))
     active.recent.truncateToPosition(position)
     // The files hold a prefix of the entries: cut them only where they now hold dropped ones.
     this.persistedOffsetEntries = Math.min(this.persistedOffsetEntries, active.offsetIndex.length)
     this.persistedTimeEntries = Math.min(this.persistedTimeEntries, active.timeIndex.length)
-    await this.cache.use(this.paths.index, fh => fh.truncate(this.persistedOffsetEntries * OFFSET_INDEX_ENTRY_BYTES), { create: true })
-    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(this.persistedTimeEntries * TIME_INDEX_ENTRY_BYTES), { create: true })
+    await this.cache.use(
+      this.paths.index,
+      (fh) => fh.truncate(this.persistedOffsetEntries * OFFSET_INDEX_ENTRY_BYTES),
+      { create: true },
+    )
+    await this.cache.use(
+      this.paths.timeIndex,
+      (fh) => fh.truncate(this.persistedTimeEntries * TIME_INDEX_ENTRY_BYTES),
+      { create: true },
+    )
     this.offsetIndexEntries = active.offsetIndex.length
     this.timeIndexEntries = active.timeIndex.length
     this.sizeBytes = position
@@ -304,7 +376,10 @@ export class Segment {
    * (at every offset-index entry a grown max is written), so the scan is bounded by about
    * indexIntervalBytes. Also checks that the tail ends exactly at sizeBytes at nextOffset.
    */
-  private async restoreCursor (offsetIndex: OffsetIndexEntries, timeIndex: TimeIndexEntries): Promise<IndexCursor | undefined> {
+  private async restoreCursor(
+    offsetIndex: OffsetIndexEntries,
+    timeIndex: TimeIndexEntries,
+  ): Promise<IndexCursor | undefined> {
     const cursor = freshIndexCursor(this.baseOffset)
     const n = timeIndex.length
     if (n > 0) {
@@ -314,7 +389,8 @@ export class Segment {
     }
     const from = offsetIndex.length > 0 ? offsetIndex.positionAt(offsetIndex.length - 1) : 0
     const tail = await this.scanTail(from)
-    if (tail === undefined || (tail.lastOffset !== undefined && tail.lastOffset + 1n > this.nextOffset)) return undefined
+    if (tail === undefined || (tail.lastOffset !== undefined && tail.lastOffset + 1n > this.nextOffset))
+      return undefined
     if (tail.maxTimestamp > cursor.maxTimestampSoFar) {
       cursor.maxTimestampSoFar = tail.maxTimestamp
       cursor.offsetOfMaxTimestampSoFar = tail.offsetOfMaxTimestamp
@@ -327,9 +403,12 @@ export class Segment {
    * Header scan from `from` (a batch boundary) to sizeBytes: the last batch's lastOffset and the
    * largest maxTimestamp seen; undefined if the batches do not end exactly at sizeBytes.
    */
-  async scanTail (from: number): Promise<{ lastOffset: bigint | undefined, maxTimestamp: bigint, offsetOfMaxTimestamp: bigint } | undefined> {
-    if (from === 0 && this.sizeBytes === 0) return { lastOffset: undefined, maxTimestamp: -1n, offsetOfMaxTimestamp: this.baseOffset }
-    return await this.cache.use(this.paths.log, async fh => {
+  async scanTail(
+    from: number,
+  ): Promise<{ lastOffset: bigint | undefined; maxTimestamp: bigint; offsetOfMaxTimestamp: bigint } | undefined> {
+    if (from === 0 && this.sizeBytes === 0)
+      return { lastOffset: undefined, maxTimestamp: -1n, offsetOfMaxTimestamp: this.baseOffset }
+    return await this.cache.use(this.paths.log, async (fh) => {
       const reader = new HeaderReader(fh, this.paths.log)
       let pos = from
       let lastOffset: bigint | undefined
@@ -354,7 +433,7 @@ export class Segment {
   }
 
   /** Adopts the result of a recovery scan (the files were already truncated and re-indexed). */
-  adoptScan (outcome: ScanOutcome): void {
+  adoptScan(outcome: ScanOutcome): void {
     this.sizeBytes = outcome.validBytes
     this.nextOffset = outcome.nextOffset
     this.offsetIndexEntries = outcome.offsetIndex.length
@@ -363,24 +442,29 @@ export class Segment {
     this.maxTimestampKnown = undefined
     this.persistedOffsetEntries = outcome.offsetIndex.length
     this.persistedTimeEntries = outcome.timeIndex.length
-    this.active = { offsetIndex: outcome.offsetIndex, timeIndex: outcome.timeIndex, cursor: outcome.cursor, recent: new RecentBatches() }
+    this.active = {
+      offsetIndex: outcome.offsetIndex,
+      timeIndex: outcome.timeIndex,
+      cursor: outcome.cursor,
+      recent: new RecentBatches(),
+    }
   }
 
   /** Writes the index entries held only in memory, then fdatasync of the .log and both indexes. */
-  async flush (): Promise<void> {
+  async flush(): Promise<void> {
     await this.persistIndexes()
-    await this.cache.use(this.paths.log, fh => fh.datasync())
-    await this.cache.use(this.paths.index, fh => fh.datasync(), { create: true })
-    await this.cache.use(this.paths.timeIndex, fh => fh.datasync(), { create: true })
+    await this.cache.use(this.paths.log, (fh) => fh.datasync())
+    await this.cache.use(this.paths.index, (fh) => fh.datasync(), { create: true })
+    await this.cache.use(this.paths.timeIndex, (fh) => fh.datasync(), { create: true })
   }
 
-  async flushLog (): Promise<void> {
-    await this.cache.use(this.paths.log, fh => fh.datasync())
+  async flushLog(): Promise<void> {
+    await this.cache.use(this.paths.log, (fh) => fh.datasync())
   }
 
   /** Reads up to `length` bytes of the .log at `position`. */
-  async readLog (position: number, length: number): Promise<Buffer> {
-    return await this.cache.use(this.paths.log, fh => readAt(fh, position, length))
+  async readLog(position: number, length: number): Promise<Buffer> {
+    return await this.cache.use(this.paths.log, (fh) => readAt(fh, position, length))
   }
 
   /**
@@ -388,19 +472,31 @@ export class Segment {
    * write beyond sizeBytes, or a partial index write beyond the persisted entries). The in-memory
    * indexes only ever hold published entries, so they need no change.
    */
-  async discardUnpublished (): Promise<void> {
-    await this.cache.use(this.paths.log, fh => fh.truncate(this.sizeBytes), { create: true })
-    await this.cache.use(this.paths.index, fh => fh.truncate(this.persistedOffsetEntries * OFFSET_INDEX_ENTRY_BYTES), { create: true })
-    await this.cache.use(this.paths.timeIndex, fh => fh.truncate(this.persistedTimeEntries * TIME_INDEX_ENTRY_BYTES), { create: true })
+  async discardUnpublished(): Promise<void> {
+    await this.cache.use(this.paths.log, (fh) => fh.truncate(this.sizeBytes), { create: true })
+    await this.cache.use(
+      this.paths.index,
+      (fh) => fh.truncate(this.persistedOffsetEntries * OFFSET_INDEX_ENTRY_BYTES),
+      { create: true },
+    )
+    await this.cache.use(
+      this.paths.timeIndex,
+      (fh) => fh.truncate(this.persistedTimeEntries * TIME_INDEX_ENTRY_BYTES),
+      { create: true },
+    )
   }
 
   /**
    * Renames the files to `<file>.deleted` and points `paths` there, so reads already holding
    * this segment keep working until the files are removed; returns the new file names.
    */
-  async renameForDeletion (): Promise<string[]> {
+  async renameForDeletion(): Promise<string[]> {
     const old = this.paths
-    const renamed: SegmentPaths = { log: old.log + DELETED_SUFFIX, index: old.index + DELETED_SUFFIX, timeIndex: old.timeIndex + DELETED_SUFFIX }
+    const renamed: SegmentPaths = {
+      log: old.log + DELETED_SUFFIX,
+      index: old.index + DELETED_SUFFIX,
+      timeIndex: old.timeIndex + DELETED_SUFFIX,
+    }
     const out: string[] = []
     for (const key of ['log', 'index', 'timeIndex'] as const) {
       try {
@@ -412,18 +508,18 @@ export class Segment {
     }
     this.paths = renamed
     this.active = undefined
-    await Promise.all([old.log, old.index, old.timeIndex].map(p => this.cache.evict(p)))
+    await Promise.all([old.log, old.index, old.timeIndex].map((p) => this.cache.evict(p)))
     return out
   }
 
-  async evictHandles (): Promise<void> {
-    await Promise.all([this.paths.log, this.paths.index, this.paths.timeIndex].map(p => this.cache.evict(p)))
+  async evictHandles(): Promise<void> {
+    await Promise.all([this.paths.log, this.paths.index, this.paths.timeIndex].map((p) => this.cache.evict(p)))
   }
 
-  private async readWhole (file: string, bytes: number): Promise<Buffer | undefined> {
+  private async readWhole(file: string, bytes: number): Promise<Buffer | undefined> {
     if (bytes === 0) return Buffer.alloc(0)
     try {
-      const buf = await this.cache.use(file, fh => readAt(fh, 0, bytes))
+      const buf = await this.cache.use(file, (fh) => readAt(fh, 0, bytes))
       return buf.length === bytes ? buf : undefined
     } catch {
       return undefined

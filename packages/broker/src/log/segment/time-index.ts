@@ -15,13 +15,13 @@ export class TimeIndexEntries {
   private offsets: Int32Array
   private count = 0
 
-  constructor (capacityEntries = 16) {
+  constructor(capacityEntries = 16) {
     const cap = Math.max(1, capacityEntries)
     this.timestamps = new BigInt64Array(cap)
     this.offsets = new Int32Array(cap)
   }
 
-  static parse (buf: Buffer): TimeIndexEntries | undefined {
+  static parse(buf: Buffer): TimeIndexEntries | undefined {
     if (buf.length % TIME_INDEX_ENTRY_BYTES !== 0) return undefined
     const n = buf.length / TIME_INDEX_ENTRY_BYTES
     const idx = new TimeIndexEntries(n)
@@ -35,12 +35,20 @@ export class TimeIndexEntries {
     return idx
   }
 
-  get length (): number { return this.count }
-  timestampAt (i: number): bigint { return this.timestamps[i]! }
-  relOffsetAt (i: number): number { return this.offsets[i]! }
-  get lastTimestamp (): bigint | undefined { return this.count === 0 ? undefined : this.timestamps[this.count - 1] }
+  get length(): number {
+    return this.count
+  }
+  timestampAt(i: number): bigint {
+    return this.timestamps[i]!
+  }
+  relOffsetAt(i: number): number {
+    return this.offsets[i]!
+  }
+  get lastTimestamp(): bigint | undefined {
+    return this.count === 0 ? undefined : this.timestamps[this.count - 1]
+  }
 
-  append (timestamp: bigint, relOffset: number): void {
+  append(timestamp: bigint, relOffset: number): void {
     if (this.count === this.offsets.length) {
       const ts = new BigInt64Array(this.count * 2)
       ts.set(this.timestamps)
@@ -55,7 +63,7 @@ export class TimeIndexEntries {
   }
 
   /** relOffset of the greatest entry with timestamp < ts (all batches up to it are older), or undefined. */
-  lookupBefore (ts: bigint): number | undefined {
+  lookupBefore(ts: bigint): number | undefined {
     let lo = 0
     let hi = this.count - 1
     let found = -1
@@ -72,28 +80,32 @@ export class TimeIndexEntries {
   }
 
   /** Drops entries for offsets at or after relOffset (the log was truncated there). */
-  truncateToRelOffset (relOffset: number): void {
+  truncateToRelOffset(relOffset: number): void {
     while (this.count > 0 && this.offsets[this.count - 1]! >= relOffset) this.count--
   }
 
   /** Entries [from, length) in file format. */
-  toBuffer (from = 0): Buffer {
+  toBuffer(from = 0): Buffer {
     const buf = Buffer.allocUnsafe((this.count - from) * TIME_INDEX_ENTRY_BYTES)
     for (let i = from; i < this.count; i++) encodeTimeEntry(buf, (i - from) * 12, this.timestamps[i]!, this.offsets[i]!)
     return buf
   }
 }
 
-export function encodeTimeEntry (buf: Buffer, at: number, timestamp: bigint, relOffset: number): void {
+export function encodeTimeEntry(buf: Buffer, at: number, timestamp: bigint, relOffset: number): void {
   buf.writeBigInt64BE(timestamp, at)
   buf.writeInt32BE(relOffset, at + 8)
 }
 
 /** Binary search of a closed segment's .timeindex file; see TimeIndexEntries.lookupBefore. */
-export async function lookupTimeIndexFile (cache: FileHandleCache, file: string, entries: number,
-  ts: bigint): Promise<number | undefined> {
+export async function lookupTimeIndexFile(
+  cache: FileHandleCache,
+  file: string,
+  entries: number,
+  ts: bigint,
+): Promise<number | undefined> {
   if (entries === 0) return undefined
-  return await cache.use(file, async fh => {
+  return await cache.use(file, async (fh) => {
     const entry = Buffer.allocUnsafe(TIME_INDEX_ENTRY_BYTES)
     let lo = 0
     let hi = entries - 1
@@ -113,10 +125,13 @@ export async function lookupTimeIndexFile (cache: FileHandleCache, file: string,
 }
 
 /** The last entry of a .timeindex file with `entries` entries (a closed segment's max timestamp). */
-export async function readLastTimeEntry (cache: FileHandleCache, file: string, entries: number):
-  Promise<{ timestamp: bigint, relOffset: number } | undefined> {
+export async function readLastTimeEntry(
+  cache: FileHandleCache,
+  file: string,
+  entries: number,
+): Promise<{ timestamp: bigint; relOffset: number } | undefined> {
   if (entries === 0) return undefined
-  return await cache.use(file, async fh => {
+  return await cache.use(file, async (fh) => {
     const entry = Buffer.allocUnsafe(TIME_INDEX_ENTRY_BYTES)
     if (!(await readExactly(fh, entry, (entries - 1) * TIME_INDEX_ENTRY_BYTES))) return undefined
     return { timestamp: entry.readBigInt64BE(0), relOffset: entry.readInt32BE(8) }

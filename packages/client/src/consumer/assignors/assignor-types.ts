@@ -35,18 +35,19 @@ export interface Assignor {
    * they own through the rebalance and revoke only what the new assignment takes away.
    */
   readonly rebalanceProtocol: 'eager' | 'cooperative'
-  assign (input: AssignmentInput): Assignment
+  assign(input: AssignmentInput): Assignment
 }
 
-export function partitionCount (input: AssignmentInput, topic: string): number | undefined {
+export function partitionCount(input: AssignmentInput, topic: string): number | undefined {
   const p = input.partitionsPerTopic
   const n = p instanceof Map ? p.get(topic) : (p as Readonly<Record<string, number>>)[topic]
   return typeof n === 'number' && n > 0 ? n : undefined
 }
 
 /** Kafka's member order: group instance id when present, else member id (lexicographic). */
-export function sortMembers (members: readonly AssignorMember[]): AssignorMember[] {
-  const key = (m: AssignorMember): string => m.groupInstanceId !== undefined && m.groupInstanceId !== '' ? m.groupInstanceId : m.memberId
+export function sortMembers(members: readonly AssignorMember[]): AssignorMember[] {
+  const key = (m: AssignorMember): string =>
+    m.groupInstanceId !== undefined && m.groupInstanceId !== '' ? m.groupInstanceId : m.memberId
   return [...members].sort((a, b) => {
     const ka = key(a)
     const kb = key(b)
@@ -55,19 +56,19 @@ export function sortMembers (members: readonly AssignorMember[]): AssignorMember
   })
 }
 
-export function compareTp (a: TopicPartition, b: TopicPartition): number {
+export function compareTp(a: TopicPartition, b: TopicPartition): number {
   if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1
   return a.partition - b.partition
 }
 
 /** An empty list for every member, so members without partitions are still answered. */
-export function emptyAssignment (members: readonly AssignorMember[]): Assignment {
+export function emptyAssignment(members: readonly AssignorMember[]): Assignment {
   const out: Assignment = new Map()
   for (const m of members) out.set(m.memberId, [])
   return out
 }
 
-export function sortAssignment (a: Assignment): Assignment {
+export function sortAssignment(a: Assignment): Assignment {
   for (const list of a.values()) list.sort(compareTp)
   return a
 }

@@ -1,17 +1,30 @@
 import { describe, expect, it } from 'vitest'
 import type { TopicPartition } from '../consumer-types.js'
 import {
-  assignorByName, cooperativeStickyAssignor, rangeAssignor, roundRobinAssignor, stickyTarget, type Assignment, type AssignorMember,
+  assignorByName,
+  cooperativeStickyAssignor,
+  rangeAssignor,
+  roundRobinAssignor,
+  stickyTarget,
+  type Assignment,
+  type AssignorMember,
 } from './index.js'
 
-const tps = (s: string): TopicPartition[] => s.split(' ').filter((x) => x !== '').map((x) => {
-  const [topic, partition] = x.split('/')
-  return { topic: topic!, partition: Number(partition) }
-})
+const tps = (s: string): TopicPartition[] =>
+  s
+    .split(' ')
+    .filter((x) => x !== '')
+    .map((x) => {
+      const [topic, partition] = x.split('/')
+      return { topic: topic!, partition: Number(partition) }
+    })
 const show = (a: Assignment): Record<string, string> =>
   Object.fromEntries([...a].map(([m, list]) => [m, list.map((tp) => `${tp.topic}/${tp.partition}`).join(' ')]))
 
-const two = (topics: string[]): AssignorMember[] => [{ memberId: 'c1', topics }, { memberId: 'c0', topics }]
+const two = (topics: string[]): AssignorMember[] => [
+  { memberId: 'c1', topics },
+  { memberId: 'c0', topics },
+]
 const six = { t0: 3, t1: 3 }
 
 describe('range assignor', () => {
@@ -33,7 +46,10 @@ describe('range assignor', () => {
   it('leaves members beyond the partition count idle, and skips unknown topics', () => {
     const members = ['m1', 'm2', 'm3', 'm4'].map((memberId) => ({ memberId, topics: ['t', 'missing'] }))
     expect(show(rangeAssignor.assign({ members, partitionsPerTopic: new Map([['t', 3]]) }))).toEqual({
-      m1: 't/0', m2: 't/1', m3: 't/2', m4: '',
+      m1: 't/0',
+      m2: 't/1',
+      m3: 't/2',
+      m4: '',
     })
   })
 })
@@ -47,8 +63,14 @@ describe('roundrobin assignor', () => {
   })
 
   it('skips members not subscribed to a topic', () => {
-    const members: AssignorMember[] = [{ memberId: 'a', topics: ['x'] }, { memberId: 'b', topics: ['x', 'y'] }]
-    expect(show(roundRobinAssignor.assign({ members, partitionsPerTopic: { x: 2, y: 2 } }))).toEqual({ a: 'x/0', b: 'x/1 y/0 y/1' })
+    const members: AssignorMember[] = [
+      { memberId: 'a', topics: ['x'] },
+      { memberId: 'b', topics: ['x', 'y'] },
+    ]
+    expect(show(roundRobinAssignor.assign({ members, partitionsPerTopic: { x: 2, y: 2 } }))).toEqual({
+      a: 'x/0',
+      b: 'x/1 y/0 y/1',
+    })
   })
 })
 
@@ -73,7 +95,10 @@ describe('cooperative-sticky assignor', () => {
       { memberId: 'a', topics: ['t'], ownedPartitions: first.get('a'), generation: 2 },
       { memberId: 'b', topics: ['t'], ownedPartitions: [], generation: 2 },
     ]
-    expect(show(cooperativeStickyAssignor.assign({ members: round2, partitionsPerTopic: { t: 4 } }))).toEqual({ a: 't/0 t/1', b: 't/2 t/3' })
+    expect(show(cooperativeStickyAssignor.assign({ members: round2, partitionsPerTopic: { t: 4 } }))).toEqual({
+      a: 't/0 t/1',
+      b: 't/2 t/3',
+    })
   })
 
   it('resolves conflicting claims: higher generation wins, equal generations cancel', () => {

@@ -18,17 +18,24 @@
  */
 import type { TopicPartition } from '../consumer-types.js'
 import {
-  compareTp, emptyAssignment, partitionCount, sortAssignment, sortMembers,
-  type Assignment, type AssignmentInput, type Assignor, type AssignorMember,
+  compareTp,
+  emptyAssignment,
+  partitionCount,
+  sortAssignment,
+  sortMembers,
+  type Assignment,
+  type AssignmentInput,
+  type Assignor,
+  type AssignorMember,
 } from './assignor-types.js'
 
-function key (tp: TopicPartition): string {
+function key(tp: TopicPartition): string {
   return `${tp.topic}\u0000${tp.partition}`
 }
 
 /** The valid previous owner of every partition it still makes sense to keep. */
-export function validOwners (input: AssignmentInput): Map<string, string> {
-  const best = new Map<string, { memberId: string, generation: number, tied: boolean }>()
+export function validOwners(input: AssignmentInput): Map<string, string> {
+  const best = new Map<string, { memberId: string; generation: number; tied: boolean }>()
   for (const m of sortMembers(input.members)) {
     const generation = m.generation ?? -1
     for (const tp of m.ownedPartitions ?? []) {
@@ -36,7 +43,8 @@ export function validOwners (input: AssignmentInput): Map<string, string> {
       if (n === undefined || tp.partition < 0 || tp.partition >= n || !m.topics.includes(tp.topic)) continue
       const k = key(tp)
       const cur = best.get(k)
-      if (cur === undefined || generation > cur.generation) best.set(k, { memberId: m.memberId, generation, tied: false })
+      if (cur === undefined || generation > cur.generation)
+        best.set(k, { memberId: m.memberId, generation, tied: false })
       else if (generation === cur.generation && cur.memberId !== m.memberId) cur.tied = true
     }
   }
@@ -46,7 +54,7 @@ export function validOwners (input: AssignmentInput): Map<string, string> {
 }
 
 /** Step 1: the balanced, sticky target assignment (no cooperative adjustment). */
-export function stickyTarget (input: AssignmentInput): Assignment {
+export function stickyTarget(input: AssignmentInput): Assignment {
   const members = sortMembers(input.members)
   const order = new Map(members.map((m, i) => [m.memberId, i]))
   const subscribers = new Map<string, AssignorMember[]>()
@@ -54,7 +62,10 @@ export function stickyTarget (input: AssignmentInput): Assignment {
   for (const topic of [...new Set(members.flatMap((m) => m.topics))].sort()) {
     const n = partitionCount(input, topic)
     if (n === undefined) continue
-    subscribers.set(topic, members.filter((m) => m.topics.includes(topic)))
+    subscribers.set(
+      topic,
+      members.filter((m) => m.topics.includes(topic)),
+    )
     for (let partition = 0; partition < n; partition++) all.push({ topic, partition })
   }
   const owners = validOwners(input)
@@ -66,8 +77,8 @@ export function stickyTarget (input: AssignmentInput): Assignment {
     else unowned.push(tp)
   }
   const count = (memberId: string): number => held.get(memberId)!.size
-  const leastLoaded = (candidates: readonly AssignorMember[]): AssignorMember => candidates.reduce((best, m) =>
-    count(m.memberId) < count(best.memberId) ? m : best)
+  const leastLoaded = (candidates: readonly AssignorMember[]): AssignorMember =>
+    candidates.reduce((best, m) => (count(m.memberId) < count(best.memberId) ? m : best))
 
   // Partitions with fewer possible owners first: they constrain the balance most.
   unowned.sort((a, b) => subscribers.get(a.topic)!.length - subscribers.get(b.topic)!.length || compareTp(a, b))
@@ -75,12 +86,18 @@ export function stickyTarget (input: AssignmentInput): Assignment {
 
   // Each move lowers the sum of squared counts by at least 2, so this ends within P^2 / 2 moves.
   for (let guard = all.length * all.length + 1; guard > 0; guard--) {
-    const byLoad = [...members].sort((a, b) => count(b.memberId) - count(a.memberId) || order.get(a.memberId)! - order.get(b.memberId)!)
+    const byLoad = [...members].sort(
+      (a, b) => count(b.memberId) - count(a.memberId) || order.get(a.memberId)! - order.get(b.memberId)!,
+    )
     let moved = false
     for (const from of byLoad) {
       const mine = [...held.get(from.memberId)!.values()]
       // Give away partitions this member did not own before first, then the highest ones.
-      mine.sort((a, b) => Number(owners.get(key(a)) === from.memberId) - Number(owners.get(key(b)) === from.memberId) || compareTp(b, a))
+      mine.sort(
+        (a, b) =>
+          Number(owners.get(key(a)) === from.memberId) - Number(owners.get(key(b)) === from.memberId) ||
+          compareTp(b, a),
+      )
       for (const tp of mine) {
         const to = leastLoaded(subscribers.get(tp.topic)!)
         if (count(to.memberId) <= count(from.memberId) - 2) {
@@ -104,7 +121,7 @@ export function stickyTarget (input: AssignmentInput): Assignment {
  * unless the member itself is the partition's valid owner. Also safe for eager assignors, where
  * members that revoked everything claim nothing and this changes nothing.
  */
-export function cooperativeAdjust (target: Assignment, input: AssignmentInput): Assignment {
+export function cooperativeAdjust(target: Assignment, input: AssignmentInput): Assignment {
   const owners = validOwners(input)
   const claimants = new Map<string, Set<string>>()
   for (const m of input.members) {
@@ -116,12 +133,15 @@ export function cooperativeAdjust (target: Assignment, input: AssignmentInput): 
   }
   const out: Assignment = new Map()
   for (const [memberId, parts] of target) {
-    out.set(memberId, parts.filter((tp) => {
-      const k = key(tp)
-      if (owners.get(k) === memberId) return true
-      const others = [...(claimants.get(k) ?? [])].filter((c) => c !== memberId)
-      return others.length === 0
-    }))
+    out.set(
+      memberId,
+      parts.filter((tp) => {
+        const k = key(tp)
+        if (owners.get(k) === memberId) return true
+        const others = [...(claimants.get(k) ?? [])].filter((c) => c !== memberId)
+        return others.length === 0
+      }),
+    )
   }
   return out
 }
@@ -129,7 +149,7 @@ export function cooperativeAdjust (target: Assignment, input: AssignmentInput): 
 export const cooperativeStickyAssignor: Assignor = {
   name: 'cooperative-sticky',
   rebalanceProtocol: 'cooperative',
-  assign (input: AssignmentInput): Assignment {
+  assign(input: AssignmentInput): Assignment {
     return cooperativeAdjust(stickyTarget(input), input)
   },
 }

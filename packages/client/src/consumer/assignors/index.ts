@@ -13,13 +13,22 @@ export const ASSIGNORS: ReadonlyMap<AssignorName, Assignor> = new Map<AssignorNa
 
 export const ASSIGNOR_NAMES = [...ASSIGNORS.keys()]
 
-export function assignorByName (name: string): Assignor {
+export function assignorByName(name: string): Assignor {
   const a = ASSIGNORS.get(name as AssignorName)
-  if (a === undefined) throw new SluiceError('INCONSISTENT_GROUP_PROTOCOL', `unknown assignor ${JSON.stringify(name)}; known: ${ASSIGNOR_NAMES.join(', ')}`)
+  if (a === undefined)
+    throw new SluiceError(
+      'INCONSISTENT_GROUP_PROTOCOL',
+      `unknown assignor ${JSON.stringify(name)}; known: ${ASSIGNOR_NAMES.join(', ')}`,
+    )
   return a
 }
 
 export * from './assignor-types.js'
 export { rangeAssignor } from './range-assignor.js'
 export { roundRobinAssignor } from './roundrobin-assignor.js'
-export { cooperativeStickyAssignor, stickyTarget, cooperativeAdjust, validOwners } from './cooperative-sticky-assignor.js'
+export {
+  cooperativeStickyAssignor,
+  stickyTarget,
+  cooperativeAdjust,
+  validOwners,
+} from './cooperative-sticky-assignor.js'

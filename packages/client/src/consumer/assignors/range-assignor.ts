@@ -4,12 +4,20 @@
  * P % N get one more. Topics with equal partition counts are therefore co-partitioned (the same
  * partition number goes to the same member). Eager protocol.
  */
-import { emptyAssignment, partitionCount, sortAssignment, sortMembers, type Assignment, type AssignmentInput, type Assignor } from './assignor-types.js'
+import {
+  emptyAssignment,
+  partitionCount,
+  sortAssignment,
+  sortMembers,
+  type Assignment,
+  type AssignmentInput,
+  type Assignor,
+} from './assignor-types.js'
 
 export const rangeAssignor: Assignor = {
   name: 'range',
   rebalanceProtocol: 'eager',
-  assign (input: AssignmentInput): Assignment {
+  assign(input: AssignmentInput): Assignment {
     const out = emptyAssignment(input.members)
     const sorted = sortMembers(input.members)
     const topics = [...new Set(input.members.flatMap((m) => m.topics))].sort()

@@ -3,12 +3,20 @@
  * all concatenated; members sorted (instance id, else member id) in a circle; each partition goes
  * to the next member in the circle that subscribes to its topic. Eager protocol.
  */
-import { emptyAssignment, partitionCount, sortAssignment, sortMembers, type Assignment, type AssignmentInput, type Assignor } from './assignor-types.js'
+import {
+  emptyAssignment,
+  partitionCount,
+  sortAssignment,
+  sortMembers,
+  type Assignment,
+  type AssignmentInput,
+  type Assignor,
+} from './assignor-types.js'
 
 export const roundRobinAssignor: Assignor = {
   name: 'roundrobin',
   rebalanceProtocol: 'eager',
-  assign (input: AssignmentInput): Assignment {
+  assign(input: AssignmentInput): Assignment {
     const out = emptyAssignment(input.members)
     const circle = sortMembers(input.members)
     if (circle.length === 0) return out

@@ -14,9 +14,19 @@ import { callUnary } from '../../network/unary.js'
 import type { ResolvedConnectOptions } from '../../options.js'
 import { withRetry } from '../../retry.js'
 
-const ROTATE_ON = new Set(['NETWORK_EXCEPTION', 'REQUEST_TIMED_OUT', 'NOT_COORDINATOR', 'COORDINATOR_NOT_AVAILABLE', 'METADATA_UNAVAILABLE'])
+const ROTATE_ON = new Set([
+  'NETWORK_EXCEPTION',
+  'REQUEST_TIMED_OUT',
+  'NOT_COORDINATOR',
+  'COORDINATOR_NOT_AVAILABLE',
+  'METADATA_UNAVAILABLE',
+])
 
-export type CoordinatorInvoker<Res> = (client: wire.GroupCoordinatorClient, options: grpc.CallOptions, cb: grpc.requestCallback<Res>) => grpc.ClientUnaryCall
+export type CoordinatorInvoker<Res> = (
+  client: wire.GroupCoordinatorClient,
+  options: grpc.CallOptions,
+  cb: grpc.requestCallback<Res>,
+) => grpc.ClientUnaryCall
 
 export interface CallOptions {
   /** Deadline of this call (JoinGroup long-polls for the whole rebalance). Default: requestTimeoutMs. */
@@ -27,32 +37,45 @@ export interface CallOptions {
 }
 
 export class CoordinatorClient {
-  constructor (private readonly cache: MetadataCache, private readonly pool: ConnectionPool,
-    private readonly options: ResolvedConnectOptions) {}
+  constructor(
+    private readonly cache: MetadataCache,
+    private readonly pool: ConnectionPool,
+    private readonly options: ResolvedConnectOptions,
+  ) {}
 
   /** One call; throws the response's error_code (with `details.response`) as a SluiceError. */
-  async call<Res extends object> (operation: string, invoke: CoordinatorInvoker<Res>,
-    options: CallOptions = {}): Promise<Res> {
-    const once = async (): Promise<Res> => await this.cache.onMetadataService(ROTATE_ON, async (endpoint) => {
-      const client = this.pool.groupClient(endpoint)
-      const res = await callUnary<Res>((o, cb) => invoke(client, o, cb), options.timeoutMs ?? this.options.requestTimeoutMs, options.signal)
-      const top = res as { error_code?: number, error_message?: string }
-      if (top.error_code !== undefined && top.error_code !== 0) {
-        throw SluiceError.fromId(top.error_code, top.error_message, { response: res, operation })
-      }
-      return res
-    })
+  async call<Res extends object>(
+    operation: string,
+    invoke: CoordinatorInvoker<Res>,
+    options: CallOptions = {},
+  ): Promise<Res> {
+    const once = async (): Promise<Res> =>
+      await this.cache.onMetadataService(ROTATE_ON, async (endpoint) => {
+        const client = this.pool.groupClient(endpoint)
+        const res = await callUnary<Res>(
+          (o, cb) => invoke(client, o, cb),
+          options.timeoutMs ?? this.options.requestTimeoutMs,
+          options.signal,
+        )
+        const top = res as { error_code?: number; error_message?: string }
+        if (top.error_code !== undefined && top.error_code !== 0) {
+          throw SluiceError.fromId(top.error_code, top.error_message, { response: res, operation })
+        }
+        return res
+      })
     if (options.retry === false) return await once()
     return await withRetry(once, {
       retry: this.options.retry,
       operation,
       signal: options.signal,
-      onRetry: async (err) => { if (err.code === 'METADATA_UNAVAILABLE') await this.cache.refresh().catch(() => {}) },
+      onRetry: async (err) => {
+        if (err.code === 'METADATA_UNAVAILABLE') await this.cache.refresh().catch(() => {})
+      },
     })
   }
 }
 
 /** The response a coordinator error carried, if any. */
-export function responseOf<Res> (err: unknown): Res | undefined {
-  return err instanceof SluiceError ? err.details.response as Res | undefined : undefined
+export function responseOf<Res>(err: unknown): Res | undefined {
+  return err instanceof SluiceError ? (err.details.response as Res | undefined) : undefined
 }

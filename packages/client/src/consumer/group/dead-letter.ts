@@ -25,10 +25,14 @@ export const DLQ_HEADERS = {
 /** Longest error text kept in the header. */
 const ERROR_HEADER_CHARS = 2048
 
-export type Attempt = { ok: true } | { ok: false, error: unknown, attempts: number } | { ok: 'stopped' }
+export type Attempt = { ok: true } | { ok: false; error: unknown; attempts: number } | { ok: 'stopped' }
 
 /** Calls `fn` up to policy.attempts times; 'stopped' when the signal aborts during a backoff. */
-export async function withAttempts (fn: () => Promise<void> | void, policy: RetryPolicy | undefined, signal: AbortSignal): Promise<Attempt> {
+export async function withAttempts(
+  fn: () => Promise<void> | void,
+  policy: RetryPolicy | undefined,
+  signal: AbortSignal,
+): Promise<Attempt> {
   const attempts = policy?.attempts ?? 1
   let error: unknown
   for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -49,13 +53,13 @@ export async function withAttempts (fn: () => Promise<void> | void, policy: Retr
   return { ok: false, error, attempts }
 }
 
-export function errorText (err: unknown): string {
+export function errorText(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
   return text.length > ERROR_HEADER_CHARS ? text.slice(0, ERROR_HEADER_CHARS) : text
 }
 
 /** The dead-letter copy's headers: the record's own, then the DLQ_HEADERS. */
-export function deadLetterHeaders (m: ConsumerMessage, error: unknown, attempts: number): RecordHeader[] {
+export function deadLetterHeaders(m: ConsumerMessage, error: unknown, attempts: number): RecordHeader[] {
   return [
     ...m.headers,
     { key: DLQ_HEADERS.topic, value: Buffer.from(m.topic) },
@@ -67,7 +71,13 @@ export function deadLetterHeaders (m: ConsumerMessage, error: unknown, attempts:
 }
 
 /** Produces the failed record to the dead-letter topic; resolves once acknowledged (acks all). */
-export async function sendToDeadLetter (producer: Producer, topic: string, m: ConsumerMessage, error: unknown, attempts: number): Promise<void> {
+export async function sendToDeadLetter(
+  producer: Producer,
+  topic: string,
+  m: ConsumerMessage,
+  error: unknown,
+  attempts: number,
+): Promise<void> {
   await producer.send({
     topic,
     records: [{ key: m.key, value: m.value, timestamp: m.timestamp, headers: deadLetterHeaders(m, error, attempts) }],

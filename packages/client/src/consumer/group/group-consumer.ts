@@ -51,37 +51,51 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
   private readonly safePoints: SafePoints
   private readonly inFlight = new Map<string, bigint>()
   /** The message the iterator handed out last, until the application asks for the next one. */
-  private handedOut: { s: PartitionState, offset: bigint } | undefined
+  private handedOut: { s: PartitionState; offset: bigint } | undefined
   private commitChain: Promise<void> = Promise.resolve()
   private timers: NodeJS.Timeout[] = []
   private deadLetterProducer: Producer | undefined
 
-  constructor (cache: MetadataCache, pool: ConnectionPool,
-    fetcherOptions: FetcherOptions, private readonly options: ResolvedGroupOptions,
-    private readonly client: ResolvedConnectOptions, private readonly log: Logger,
-    private readonly newProducer: () => Producer) {
+  constructor(
+    cache: MetadataCache,
+    pool: ConnectionPool,
+    fetcherOptions: FetcherOptions,
+    private readonly options: ResolvedGroupOptions,
+    private readonly client: ResolvedConnectOptions,
+    private readonly log: Logger,
+    private readonly newProducer: () => Producer,
+  ) {
     super(cache, pool, fetcherOptions, log)
-    this.safePoints = new SafePoints(this.subs, () => this.closed, () => {
-      if (this.membership.state === 'left') this.membership.notify() // it left for a poll timeout
-    })
+    this.safePoints = new SafePoints(
+      this.subs,
+      () => this.closed,
+      () => {
+        if (this.membership.state === 'left') this.membership.notify() // it left for a poll timeout
+      },
+    )
     this.coordinator = new CoordinatorClient(cache, pool, client)
     this.committer = new OffsetCommitter(this.coordinator, options.groupId)
-    this.membership = new GroupMembership(this.coordinator, this, {
-      groupId: options.groupId,
-      groupInstanceId: options.groupInstanceId,
-      sessionTimeoutMs: options.sessionTimeoutMs,
-      heartbeatIntervalMs: options.heartbeatIntervalMs,
-      maxPollIntervalMs: options.maxPollIntervalMs,
-      assignors: options.assignors,
-      clientId: client.clientId,
-      requestTimeoutMs: client.requestTimeoutMs,
-      retry: client.retry,
-    }, log)
+    this.membership = new GroupMembership(
+      this.coordinator,
+      this,
+      {
+        groupId: options.groupId,
+        groupInstanceId: options.groupInstanceId,
+        sessionTimeoutMs: options.sessionTimeoutMs,
+        heartbeatIntervalMs: options.heartbeatIntervalMs,
+        maxPollIntervalMs: options.maxPollIntervalMs,
+        assignors: options.assignors,
+        clientId: client.clientId,
+        requestTimeoutMs: client.requestTimeoutMs,
+        retry: client.retry,
+      },
+      log,
+    )
   }
 
   // ---- subscription and state ----
 
-  subscribe (subscription: { topics: string[] | RegExp }): void {
+  subscribe(subscription: { topics: string[] | RegExp }): void {
     this.assertOpen()
     const t = subscription?.topics
     if (t instanceof RegExp) {
@@ -100,11 +114,11 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
     }
   }
 
-  subscription (): string[] {
+  subscription(): string[] {
     return [...this.topics]
   }
 
-  groupMetadata (): GroupMetadata {
+  groupMetadata(): GroupMetadata {
     return {
       groupId: this.options.groupId,
       ...(this.options.groupInstanceId !== '' ? { groupInstanceId: this.options.groupInstanceId } : {}),
@@ -115,26 +129,33 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
 
   // ---- offsets ----
 
-  async committed (tps?: TopicPartition[]): Promise<CommitOffset[]> {
+  async committed(tps?: TopicPartition[]): Promise<CommitOffset[]> {
     const list = tps ?? this.assignment()
     const offsets = await this.committer.fetch(list)
-    return list.map((tp) => ({ topic: tp.topic, partition: tp.partition, offset: offsets.get(tpKey(tp.topic, tp.partition)) ?? -1n }))
+    return list.map((tp) => ({
+      topic: tp.topic,
+      partition: tp.partition,
+      offset: offsets.get(tpKey(tp.topic, tp.partition)) ?? -1n,
+    }))
   }
 
-  async commit (offsets?: CommitOffset[]): Promise<void> {
+  async commit(offsets?: CommitOffset[]): Promise<void> {
     await this.doCommit(offsets ?? this.processedOffsets(), true)
   }
 
-  async commitAsync (offsets?: CommitOffset[]): Promise<void> {
+  async commitAsync(offsets?: CommitOffset[]): Promise<void> {
     const p = this.doCommit(offsets ?? this.processedOffsets(), false)
-    p.catch((err: unknown) => { this.log.warn({ err, groupId: this.options.groupId }, 'async commit failed') })
+    p.catch((err: unknown) => {
+      this.log.warn({ err, groupId: this.options.groupId }, 'async commit failed')
+    })
     return await p
   }
 
   /** Positions to commit, skipping partitions whose position is already committed. */
-  private processedOffsets (tps?: readonly TopicPartition[]): CommitOffset[] {
+  private processedOffsets(tps?: readonly TopicPartition[]): CommitOffset[] {
     const out: CommitOffset[] = []
-    const parts = tps === undefined ? [...this.subs.partitions.values()] : tps.map((tp) => this.subs.get(tp.topic, tp.partition))
+    const parts =
+      tps === undefined ? [...this.subs.partitions.values()] : tps.map((tp) => this.subs.get(tp.topic, tp.partition))
     for (const s of parts) {
       if (s === undefined) continue
       const offset = this.inFlight.get(s.key) ?? s.position
@@ -144,21 +165,35 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
     return out
   }
 
-  private async doCommit (offsets: CommitOffset[], retry: boolean): Promise<void> {
+  private async doCommit(offsets: CommitOffset[], retry: boolean): Promise<void> {
     if (!Array.isArray(offsets)) throw new TypeError('commit() takes an array of { topic, partition, offset }')
     for (const o of offsets) {
-      if (o === null || typeof o !== 'object' || typeof o.topic !== 'string' || !Number.isInteger(o.partition) || typeof o.offset !== 'bigint' || o.offset < 0n) {
+      if (
+        o === null ||
+        typeof o !== 'object' ||
+        typeof o.topic !== 'string' ||
+        !Number.isInteger(o.partition) ||
+        typeof o.offset !== 'bigint' ||
+        o.offset < 0n
+      ) {
         throw new TypeError('every commit offset needs a topic, an integer partition and a bigint offset >= 0')
       }
     }
     if (offsets.length === 0) return
     if (!this.membership.inGeneration) {
-      throw new SluiceError('REBALANCE_IN_PROGRESS', `cannot commit: member ${this.membership.memberId || '(none)'} is not in a generation of group ${this.options.groupId}`)
+      throw new SluiceError(
+        'REBALANCE_IN_PROGRESS',
+        `cannot commit: member ${this.membership.memberId || '(none)'} is not in a generation of group ${this.options.groupId}`,
+      )
     }
     // One OffsetCommit in flight at a time, in call order: an older commit answered after a newer
     // one must not move the committed offset back.
     // The identity is taken now: positions computed in one generation are never sent with the next.
-    const who = { generationId: this.membership.generationId, memberId: this.membership.memberId, groupInstanceId: this.options.groupInstanceId }
+    const who = {
+      generationId: this.membership.generationId,
+      memberId: this.membership.memberId,
+      groupInstanceId: this.options.groupInstanceId,
+    }
     const previous = this.commitChain
     const mine = (async () => {
       await previous.catch(() => {})
@@ -168,7 +203,10 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
     try {
       await mine
     } catch (err) {
-      if (err instanceof SluiceError && ['ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'REBALANCE_IN_PROGRESS'].includes(err.code)) {
+      if (
+        err instanceof SluiceError &&
+        ['ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'REBALANCE_IN_PROGRESS'].includes(err.code)
+      ) {
         this.membership.requestRejoin(`commit failed: ${err.code}`)
       }
       throw err
@@ -177,75 +215,85 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
 
   // ---- MembershipHost ----
 
-  subscribedTopics (): string[] {
+  subscribedTopics(): string[] {
     return [...this.topics]
   }
 
-  ownedPartitions (): TopicPartition[] {
+  ownedPartitions(): TopicPartition[] {
     return this.assignment()
   }
 
-  async revokeAll (): Promise<void> {
-    await this.safePoints.run(async () => { await this.revoke(this.assignment(), { commit: this.options.autoCommit }) })
+  async revokeAll(): Promise<void> {
+    await this.safePoints.run(async () => {
+      await this.revoke(this.assignment(), { commit: this.options.autoCommit })
+    })
   }
 
-  async loseAll (): Promise<void> {
+  async loseAll(): Promise<void> {
     await this.safePoints.run(async () => {
       const all = this.assignment()
       if (all.length === 0) return
       const l = this.options.rebalanceListener
-      await this.callListener('onPartitionsLost', async () => { await (l.onPartitionsLost ?? l.onPartitionsRevoked)?.call(l, all) })
+      await this.callListener('onPartitionsLost', async () => {
+        await (l.onPartitionsLost ?? l.onPartitionsRevoked)?.call(l, all)
+      })
       this.drop(all)
     })
   }
 
-  async applyAssignment (partitions: TopicPartition[]): Promise<TopicPartition[]> {
+  async applyAssignment(partitions: TopicPartition[]): Promise<TopicPartition[]> {
     return await this.safePoints.run(async () => {
       const wanted = new Set(partitions.map((tp) => tpKey(tp.topic, tp.partition)))
       const revoked = this.assignment().filter((tp) => !wanted.has(tpKey(tp.topic, tp.partition)))
       const added = partitions.filter((tp) => this.subs.get(tp.topic, tp.partition) === undefined)
       if (revoked.length > 0) await this.revoke(revoked, { commit: this.options.autoCommit })
       if (added.length > 0) await this.startPartitions(added)
-      await this.callListener('onPartitionsAssigned', async () => { await this.options.rebalanceListener.onPartitionsAssigned?.(added) })
+      await this.callListener('onPartitionsAssigned', async () => {
+        await this.options.rebalanceListener.onPartitionsAssigned?.(added)
+      })
       this.fetcher.start()
       this.subs.notify()
       return revoked
     })
   }
 
-  async partitionCounts (topics: string[]): Promise<Map<string, number>> {
+  async partitionCounts(topics: string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>()
     // deadlineMs 1: one metadata refresh, no retries; a topic that does not exist is not assigned.
-    await Promise.all(topics.map(async (t) => {
-      const info = await this.cache.topic(t, { fresh: true, deadlineMs: 1 }).catch(() => undefined)
-      if (info !== undefined && !info.isInternal) counts.set(t, info.partitions.length)
-    }))
+    await Promise.all(
+      topics.map(async (t) => {
+        const info = await this.cache.topic(t, { fresh: true, deadlineMs: 1 }).catch(() => undefined)
+        if (info !== undefined && !info.isInternal) counts.set(t, info.partitions.length)
+      }),
+    )
     return counts
   }
 
-  pollExpired (): boolean {
+  pollExpired(): boolean {
     const polling = this.delivering && !this.safePoints.appHoldsControl
     return !polling && Date.now() - this.safePoints.lastPollMs > this.options.maxPollIntervalMs
   }
 
-  fail (err: SluiceError): void {
+  fail(err: SluiceError): void {
     this.log.error({ err, groupId: this.options.groupId }, 'the consumer left the group for good')
     this.failure = err
     this.subs.notify()
   }
 
-  private async revoke (tps: TopicPartition[], options: { commit: boolean }): Promise<void> {
+  private async revoke(tps: TopicPartition[], options: { commit: boolean }): Promise<void> {
     if (tps.length === 0) return
     if (options.commit && this.membership.inGeneration) {
       await this.doCommit(this.processedOffsets(tps), true).catch((err: unknown) => {
         this.log.warn({ err, groupId: this.options.groupId }, 'commit before revoking partitions failed')
       })
     }
-    await this.callListener('onPartitionsRevoked', async () => { await this.options.rebalanceListener.onPartitionsRevoked?.(tps) })
+    await this.callListener('onPartitionsRevoked', async () => {
+      await this.options.rebalanceListener.onPartitionsRevoked?.(tps)
+    })
     this.drop(tps)
   }
 
-  private drop (tps: TopicPartition[]): void {
+  private drop(tps: TopicPartition[]): void {
     for (const tp of tps) {
       const k = tpKey(tp.topic, tp.partition)
       this.subs.partitions.delete(k)
@@ -256,7 +304,7 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
   }
 
   /** Start positions: the committed offset, else autoOffsetReset ('none': a typed error on the partition). */
-  private async startPartitions (tps: TopicPartition[]): Promise<void> {
+  private async startPartitions(tps: TopicPartition[]): Promise<void> {
     const committed = await this.committer.fetch(tps)
     for (const tp of tps) {
       const k = tpKey(tp.topic, tp.partition)
@@ -267,8 +315,11 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
         this.subs.seek(s, c)
       } else if (this.options.autoOffsetReset === 'none') {
         this.subs.seek(s, 0n)
-        s.error = new SluiceError('OFFSET_OUT_OF_RANGE', `no committed offset for ${tp.topic}/${tp.partition} in group ${this.options.groupId} and autoOffsetReset is 'none'`,
-          { topic: tp.topic, partition: tp.partition, noCommittedOffset: true })
+        s.error = new SluiceError(
+          'OFFSET_OUT_OF_RANGE',
+          `no committed offset for ${tp.topic}/${tp.partition} in group ${this.options.groupId} and autoOffsetReset is 'none'`,
+          { topic: tp.topic, partition: tp.partition, noCommittedOffset: true },
+        )
         s.stopped = true
       } else {
         this.subs.seek(s, this.options.autoOffsetReset === 'earliest' ? 'beginning' : 'end')
@@ -276,7 +327,7 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
     }
   }
 
-  private async callListener (name: string, fn: () => Promise<void>): Promise<void> {
+  private async callListener(name: string, fn: () => Promise<void>): Promise<void> {
     try {
       await fn()
     } catch (err) {
@@ -285,38 +336,49 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
   }
 
   /** Delivery ended: the application holds nothing any more; run what waited for that. */
-  private releaseControl (): void {
+  private releaseControl(): void {
     if (!this.safePoints.appHoldsControl) return
-    this.safePoints.reached().catch((err: unknown) => { this.log.error({ err }, 'rebalance work failed') })
+    this.safePoints.reached().catch((err: unknown) => {
+      this.log.error({ err }, 'rebalance work failed')
+    })
   }
 
   // ---- delivery (hooks of the delivery core) ----
 
   /** seek() moves the partition away from the message in flight: nothing of it is in flight any more. */
-  protected override beforeSeek (s: PartitionState): void {
+  protected override beforeSeek(s: PartitionState): void {
     this.inFlight.delete(s.key)
   }
 
-  protected override checkRunOptions (options: GroupRunOptions): void {
+  protected override checkRunOptions(options: GroupRunOptions): void {
     const r = options.retry
-    if (r !== undefined && (!Number.isInteger(r.attempts) || r.attempts < 1 || !Number.isInteger(r.backoffMs) || r.backoffMs < 0)) {
+    if (
+      r !== undefined &&
+      (!Number.isInteger(r.attempts) || r.attempts < 1 || !Number.isInteger(r.backoffMs) || r.backoffMs < 0)
+    ) {
       throw new RangeError('retry needs attempts >= 1 and backoffMs >= 0 (integers)')
     }
-    if (options.deadLetterTopic !== undefined && (typeof options.deadLetterTopic !== 'string' || options.deadLetterTopic === '' || options.eachMessage === undefined || options.eachBatch !== undefined)) {
+    if (
+      options.deadLetterTopic !== undefined &&
+      (typeof options.deadLetterTopic !== 'string' ||
+        options.deadLetterTopic === '' ||
+        options.eachMessage === undefined ||
+        options.eachBatch !== undefined)
+    ) {
       throw new TypeError('deadLetterTopic must be a topic name and needs eachMessage (not eachBatch)')
     }
   }
 
-  protected override assertCanDeliver (): void {
+  protected override assertCanDeliver(): void {
     if (!this.subscribed) throw new SluiceError('INVALID_ARGUMENT', 'subscribe() before consuming from a group')
   }
 
-  protected override deliveryStarted (): void {
+  protected override deliveryStarted(): void {
     this.safePoints.lastPollMs = Date.now()
     this.start()
   }
 
-  protected override deliveryEnded (): void {
+  protected override deliveryEnded(): void {
     // Leaving the iterator (break) after a message counts it as processed.
     if (this.handedOut !== undefined) this.processed(this.handedOut.s, this.handedOut.offset)
     this.handedOut = undefined
@@ -324,33 +386,41 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
   }
 
   /** Taking the next batch is a poll: rebalance work waiting for a safe point runs first. */
-  protected override pollPoint (): Promise<void> {
+  protected override pollPoint(): Promise<void> {
     return this.safePoints.reached()
   }
 
-  protected override beforeHandOut (): Promise<void> {
+  protected override beforeHandOut(): Promise<void> {
     return this.safePoints.takeControl()
   }
 
-  protected handOut ({ s, generation, batch }: Delivered, i: number): boolean {
+  protected handOut({ s, generation, batch }: Delivered, i: number): boolean {
     if (!this.take(s, generation, batch.messages, i)) return false
     this.handedOut = { s, offset: batch.messages[i]!.offset }
     return true
   }
 
-  protected override handedBack ({ s, batch }: Delivered, i: number): Promise<void> {
+  protected override handedBack({ s, batch }: Delivered, i: number): Promise<void> {
     this.handedOut = undefined
     this.processed(s, batch.messages[i]!.offset)
     return this.safePoints.reached()
   }
 
-  protected async runMessages ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
+  protected async runMessages(
+    { s, generation, batch }: Delivered,
+    options: GroupRunOptions,
+    signal: AbortSignal,
+  ): Promise<void> {
     const messages = batch.messages
     for (let i = 0; i < messages.length; i++) {
       const m = messages[i]!
       await this.safePoints.takeControl()
       if (signal.aborted || !this.take(s, generation, messages, i)) break
-      const result = await withAttempts(() => options.eachMessage!({ message: m, topic: m.topic, partition: m.partition }), options.retry, signal)
+      const result = await withAttempts(
+        () => options.eachMessage!({ message: m, topic: m.topic, partition: m.partition }),
+        options.retry,
+        signal,
+      )
       if (result.ok === false && options.deadLetterTopic !== undefined) {
         this.deadLetterProducer ??= this.newProducer()
         try {
@@ -359,7 +429,10 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
           this.rewind(s, generation, m.offset)
           throw err
         }
-        this.log.warn({ topic: m.topic, partition: m.partition, offset: m.offset, deadLetterTopic: options.deadLetterTopic }, 'record sent to the dead-letter topic')
+        this.log.warn(
+          { topic: m.topic, partition: m.partition, offset: m.offset, deadLetterTopic: options.deadLetterTopic },
+          'record sent to the dead-letter topic',
+        )
       } else if (result.ok !== true) {
         this.rewind(s, generation, m.offset)
         if (result.ok === 'stopped') return
@@ -370,7 +443,11 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
     }
   }
 
-  protected async runBatch ({ s, generation, batch }: Delivered, options: GroupRunOptions, signal: AbortSignal): Promise<void> {
+  protected async runBatch(
+    { s, generation, batch }: Delivered,
+    options: GroupRunOptions,
+    signal: AbortSignal,
+  ): Promise<void> {
     await this.safePoints.takeControl()
     if (!this.owns(s, generation) || signal.aborted) return
     const first = batch.messages[0]!.offset
@@ -391,7 +468,7 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
    * moves past it and it is in flight. pause() also stops a batch being delivered: the rest goes
    * back to the buffer for resume().
    */
-  private take (s: PartitionState, generation: number, messages: ConsumerMessage[], i: number): boolean {
+  private take(s: PartitionState, generation: number, messages: ConsumerMessage[], i: number): boolean {
     if (!this.owns(s, generation) || this.putBackIfPaused(s, messages, i)) return false
     const offset = messages[i]!.offset
     s.position = offset + 1n
@@ -399,33 +476,33 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
     return true
   }
 
-  private putBackIfPaused (s: PartitionState, messages: ConsumerMessage[], from: number): boolean {
+  private putBackIfPaused(s: PartitionState, messages: ConsumerMessage[], from: number): boolean {
     if (!s.paused) return false
     s.buffered = [...messages.slice(from), ...s.buffered]
     return true
   }
 
-  private hold (s: PartitionState, offset: bigint): void {
+  private hold(s: PartitionState, offset: bigint): void {
     this.inFlight.set(s.key, offset)
     this.safePoints.appHoldsControl = true
   }
 
-  private processed (s: PartitionState, offset: bigint): void {
+  private processed(s: PartitionState, offset: bigint): void {
     if (this.inFlight.get(s.key) === offset && this.subs.partitions.get(s.key) === s) this.inFlight.delete(s.key)
   }
 
   /** A record failed for good (or the run stopped mid-retry): deliver it again next time. */
-  private rewind (s: PartitionState, generation: number, offset: bigint): void {
+  private rewind(s: PartitionState, generation: number, offset: bigint): void {
     if (!this.owns(s, generation)) return
     this.inFlight.delete(s.key)
     this.subs.seek(s, offset)
   }
 
-  private owns (s: PartitionState, generation: number): boolean {
+  private owns(s: PartitionState, generation: number): boolean {
     return !this.closed && s.generation === generation && this.subs.partitions.get(s.key) === s
   }
 
-  private start (): void {
+  private start(): void {
     if (this.started) {
       this.membership.notify()
       return
@@ -441,7 +518,9 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
         if (this.membership.state === 'stable') this.commitAsync().catch(() => {})
       })
     }
-    every(this.options.metadataMaxAgeMs, () => { void this.checkMetadata() })
+    every(this.options.metadataMaxAgeMs, () => {
+      void this.checkMetadata()
+    })
     // A topic just created may not be in the brokers' metadata yet when the leader assigns:
     // look again soon rather than after metadataMaxAgeMs.
     every(Math.min(1000, this.options.metadataMaxAgeMs), () => {
@@ -454,7 +533,7 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
   }
 
   /** Re-resolves a pattern subscription; the leader also rebalances when partition counts changed. */
-  private async checkMetadata (): Promise<void> {
+  private async checkMetadata(): Promise<void> {
     if (this.pattern !== undefined) await this.refreshPattern()
     const used = this.membership.assignedCounts
     if (this.membership.isLeader && used !== undefined) {
@@ -466,7 +545,7 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
     }
   }
 
-  private async refreshPattern (): Promise<void> {
+  private async refreshPattern(): Promise<void> {
     const pattern = this.pattern
     if (pattern === undefined) return
     try {
@@ -484,12 +563,12 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
 
   // ---- close ----
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     this.closing ??= this.doClose()
     await this.closing
   }
 
-  private async doClose (): Promise<void> {
+  private async doClose(): Promise<void> {
     for (const t of this.timers) clearInterval(t)
     this.timers = []
     this.closed = true

@@ -20,12 +20,20 @@ export interface ResolvedGroupOptions {
 
 const INT32_MAX = 2 ** 31 - 1
 
-export function resolveGroupConsumerOptions (o: GroupConsumerOptions, client: ResolvedConnectOptions):
-  { fetcher: FetcherOptions, group: ResolvedGroupOptions } {
+export function resolveGroupConsumerOptions(
+  o: GroupConsumerOptions,
+  client: ResolvedConnectOptions,
+): { fetcher: FetcherOptions; group: ResolvedGroupOptions } {
   const c = new OptionChecker('consumer')
-  c.check(typeof o.groupId === 'string' && o.groupId !== '', 'groupId must be a non-empty string', typeof o.groupId === 'string' ? 'range' : 'type')
-  c.check(o.groupInstanceId === undefined || (typeof o.groupInstanceId === 'string' && o.groupInstanceId !== ''),
-    'groupInstanceId must be a non-empty string when given')
+  c.check(
+    typeof o.groupId === 'string' && o.groupId !== '',
+    'groupId must be a non-empty string',
+    typeof o.groupId === 'string' ? 'range' : 'type',
+  )
+  c.check(
+    o.groupInstanceId === undefined || (typeof o.groupInstanceId === 'string' && o.groupInstanceId !== ''),
+    'groupInstanceId must be a non-empty string when given',
+  )
   c.int('maxWaitMs', o.maxWaitMs, 0)
   c.int('minBytes', o.minBytes, 0)
   c.int('maxBytes', o.maxBytes, 1, INT32_MAX)
@@ -40,14 +48,22 @@ export function resolveGroupConsumerOptions (o: GroupConsumerOptions, client: Re
   c.check(o.autoCommit === undefined || typeof o.autoCommit === 'boolean', 'autoCommit must be a boolean', 'type')
   c.oneOf('autoOffsetReset', o.autoOffsetReset, ['earliest', 'latest', 'none'])
   const assignors = o.assignors ?? ['cooperative-sticky', 'range']
-  c.check(Array.isArray(assignors) && assignors.length > 0 && assignors.every((a) => ASSIGNOR_NAMES.includes(a)),
-    `assignors must be a non-empty list of ${ASSIGNOR_NAMES.join(', ')}`)
+  c.check(
+    Array.isArray(assignors) && assignors.length > 0 && assignors.every((a) => ASSIGNOR_NAMES.includes(a)),
+    `assignors must be a non-empty list of ${ASSIGNOR_NAMES.join(', ')}`,
+  )
   c.check(Array.isArray(assignors) && new Set(assignors).size === assignors.length, 'assignors must not repeat a name')
   const sessionTimeoutMs = o.sessionTimeoutMs ?? 45_000
   const heartbeatIntervalMs = o.heartbeatIntervalMs ?? 3000
-  c.check(heartbeatIntervalMs < sessionTimeoutMs, `heartbeatIntervalMs (${heartbeatIntervalMs}) must be below sessionTimeoutMs (${sessionTimeoutMs})`)
-  c.check(o.rebalanceListener === undefined || (typeof o.rebalanceListener === 'object' && o.rebalanceListener !== null),
-    'rebalanceListener must be an object of callbacks', 'type')
+  c.check(
+    heartbeatIntervalMs < sessionTimeoutMs,
+    `heartbeatIntervalMs (${heartbeatIntervalMs}) must be below sessionTimeoutMs (${sessionTimeoutMs})`,
+  )
+  c.check(
+    o.rebalanceListener === undefined || (typeof o.rebalanceListener === 'object' && o.rebalanceListener !== null),
+    'rebalanceListener must be an object of callbacks',
+    'type',
+  )
   c.done()
   const autoOffsetReset = o.autoOffsetReset ?? 'latest'
   return {

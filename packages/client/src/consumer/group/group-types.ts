@@ -1,7 +1,12 @@
 /** Public types of the group consumer (Kafka's subscribe() model: the group assigns partitions). */
 import type { AssignorName } from '../assignors/assignor-types.js'
 import type {
-  ConsumerMessage, ConsumerOptions, RunHandle, RunOptions, SeekOffset, TopicPartition,
+  ConsumerMessage,
+  ConsumerOptions,
+  RunHandle,
+  RunOptions,
+  SeekOffset,
+  TopicPartition,
 } from '../consumer-types.js'
 
 /**
@@ -11,14 +16,14 @@ import type {
  * already committed the revoked partitions' positions when it is called.
  */
 export interface RebalanceListener {
-  onPartitionsRevoked? (partitions: TopicPartition[]): Promise<void> | void
-  onPartitionsAssigned? (partitions: TopicPartition[]): Promise<void> | void
+  onPartitionsRevoked?(partitions: TopicPartition[]): Promise<void> | void
+  onPartitionsAssigned?(partitions: TopicPartition[]): Promise<void> | void
   /**
    * The member lost its generation (session expired, fenced, max poll interval exceeded): the
    * partitions may already belong to someone else, so nothing is committed. Default:
    * onPartitionsRevoked.
    */
-  onPartitionsLost? (partitions: TopicPartition[]): Promise<void> | void
+  onPartitionsLost?(partitions: TopicPartition[]): Promise<void> | void
 }
 
 export interface GroupConsumerOptions extends Omit<ConsumerOptions, 'offsetReset'> {
@@ -93,33 +98,33 @@ export interface GroupConsumer extends AsyncIterable<ConsumerMessage> {
    * Kafka does), re-resolved every metadataMaxAgeMs. The group is joined when delivery starts
    * (run() or the iterator); a later call rebalances.
    */
-  subscribe (subscription: { topics: string[] | RegExp }): void
+  subscribe(subscription: { topics: string[] | RegExp }): void
   /** The topics currently subscribed (a pattern's matches). */
-  subscription (): string[]
+  subscription(): string[]
   /** The partitions the group currently gives this member. */
-  assignment (): TopicPartition[]
-  groupMetadata (): GroupMetadata
+  assignment(): TopicPartition[]
+  groupMetadata(): GroupMetadata
   /** As Consumer.seek, for an assigned partition; the next commit stores the new position. */
-  seek (target: TopicPartition & { offset: SeekOffset }): void
-  pause (tps: TopicPartition[]): void
-  resume (tps: TopicPartition[]): void
-  position (tp: TopicPartition): Promise<bigint>
+  seek(target: TopicPartition & { offset: SeekOffset }): void
+  pause(tps: TopicPartition[]): void
+  resume(tps: TopicPartition[]): void
+  position(tp: TopicPartition): Promise<bigint>
   /** Committed offsets of the group (-1n when none) for these partitions, default the assignment. */
-  committed (tps?: TopicPartition[]): Promise<CommitOffset[]>
+  committed(tps?: TopicPartition[]): Promise<CommitOffset[]>
   /**
    * Commits processed positions (default: every assigned partition's), retrying retriable
    * errors. Rejects with ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / REBALANCE_IN_PROGRESS when the
    * member is no longer in the generation (its partitions may have moved; a rejoin follows).
    */
-  commit (offsets?: CommitOffset[]): Promise<void>
+  commit(offsets?: CommitOffset[]): Promise<void>
   /** As commit() without retries; failures are logged, and reject the returned promise. */
-  commitAsync (offsets?: CommitOffset[]): Promise<void>
+  commitAsync(offsets?: CommitOffset[]): Promise<void>
   /**
    * Messages of the assigned partitions. A message counts as processed (for commits) once the
    * loop asks for the next one, or leaves the loop. One iterator or run() at a time.
    */
-  messages (options?: { signal?: AbortSignal }): AsyncIterableIterator<ConsumerMessage>
-  run (options: GroupRunOptions): RunHandle
+  messages(options?: { signal?: AbortSignal }): AsyncIterableIterator<ConsumerMessage>
+  run(options: GroupRunOptions): RunHandle
   /** Commits (with autoCommit), revokes, leaves the group (dynamic members), closes the streams. */
-  close (): Promise<void>
+  close(): Promise<void>
 }

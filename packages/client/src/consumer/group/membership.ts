@@ -20,7 +20,14 @@
  *   maxPollIntervalMs, the member leaves (LeaveGroup; a static member just stops heartbeating,
  *   as in Kafka) and rejoins only when the application polls again.
  */
-import { SluiceError, decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription, type wire } from '@sluice/protocol'
+import {
+  SluiceError,
+  decodeAssignment,
+  decodeSubscription,
+  encodeAssignment,
+  encodeSubscription,
+  type wire,
+} from '@sluice/protocol'
 import type { Logger } from '../../logger.js'
 import type { RetryOptions } from '../../options.js'
 import { backoffMs, sleep } from '../../retry.js'
@@ -30,24 +37,27 @@ import { type CoordinatorClient, responseOf } from './coordinator-client.js'
 import type { ResolvedGroupOptions } from './group-options.js'
 
 export interface MembershipHost {
-  subscribedTopics (): string[]
-  ownedPartitions (): TopicPartition[]
+  subscribedTopics(): string[]
+  ownedPartitions(): TopicPartition[]
   /** Before an eager rejoin: commit (with autoCommit), call onPartitionsRevoked, drop everything. */
-  revokeAll (): Promise<void>
+  revokeAll(): Promise<void>
   /** The generation is gone: call onPartitionsLost and drop everything, without committing. */
-  loseAll (): Promise<void>
+  loseAll(): Promise<void>
   /** Applies a new assignment; resolves with what was revoked (non-empty means rejoin). */
-  applyAssignment (partitions: TopicPartition[]): Promise<TopicPartition[]>
+  applyAssignment(partitions: TopicPartition[]): Promise<TopicPartition[]>
   /** Partition counts of existing topics among `topics`. */
-  partitionCounts (topics: string[]): Promise<Map<string, number>>
-  pollExpired (): boolean
+  partitionCounts(topics: string[]): Promise<Map<string, number>>
+  pollExpired(): boolean
   /** A fatal error ended the membership. */
-  fail (err: SluiceError): void
+  fail(err: SluiceError): void
 }
 
 /** The group options membership acts on, plus the client's request settings. */
-export interface MembershipOptions extends Pick<ResolvedGroupOptions,
-  'groupId' | 'groupInstanceId' | 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'maxPollIntervalMs' | 'assignors'> {
+export interface MembershipOptions
+  extends Pick<
+    ResolvedGroupOptions,
+    'groupId' | 'groupInstanceId' | 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'maxPollIntervalMs' | 'assignors'
+  > {
   clientId: string
   requestTimeoutMs: number
   retry: RetryOptions
@@ -55,7 +65,15 @@ export interface MembershipOptions extends Pick<ResolvedGroupOptions,
 
 export type MembershipState = 'unjoined' | 'rebalancing' | 'stable' | 'left' | 'closed' | 'failed'
 
-const FATAL = new Set(['FENCED_INSTANCE_ID', 'INVALID_SESSION_TIMEOUT', 'INCONSISTENT_GROUP_PROTOCOL', 'INVALID_GROUP_ID', 'INVALID_REQUEST', 'INVALID_ARGUMENT', 'CLIENT_CLOSED'])
+const FATAL = new Set([
+  'FENCED_INSTANCE_ID',
+  'INVALID_SESSION_TIMEOUT',
+  'INCONSISTENT_GROUP_PROTOCOL',
+  'INVALID_GROUP_ID',
+  'INVALID_REQUEST',
+  'INVALID_ARGUMENT',
+  'CLIENT_CLOSED',
+])
 
 export class GroupMembership {
   memberId = ''
@@ -76,23 +94,31 @@ export class GroupMembership {
   private heartbeatTimer: NodeJS.Timeout | undefined
   private readonly abort = new AbortController()
 
-  constructor (private readonly coordinator: CoordinatorClient, private readonly host: MembershipHost,
-    private readonly options: MembershipOptions, private readonly log: Logger) {}
+  constructor(
+    private readonly coordinator: CoordinatorClient,
+    private readonly host: MembershipHost,
+    private readonly options: MembershipOptions,
+    private readonly log: Logger,
+  ) {}
 
-  get isLeader (): boolean { return this.memberId !== '' && this.memberId === this.leaderId }
-  get inGeneration (): boolean { return this.state === 'stable' || (this.state === 'rebalancing' && this.generationId >= 0) }
+  get isLeader(): boolean {
+    return this.memberId !== '' && this.memberId === this.leaderId
+  }
+  get inGeneration(): boolean {
+    return this.state === 'stable' || (this.state === 'rebalancing' && this.generationId >= 0)
+  }
 
-  start (): void {
+  start(): void {
     this.loop ??= this.run()
   }
 
   /** A method, not a property check: TypeScript would narrow `state` across awaits. */
-  ended (): boolean {
+  ended(): boolean {
     return this.state === 'closed' || this.state === 'failed'
   }
 
   /** Asks for a rebalance (subscription or metadata change, revoked partitions, coordinator request). */
-  requestRejoin (reason: string): void {
+  requestRejoin(reason: string): void {
     if (this.state === 'closed' || this.state === 'failed') return
     if (!this.needRejoin) this.log.info({ reason, groupId: this.options.groupId }, 'rejoining the group')
     this.needRejoin = true
@@ -100,7 +126,7 @@ export class GroupMembership {
   }
 
   /** The application polled: a member that left for a poll timeout rejoins. */
-  notify (): void {
+  notify(): void {
     const w = this.wake
     this.wake = undefined
     w?.()
@@ -110,14 +136,14 @@ export class GroupMembership {
    * Before close: start no new JoinGroup round, and wait (at most timeoutMs) for the one in
    * progress to finish, so the final commit carries the generation the group knows.
    */
-  async quiesce (timeoutMs: number): Promise<void> {
+  async quiesce(timeoutMs: number): Promise<void> {
     this.quiescing = true
     const deadline = Date.now() + timeoutMs
     while (this.joining && Date.now() < deadline) await sleep(20)
   }
 
   /** Stops heartbeats and the join loop; LeaveGroup for a dynamic member still in the group. */
-  async close (options: { leave: boolean }): Promise<void> {
+  async close(options: { leave: boolean }): Promise<void> {
     if (this.state === 'closed') return
     const wasMember = this.memberId !== '' && this.state !== 'failed'
     this.state = 'closed'
@@ -125,10 +151,11 @@ export class GroupMembership {
     this.abort.abort(new SluiceError('CLIENT_CLOSED', 'the consumer is closed'))
     this.notify()
     await this.loop?.catch(() => {})
-    if (options.leave && wasMember && this.options.groupInstanceId === '') await this.leaveGroup('the consumer is closing')
+    if (options.leave && wasMember && this.options.groupInstanceId === '')
+      await this.leaveGroup('the consumer is closing')
   }
 
-  private async run (): Promise<void> {
+  private async run(): Promise<void> {
     while (this.state !== 'closed' && this.state !== 'failed') {
       if (!this.needRejoin || this.quiescing || this.host.pollExpired()) {
         await new Promise<void>((resolve) => {
@@ -143,7 +170,10 @@ export class GroupMembership {
         this.failures = 0
       } catch (err) {
         if (this.ended()) return
-        const e = err instanceof SluiceError ? err : new SluiceError('INTERNAL_ERROR', `group membership failed: ${String(err)}`, {}, { cause: err })
+        const e =
+          err instanceof SluiceError
+            ? err
+            : new SluiceError('INTERNAL_ERROR', `group membership failed: ${String(err)}`, {}, { cause: err })
         if (FATAL.has(e.code)) {
           this.state = 'failed'
           this.stopHeartbeats()
@@ -160,7 +190,7 @@ export class GroupMembership {
   }
 
   /** One JoinGroup + SyncGroup round; throws what the run loop should back off on or fail with. */
-  private async joinOnce (): Promise<void> {
+  private async joinOnce(): Promise<void> {
     this.stopHeartbeats()
     const wasStable = this.state === 'stable'
     this.state = 'rebalancing'
@@ -173,18 +203,32 @@ export class GroupMembership {
     this.memberId = join.member_id
     this.protocolName = join.protocol_name
     this.leaderId = join.leader
-    const assignments = this.isLeader && !join.skip_assignment ? await this.assign(join.members, join.protocol_name) : []
+    const assignments =
+      this.isLeader && !join.skip_assignment ? await this.assign(join.members, join.protocol_name) : []
     let sync: wire.SyncGroupResponse__Output
     try {
-      sync = await this.coordinator.call<wire.SyncGroupResponse__Output>('SyncGroup', (c, o, cb) => c.SyncGroup({
-        group_id: this.options.groupId,
-        generation_id: this.generationId,
-        member_id: this.memberId,
-        group_instance_id: this.options.groupInstanceId,
-        protocol_type: 'consumer',
-        protocol_name: this.protocolName,
-        assignments,
-      }, o, cb), { retry: false, timeoutMs: this.options.maxPollIntervalMs + this.options.requestTimeoutMs, signal: this.abort.signal })
+      sync = await this.coordinator.call<wire.SyncGroupResponse__Output>(
+        'SyncGroup',
+        (c, o, cb) =>
+          c.SyncGroup(
+            {
+              group_id: this.options.groupId,
+              generation_id: this.generationId,
+              member_id: this.memberId,
+              group_instance_id: this.options.groupInstanceId,
+              protocol_type: 'consumer',
+              protocol_name: this.protocolName,
+              assignments,
+            },
+            o,
+            cb,
+          ),
+        {
+          retry: false,
+          timeoutMs: this.options.maxPollIntervalMs + this.options.requestTimeoutMs,
+          signal: this.abort.signal,
+        },
+      )
     } catch (err) {
       await this.onGroupError(err)
       return
@@ -193,37 +237,69 @@ export class GroupMembership {
     try {
       partitions = decodeAssignment(sync.assignment).partitions
     } catch (err) {
-      throw new SluiceError('INVALID_REQUEST', `the group leader sent an undecodable assignment: ${(err as Error).message}`, {}, { cause: err })
+      throw new SluiceError(
+        'INVALID_REQUEST',
+        `the group leader sent an undecodable assignment: ${(err as Error).message}`,
+        {},
+        { cause: err },
+      )
     }
     this.needRejoin = false
     this.state = 'stable'
     this.startHeartbeats()
-    this.log.info({ groupId: this.options.groupId, generationId: this.generationId, memberId: this.memberId, protocol: this.protocolName, partitions: partitions.length }, 'joined the group')
+    this.log.info(
+      {
+        groupId: this.options.groupId,
+        generationId: this.generationId,
+        memberId: this.memberId,
+        protocol: this.protocolName,
+        partitions: partitions.length,
+      },
+      'joined the group',
+    )
     const revoked = await this.host.applyAssignment(partitions)
     if (revoked.length > 0) this.requestRejoin(`${revoked.length} partition(s) revoked`)
   }
 
-  private async join (): Promise<wire.JoinGroupResponse__Output | undefined> {
+  private async join(): Promise<wire.JoinGroupResponse__Output | undefined> {
     const subscription = encodeSubscription({
       topics: this.host.subscribedTopics(),
       ownedPartitions: this.host.ownedPartitions(),
       generationId: this.generationId,
     })
     try {
-      return await this.coordinator.call<wire.JoinGroupResponse__Output>('JoinGroup', (c, o, cb) => c.JoinGroup({
-        group_id: this.options.groupId,
-        session_timeout_ms: this.options.sessionTimeoutMs,
-        rebalance_timeout_ms: this.options.maxPollIntervalMs,
-        member_id: this.memberId,
-        group_instance_id: this.options.groupInstanceId,
-        protocol_type: 'consumer',
-        protocols: this.options.assignors.map((a) => ({ name: a.name, metadata: subscription })),
-        client_id: this.options.clientId,
-        client_host: '',
-      }, o, cb), { retry: false, timeoutMs: this.options.maxPollIntervalMs + this.options.requestTimeoutMs + 5000, signal: this.abort.signal })
+      return await this.coordinator.call<wire.JoinGroupResponse__Output>(
+        'JoinGroup',
+        (c, o, cb) =>
+          c.JoinGroup(
+            {
+              group_id: this.options.groupId,
+              session_timeout_ms: this.options.sessionTimeoutMs,
+              rebalance_timeout_ms: this.options.maxPollIntervalMs,
+              member_id: this.memberId,
+              group_instance_id: this.options.groupInstanceId,
+              protocol_type: 'consumer',
+              protocols: this.options.assignors.map((a) => ({ name: a.name, metadata: subscription })),
+              client_id: this.options.clientId,
+              client_host: '',
+            },
+            o,
+            cb,
+          ),
+        {
+          retry: false,
+          timeoutMs: this.options.maxPollIntervalMs + this.options.requestTimeoutMs + 5000,
+          signal: this.abort.signal,
+        },
+      )
     } catch (err) {
       const res = responseOf<wire.JoinGroupResponse__Output>(err)
-      if (err instanceof SluiceError && err.code === 'MEMBER_ID_REQUIRED' && res !== undefined && res.member_id !== '') {
+      if (
+        err instanceof SluiceError &&
+        err.code === 'MEMBER_ID_REQUIRED' &&
+        res !== undefined &&
+        res.member_id !== ''
+      ) {
         this.memberId = res.member_id
         return undefined
       }
@@ -233,7 +309,7 @@ export class GroupMembership {
   }
 
   /** Errors of JoinGroup / SyncGroup / Heartbeat / OffsetCommit that reset or end membership. */
-  async onGroupError (err: unknown): Promise<void> {
+  async onGroupError(err: unknown): Promise<void> {
     if (!(err instanceof SluiceError)) throw err
     switch (err.code) {
       case 'REBALANCE_IN_PROGRESS':
@@ -250,8 +326,11 @@ export class GroupMembership {
     }
   }
 
-  private async resetGeneration (forgetMemberId: boolean, why: string): Promise<void> {
-    this.log.warn({ groupId: this.options.groupId, memberId: this.memberId, generationId: this.generationId, why }, 'lost the group generation')
+  private async resetGeneration(forgetMemberId: boolean, why: string): Promise<void> {
+    this.log.warn(
+      { groupId: this.options.groupId, memberId: this.memberId, generationId: this.generationId, why },
+      'lost the group generation',
+    )
     this.stopHeartbeats()
     this.generationId = -1
     this.protocolName = ''
@@ -261,12 +340,18 @@ export class GroupMembership {
     await this.host.loseAll()
   }
 
-  private async assign (members: wire.JoinGroupMember__Output[], protocol: string): Promise<wire.SyncGroupAssignment[]> {
+  private async assign(members: wire.JoinGroupMember__Output[], protocol: string): Promise<wire.SyncGroupAssignment[]> {
     const assignor = assignorByName(protocol)
     const input: AssignorMember[] = members.map((m) => {
       try {
         const s = decodeSubscription(m.metadata)
-        return { memberId: m.member_id, groupInstanceId: m.group_instance_id || undefined, topics: s.topics, ownedPartitions: s.ownedPartitions, generation: s.generationId }
+        return {
+          memberId: m.member_id,
+          groupInstanceId: m.group_instance_id || undefined,
+          topics: s.topics,
+          ownedPartitions: s.ownedPartitions,
+          generation: s.generationId,
+        }
       } catch (err) {
         this.log.warn({ err, memberId: m.member_id }, 'undecodable subscription: the member gets no partitions')
         return { memberId: m.member_id, topics: [] }
@@ -278,15 +363,21 @@ export class GroupMembership {
     const request = { members: input, partitionsPerTopic: counts }
     const result = cooperativeAdjust(assignor.assign(request), request)
     this.assignedCounts = counts
-    return [...result].map(([memberId, partitions]) => ({ member_id: memberId, assignment: encodeAssignment({ partitions }) }))
+    return [...result].map(([memberId, partitions]) => ({
+      member_id: memberId,
+      assignment: encodeAssignment({ partitions }),
+    }))
   }
 
-  private startHeartbeats (): void {
+  private startHeartbeats(): void {
     this.stopHeartbeats()
     const tick = (): void => {
       this.heartbeatTimer = undefined
       if (this.state !== 'stable') return
-      this.heartbeat().catch((err: unknown) => { this.log.error({ err }, 'heartbeat handling failed') })
+      this.heartbeat()
+        .catch((err: unknown) => {
+          this.log.error({ err }, 'heartbeat handling failed')
+        })
         .finally(() => {
           if (this.state === 'stable' && this.heartbeatTimer === undefined) {
             this.heartbeatTimer = setTimeout(tick, this.options.heartbeatIntervalMs)
@@ -298,21 +389,37 @@ export class GroupMembership {
     this.heartbeatTimer.unref()
   }
 
-  private stopHeartbeats (): void {
+  private stopHeartbeats(): void {
     clearTimeout(this.heartbeatTimer)
     this.heartbeatTimer = undefined
   }
 
-  private async heartbeat (): Promise<void> {
+  private async heartbeat(): Promise<void> {
     if (this.host.pollExpired()) {
       await this.leaveForPollTimeout()
       return
     }
     const generationId = this.generationId
     try {
-      await this.coordinator.call<wire.HeartbeatResponse__Output>('Heartbeat', (c, o, cb) => c.Heartbeat({
-        group_id: this.options.groupId, generation_id: generationId, member_id: this.memberId, group_instance_id: this.options.groupInstanceId,
-      }, o, cb), { retry: false, timeoutMs: Math.min(this.options.requestTimeoutMs, this.options.sessionTimeoutMs), signal: this.abort.signal })
+      await this.coordinator.call<wire.HeartbeatResponse__Output>(
+        'Heartbeat',
+        (c, o, cb) =>
+          c.Heartbeat(
+            {
+              group_id: this.options.groupId,
+              generation_id: generationId,
+              member_id: this.memberId,
+              group_instance_id: this.options.groupInstanceId,
+            },
+            o,
+            cb,
+          ),
+        {
+          retry: false,
+          timeoutMs: Math.min(this.options.requestTimeoutMs, this.options.sessionTimeoutMs),
+          signal: this.abort.signal,
+        },
+      )
     } catch (err) {
       if (this.state !== 'stable' || generationId !== this.generationId) return // a rejoin already moved on
       if (err instanceof SluiceError && FATAL.has(err.code)) {
@@ -321,7 +428,10 @@ export class GroupMembership {
         this.host.fail(err)
         return
       }
-      if (err instanceof SluiceError && (err.code === 'REBALANCE_IN_PROGRESS' || err.code === 'ILLEGAL_GENERATION' || err.code === 'UNKNOWN_MEMBER_ID')) {
+      if (
+        err instanceof SluiceError &&
+        (err.code === 'REBALANCE_IN_PROGRESS' || err.code === 'ILLEGAL_GENERATION' || err.code === 'UNKNOWN_MEMBER_ID')
+      ) {
         await this.onGroupError(err)
         return
       }
@@ -329,9 +439,11 @@ export class GroupMembership {
     }
   }
 
-  private async leaveForPollTimeout (): Promise<void> {
-    this.log.warn({ groupId: this.options.groupId, memberId: this.memberId, maxPollIntervalMs: this.options.maxPollIntervalMs },
-      'the application did not poll within maxPollIntervalMs: leaving the group until it polls again')
+  private async leaveForPollTimeout(): Promise<void> {
+    this.log.warn(
+      { groupId: this.options.groupId, memberId: this.memberId, maxPollIntervalMs: this.options.maxPollIntervalMs },
+      'the application did not poll within maxPollIntervalMs: leaving the group until it polls again',
+    )
     this.stopHeartbeats()
     this.state = 'left'
     if (this.options.groupInstanceId === '') await this.leaveGroup('max poll interval exceeded')
@@ -342,15 +454,28 @@ export class GroupMembership {
     await this.host.loseAll()
   }
 
-  private async leaveGroup (reason: string): Promise<void> {
+  private async leaveGroup(reason: string): Promise<void> {
     const memberId = this.memberId
     if (memberId === '') return
     try {
-      await this.coordinator.call<wire.LeaveGroupResponse__Output>('LeaveGroup', (c, o, cb) => c.LeaveGroup({
-        group_id: this.options.groupId, members: [{ member_id: memberId, group_instance_id: this.options.groupInstanceId, reason }],
-      }, o, cb), { retry: false })
+      await this.coordinator.call<wire.LeaveGroupResponse__Output>(
+        'LeaveGroup',
+        (c, o, cb) =>
+          c.LeaveGroup(
+            {
+              group_id: this.options.groupId,
+              members: [{ member_id: memberId, group_instance_id: this.options.groupInstanceId, reason }],
+            },
+            o,
+            cb,
+          ),
+        { retry: false },
+      )
     } catch (err) {
-      this.log.debug({ err, groupId: this.options.groupId }, 'LeaveGroup failed (the session timeout will remove the member)')
+      this.log.debug(
+        { err, groupId: this.options.groupId },
+        'LeaveGroup failed (the session timeout will remove the member)',
+      )
     }
   }
 }

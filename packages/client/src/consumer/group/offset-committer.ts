@@ -18,7 +18,7 @@ export interface CommitIdentity {
   groupInstanceId: string
 }
 
-export function byTopic<T extends TopicPartition> (items: readonly T[]): Map<string, T[]> {
+export function byTopic<T extends TopicPartition>(items: readonly T[]): Map<string, T[]> {
   const out = new Map<string, T[]>()
   for (const it of items) out.set(it.topic, [...(out.get(it.topic) ?? []), it])
   return out
@@ -27,20 +27,26 @@ export function byTopic<T extends TopicPartition> (items: readonly T[]): Map<str
 export class OffsetCommitter {
   readonly lastCommitted = new Map<string, bigint>()
 
-  constructor (private readonly coordinator: CoordinatorClient, private readonly groupId: string) {}
+  constructor(
+    private readonly coordinator: CoordinatorClient,
+    private readonly groupId: string,
+  ) {}
 
   /** Committed offsets (-1n when none) of these partitions; every partition is answered. */
-  async fetch (tps: readonly TopicPartition[]): Promise<Map<string, bigint>> {
+  async fetch(tps: readonly TopicPartition[]): Promise<Map<string, bigint>> {
     const out = new Map<string, bigint>()
     if (tps.length === 0) return out
     const req: wire.OffsetFetchRequest = {
       group_id: this.groupId,
       topics: [...byTopic(tps)].map(([topic, list]) => ({ topic, partitions: list.map((tp) => tp.partition) })),
     }
-    const res = await this.coordinator.call<wire.OffsetFetchResponse__Output>('OffsetFetch', (c, o, cb) => c.OffsetFetch(req, o, cb))
+    const res = await this.coordinator.call<wire.OffsetFetchResponse__Output>('OffsetFetch', (c, o, cb) =>
+      c.OffsetFetch(req, o, cb),
+    )
     for (const t of res.topics) {
       for (const p of t.partitions) {
-        if (p.error_code !== 0) throw SluiceError.fromId(p.error_code, p.error_message, { topic: t.topic, partition: p.partition })
+        if (p.error_code !== 0)
+          throw SluiceError.fromId(p.error_code, p.error_message, { topic: t.topic, partition: p.partition })
         out.set(tpKey(t.topic, p.partition), toBigInt(p.committed_offset))
       }
     }
@@ -49,7 +55,7 @@ export class OffsetCommitter {
   }
 
   /** Commits; resolves when every partition is stored, else rejects with the first item's code and details.errors. */
-  async commit (offsets: readonly CommitOffset[], who: CommitIdentity, options: { retry: boolean }): Promise<void> {
+  async commit(offsets: readonly CommitOffset[], who: CommitIdentity, options: { retry: boolean }): Promise<void> {
     if (offsets.length === 0) return
     const req: wire.OffsetCommitRequest = {
       group_id: this.groupId,
@@ -58,12 +64,21 @@ export class OffsetCommitter {
       group_instance_id: who.groupInstanceId,
       topics: [...byTopic(offsets)].map(([topic, list]) => ({
         topic,
-        partitions: list.map((o) => ({ partition: o.partition, committed_offset: toInt64String(o.offset), committed_leader_epoch: -1, metadata: o.metadata ?? '' })),
+        partitions: list.map((o) => ({
+          partition: o.partition,
+          committed_offset: toInt64String(o.offset),
+          committed_leader_epoch: -1,
+          metadata: o.metadata ?? '',
+        })),
       })),
     }
-    const res = await this.coordinator.call<wire.OffsetCommitResponse__Output>('OffsetCommit', (c, o, cb) => c.OffsetCommit(req, o, cb), { retry: options.retry })
+    const res = await this.coordinator.call<wire.OffsetCommitResponse__Output>(
+      'OffsetCommit',
+      (c, o, cb) => c.OffsetCommit(req, o, cb),
+      { retry: options.retry },
+    )
     const wanted = new Map(offsets.map((o) => [tpKey(o.topic, o.partition), o]))
-    const errors: Array<{ topic: string, partition: number, code: string, message: string }> = []
+    const errors: Array<{ topic: string; partition: number; code: string; message: string }> = []
     let first: SluiceError | undefined
     for (const t of res.topics) {
       for (const p of t.partitions) {
@@ -80,8 +95,13 @@ export class OffsetCommitter {
       }
     }
     if (first !== undefined) {
-      throw new SluiceError(first.code, `commit failed for ${errors.length} of ${offsets.length} partition(s): ` +
-        errors.map((e) => `${e.topic}/${e.partition}: ${e.code} (${e.message})`).join('; '), { errors }, { cause: first })
+      throw new SluiceError(
+        first.code,
+        `commit failed for ${errors.length} of ${offsets.length} partition(s): ` +
+          errors.map((e) => `${e.topic}/${e.partition}: ${e.code} (${e.message})`).join('; '),
+        { errors },
+        { cause: first },
+      )
     }
   }
 }

@@ -11,7 +11,11 @@
  */
 import type { SubscriptionState } from '../subscription.js'
 
-interface Job { fn: () => Promise<unknown>, resolve: (v: unknown) => void, reject: (e: unknown) => void }
+interface Job {
+  fn: () => Promise<unknown>
+  resolve: (v: unknown) => void
+  reject: (e: unknown) => void
+}
 
 export class SafePoints {
   /** True from handing a message (or batch) out until the application returns control. */
@@ -21,24 +25,27 @@ export class SafePoints {
   private jobs: Job[] = []
   private running = 0
 
-  constructor (private readonly subs: SubscriptionState, private readonly closing: () => boolean,
-    private readonly onPoll: () => void) {}
+  constructor(
+    private readonly subs: SubscriptionState,
+    private readonly closing: () => boolean,
+    private readonly onPoll: () => void,
+  ) {}
 
-  async run<T> (fn: () => Promise<T>): Promise<T> {
+  async run<T>(fn: () => Promise<T>): Promise<T> {
     if (!this.appHoldsControl || this.closing()) return await this.exclusive(fn)
     return await new Promise<T>((resolve, reject) => {
       this.jobs.push({ fn, resolve: resolve as (v: unknown) => void, reject })
     })
   }
 
-  async reached (): Promise<void> {
+  async reached(): Promise<void> {
     this.appHoldsControl = false
     this.lastPollMs = Date.now()
     await this.drain()
     this.onPoll()
   }
 
-  async takeControl (): Promise<void> {
+  async takeControl(): Promise<void> {
     while (this.running > 0 || this.jobs.length > 0) {
       if (this.jobs.length > 0) await this.drain()
       else await this.subs.changed(100)
@@ -47,14 +54,14 @@ export class SafePoints {
   }
 
   /** Runs every queued job now (close: nobody will return control any more). */
-  async drain (): Promise<void> {
+  async drain(): Promise<void> {
     while (this.jobs.length > 0) {
       const job = this.jobs.shift()!
       await this.exclusive(job.fn).then(job.resolve, job.reject)
     }
   }
 
-  private async exclusive<T> (fn: () => Promise<T>): Promise<T> {
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     this.running++
     try {
       return await fn()
