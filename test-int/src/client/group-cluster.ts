@@ -1,46 +1,31 @@
 /**
  * The group-consumer specs' shared cluster and helpers (test-int/specs/client/group-consumer*.int
- * .test.ts): a REAL in-process cluster (one metadata service with its group coordinator, two
- * brokers, 127.0.0.1 port 0, a temp dir), members that record what they process, and a logger
- * that keeps the SDK's warnings for failure messages.
+ * .test.ts): a REAL in-process cluster from real-cluster.ts (one metadata service with a fast
+ * group coordinator, two brokers, 127.0.0.1 port 0, a temp dir), members that record what they
+ * process, and a logger that keeps the SDK's warnings for failure messages.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { startBroker, type BrokerHandle } from '@sluice/broker'
-import { startMetadataServer, type MetadataServerHandle } from '@sluice/metadata'
 import { afterAll, beforeAll, onTestFinished } from 'vitest'
-import {
-  connect,
-  type ConsumerMessage,
-  type Logger,
-  type GroupConsumer,
-  type GroupConsumerOptions,
-  type SluiceClient,
-  type TopicPartition,
+import type {
+  ConsumerMessage,
+  Logger,
+  GroupConsumer,
+  GroupConsumerOptions,
+  SluiceClient,
+  TopicPartition,
 } from '@sluice/client'
+import { startRealCluster, until as pollUntil, type RealCluster } from './real-cluster.js'
 
-let dir: string
 /** Rebalance listener calls of every member, for failure messages. */
 export const events: string[] = []
-let metadata: MetadataServerHandle
-let brokers: BrokerHandle[] = []
 /** The cluster's client; set by useGroupCluster()'s beforeAll (an ES live binding). */
 export let client: SluiceClient
 
+/** real-cluster.ts `until`, polling every 25 ms, with the members' recent events in its error. */
 export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (
-      await Promise.resolve()
-        .then(check)
-        .catch(() => false)
-    )
-      return
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${events.slice(-30).join('\n')}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
+  await pollUntil(what, check, timeoutMs, 25).catch((err: Error) => {
+    throw new Error(`${err.message}\n${events.slice(-30).join('\n')}`)
+  })
 }
 
 /**
@@ -48,45 +33,27 @@ export async function until(what: string, check: () => boolean | Promise<boolean
  * two brokers) and stops it after them; call once at the top of a spec file.
  */
 export function useGroupCluster(): void {
+  let cluster: RealCluster | undefined
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'sluice-groups-int-'))
-    metadata = await startMetadataServer({
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: join(dir, 'meta'),
-      defaultReplicationFactor: 1,
-      groupCoordinator: {
-        minSessionTimeoutMs: 100,
-        initialRebalanceDelayMs: 100,
-        sweepIntervalMs: 20,
-        offsetsTopicNumPartitions: 3,
+    cluster = await startRealCluster({
+      prefix: 'sluice-groups-int-',
+      brokers: 2,
+      metadata: {
+        groupCoordinator: {
+          minSessionTimeoutMs: 100,
+          initialRebalanceDelayMs: 100,
+          sweepIntervalMs: 20,
+          offsetsTopicNumPartitions: 3,
+        },
       },
+      connect: { logger: eventLogger, retry: { retries: 10, initialBackoffMs: 50, maxBackoffMs: 500, factor: 2 } },
     })
-    for (const id of [1, 2]) {
-      brokers.push(
-        await startBroker({
-          brokerId: id,
-          host: '127.0.0.1',
-          port: 0,
-          dataDir: join(dir, `b${id}`),
-          metadataEndpoints: [metadata.endpoint],
-        }),
-      )
-    }
-    client = await connect({
-      bootstrap: brokers.map((b) => b.endpoint),
-      logger: eventLogger,
-      retry: { retries: 10, initialBackoffMs: 50, maxBackoffMs: 500, factor: 2 },
-    })
+    client = cluster.client
     await until('two live brokers', async () => (await client.admin().describeCluster()).brokers.length === 2)
   }, 60_000)
 
   afterAll(async () => {
-    await client?.close()
-    for (const b of brokers) await b.stop().catch(() => {})
-    brokers = []
-    await metadata?.stop().catch(() => {})
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+    await cluster?.stop()
   })
 }
 

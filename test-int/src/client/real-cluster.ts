@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startBroker, type BrokerHandle, type BrokerOptions } from '@sluice/broker'
-import { startMetadataServer, type MetadataServerHandle } from '@sluice/metadata'
+import { startMetadataServer, type MetadataServerHandle, type MetadataServerOptions } from '@sluice/metadata'
 import { connect, type ConnectOptions, type ConsumerMessage, type SluiceClient } from '@sluice/client'
 
 export interface RealCluster {
@@ -23,6 +23,7 @@ export interface RealClusterOptions {
   readonly prefix: string
   readonly brokers?: number
   readonly defaultReplicationFactor?: number
+  readonly metadata?: Partial<MetadataServerOptions>
   readonly broker?: Partial<BrokerOptions>
   readonly connect?: Partial<ConnectOptions>
 }
@@ -44,6 +45,7 @@ export async function startRealCluster(options: RealClusterOptions): Promise<Rea
       port: 0,
       dataDir: join(dir, 'meta'),
       defaultReplicationFactor: options.defaultReplicationFactor ?? 1,
+      ...options.metadata,
     })
     for (let id = 1; id <= (options.brokers ?? 1); id++) {
       brokers.push(
