@@ -15,7 +15,7 @@ import {
   topicsElectLeaders,
   topicsList,
 } from './commands/topics.js'
-import type { CommandHandlers } from './program.js'
+import type { CommandHandlers } from './command-types.js'
 
 export const handlers: CommandHandlers = {
   dev: runDev,

@@ -5,7 +5,20 @@
  * `error: <CODE>: <message>` for failures (no stack trace for operating errors).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
-import type { GroupsResetArgs } from './commands/groups.js'
+import type {
+  CommandContext,
+  CommandHandlers,
+  ConsumeArgs,
+  DevArgs,
+  GroupsResetArgs,
+  ProduceArgs,
+  Result,
+  TopicsAlterArgs,
+  TopicsCreateArgs,
+  TopicsDeleteRecordsArgs,
+  TopicsDescribeArgs,
+  TopicsElectLeadersArgs,
+} from './command-types.js'
 import { UsageError, formatError, type CliIo } from './output.js'
 import {
   DEFAULT_BOOTSTRAP,
@@ -22,81 +35,7 @@ import {
   type CompressionOption,
 } from './parse.js'
 
-export interface CommandContext {
-  readonly bootstrap: string[]
-  readonly json: boolean
-  readonly io: CliIo
-}
-
-export interface DevArgs {
-  brokers: number
-  dataDir: string
-  port: number
-  metadataPort: number
-  logLevel?: string
-  metadata?: 'embedded' | 'zookeeper'
-}
-export interface TopicsCreateArgs {
-  partitions?: number
-  replicationFactor?: number
-  config: Record<string, string>
-}
-export interface TopicsDescribeArgs {
-  configs?: boolean
-  underReplicated?: boolean
-}
-export interface TopicsElectLeadersArgs {
-  partition?: number
-  unclean?: boolean
-}
-export interface TopicsAlterArgs {
-  config: Record<string, string>
-  deleteConfig: string[]
-}
-export interface TopicsDeleteRecordsArgs {
-  partition: number
-  beforeOffset: bigint | 'high-watermark'
-}
-export interface ProduceArgs {
-  keySeparator?: string
-  partition?: number
-  acks: AcksOption
-  compression: CompressionOption
-}
-export interface ConsumeArgs {
-  partition?: number
-  fromBeginning: boolean
-  offset?: bigint
-  fromTimestamp?: bigint
-  maxMessages?: number
-  follow: boolean
-  printKey: boolean
-  printOffset: boolean
-}
-
-/** A handler resolves with the exit code (undefined = 0) or throws. */
-type Result = Promise<number | undefined>
-
-export interface CommandHandlers {
-  dev(args: DevArgs, io: CliIo): Result
-  topicsCreate(ctx: CommandContext, name: string, args: TopicsCreateArgs): Result
-  topicsList(ctx: CommandContext): Result
-  topicsDescribe(ctx: CommandContext, name: string | undefined, args?: TopicsDescribeArgs): Result
-  topicsAlter(ctx: CommandContext, name: string, args: TopicsAlterArgs): Result
-  topicsDeleteRecords(ctx: CommandContext, name: string, args: TopicsDeleteRecordsArgs): Result
-  topicsDelete(ctx: CommandContext, name: string): Result
-  topicsAddPartitions(ctx: CommandContext, name: string, count: number): Result
-  topicsElectLeaders(ctx: CommandContext, name: string | undefined, args: TopicsElectLeadersArgs): Result
-  produce(ctx: CommandContext, topic: string, args: ProduceArgs): Result
-  consume(ctx: CommandContext, topic: string, args: ConsumeArgs): Result
-  clusterDescribe(ctx: CommandContext): Result
-  groupsList(ctx: CommandContext): Result
-  groupsDescribe(ctx: CommandContext, group: string): Result
-  groupsResetOffsets(ctx: CommandContext, group: string, args: GroupsResetArgs): Result
-  groupsDelete(ctx: CommandContext, group: string): Result
-  /** `sluice broker|metadata [flags]`: the flags go to the server untouched. */
-  server(role: 'broker' | 'metadata', flags: string[]): Result
-}
+export type { CommandContext, CommandHandlers } from './command-types.js'
 
 export function buildProgram(io: CliIo, handlers: CommandHandlers, setExitCode: (code: number) => void): Command {
   const program = new Command('sluice')

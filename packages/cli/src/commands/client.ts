@@ -5,7 +5,7 @@
  * retry metadata lookups until their deadline.
  */
 import { connect, SluiceError, type SluiceClient } from '@sluice/client'
-import type { CommandContext, TopicsCreateArgs } from '../program.js'
+import type { CommandContext, TopicsCreateArgs } from '../command-types.js'
 import { toJson } from '../output.js'
 import type { ClusterView, TopicView } from './views.js'
 

@@ -1,7 +1,7 @@
 import type { Consumer, ConsumerMessage, SeekOffset, TopicPartition } from '@sluice/client'
 import { describe, expect, it } from 'vitest'
 import { testIo } from '../test-io.js'
-import type { ConsumeArgs } from '../program.js'
+import type { ConsumeArgs } from '../command-types.js'
 import { consumeLoop, formatMessage, startOffset } from './consume.js'
 
 function msg(partition: number, offset: bigint, key: string | null, value: string | null): ConsumerMessage {

@@ -7,7 +7,7 @@
  */
 import type { Consumer, ConsumerMessage, SeekOffset, TopicPartition } from '@sluice/client'
 import { toJson, write, type CliIo } from '../output.js'
-import type { CommandContext, ConsumeArgs } from '../program.js'
+import type { CommandContext, ConsumeArgs } from '../command-types.js'
 import { assertTopicExists, withClient } from './client.js'
 
 export type ConsumeFormat = Pick<ConsumeArgs, 'printKey' | 'printOffset'> & { json: boolean }

@@ -2,14 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { GroupDescription } from '@sluice/client'
 import { runCli, type CommandHandlers } from '../program.js'
 import { testIo } from '../test-io.js'
-import {
-  describeView,
-  renderGroupDescription,
-  renderGroupList,
-  renderResetPlan,
-  resetSpec,
-  type GroupsResetArgs,
-} from './groups.js'
+import { describeView, renderGroupDescription, renderGroupList, renderResetPlan, resetSpec } from './groups.js'
+import type { GroupsResetArgs } from '../command-types.js'
 
 const desc: GroupDescription = {
   groupId: 'billing',

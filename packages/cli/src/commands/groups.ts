@@ -8,19 +8,9 @@
  */
 import { SluiceError, type GroupDescription, type ResetSpec, type SluiceClient } from '@sluice/client'
 import { UsageError } from '../output.js'
-import type { CommandContext } from '../program.js'
+import type { CommandContext, GroupsResetArgs } from '../command-types.js'
 import { renderTable } from '../table.js'
 import { oneItem, print, withClient } from './client.js'
-
-export interface GroupsResetArgs {
-  topic: string
-  toEarliest?: boolean
-  toLatest?: boolean
-  toOffset?: bigint
-  toTimestamp?: bigint
-  shiftBy?: bigint
-  execute: boolean
-}
 
 export interface GroupListView {
   readonly groupId: string

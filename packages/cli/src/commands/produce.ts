@@ -8,7 +8,7 @@
 import type { Producer, ProducerRecord } from '@sluice/client'
 import { readLines, splitKey } from '../line-reader.js'
 import { formatError, type CliIo } from '../output.js'
-import type { CommandContext, ProduceArgs } from '../program.js'
+import type { CommandContext, ProduceArgs } from '../command-types.js'
 import { assertTopicExists, withClient } from './client.js'
 
 const CHUNK_RECORDS = 1000

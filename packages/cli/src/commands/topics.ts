@@ -16,7 +16,7 @@ import type {
   TopicsDeleteRecordsArgs,
   TopicsDescribeArgs,
   TopicsElectLeadersArgs,
-} from '../program.js'
+} from '../command-types.js'
 import { renderCluster, renderPartitions, renderTopicList, underReplicated } from './views.js'
 import * as admin from './client.js'
 import { oneItem, print } from './client.js'

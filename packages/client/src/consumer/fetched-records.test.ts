@@ -1,6 +1,7 @@
 import { CONTROL_MASK, OFF_ATTRIBUTES, encodeRecordBatch, type RecordInput } from '@sluice/protocol'
 import { describe, expect, it } from 'vitest'
-import { scanFetched, takeBuffered, type FetchedRecords } from './fetched-records.js'
+import { scanFetched, takeBuffered } from './fetched-records.js'
+import type { FetchedRecords } from './subscription.js'
 import { SubscriptionState, type PartitionState } from './subscription.js'
 
 function batch(baseOffset: number, values: string[], options: { control?: boolean } = {}): Buffer {

@@ -20,18 +20,7 @@
 import { CONTROL_MASK, SluiceError, frameBatchAt, walkBatch } from '@sluice/protocol'
 import type { BatchHeader, RecordHeader, RecordSink } from '@sluice/protocol'
 import type { ConsumerBatch, ConsumerMessage } from './consumer-types.js'
-import type { PartitionState } from './subscription.js'
-
-/** One fetch response's complete batches for one partition, not decoded yet. */
-export interface FetchedRecords {
-  /** Whole batches only (a trailing partial batch is cut off). */
-  records: Buffer
-  /** The headers of `records`' batches, in order, read when the response arrived. */
-  batches: BatchHeader[]
-  /** The fetch offset: records below it are dropped (a response starts at a batch boundary). */
-  fromOffset: bigint
-  highWatermark: bigint
-}
+import type { FetchedRecords, PartitionState } from './subscription.js'
 
 export interface ScanResult {
   /** Bytes of complete batches from the start. */

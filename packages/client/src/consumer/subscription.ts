@@ -13,9 +13,22 @@
  *   ahead of delivery while the consumer's buffered bytes stay under maxBufferedBytes.
  * Single-threaded (event loop); `notify()` wakes everything waiting on `changed()`.
  */
-import { SluiceError } from '@sluice/protocol'
+import { SluiceError, type BatchHeader } from '@sluice/protocol'
 import type { ConsumerMessage, SeekOffset } from './consumer-types.js'
-import type { FetchedRecords } from './fetched-records.js'
+
+/**
+ * One fetch response's complete batches for one partition, not decoded yet (scanned and
+ * delivered by fetched-records.ts).
+ */
+export interface FetchedRecords {
+  /** Whole batches only (a trailing partial batch is cut off). */
+  records: Buffer
+  /** The headers of `records`' batches, in order, read when the response arrived. */
+  batches: BatchHeader[]
+  /** The fetch offset: records below it are dropped (a response starts at a batch boundary). */
+  fromOffset: bigint
+  highWatermark: bigint
+}
 
 export interface PartitionState {
   readonly topic: string

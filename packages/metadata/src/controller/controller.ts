@@ -104,7 +104,7 @@ export class Controller {
   private readonly clock: Clock
   private stopping = false
   readonly producerIds: ProducerIdAllocator
-  readonly preferredLeaders: PreferredLeaderBalancer
+  readonly preferredLeaders: PreferredLeaderBalancer<StateChange>
 
   private constructor(readonly options: ControllerOptions) {
     this.log = options.logger

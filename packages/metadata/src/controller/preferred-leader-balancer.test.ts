@@ -1,20 +1,24 @@
 import { describe, expect, it } from 'vitest'
 import { ManualClock } from '@sluice/protocol'
-import type { Controller } from './controller.js'
-import { PreferredLeaderBalancer } from './preferred-leader-balancer.js'
+import { PreferredLeaderBalancer, type PreferredLeaderHost } from './preferred-leader-balancer.js'
 
 /** A controller with no topics that counts the passes it is asked to run. */
-function fakeController(): { ctl: Controller; passes: () => number } {
+function fakeController(): { ctl: PreferredLeaderHost<unknown>; passes: () => number } {
   let n = 0
-  const ctl = {
-    serial: async (job: () => Promise<void>) => {
+  const ctl: PreferredLeaderHost<unknown> = {
+    serial: async <T>(job: () => Promise<T>): Promise<T> => {
       n++
-      await job()
+      return await job()
     },
     view: { topics: new Map() },
-    log: { warn: () => {} },
+    log: { info: () => {}, warn: () => {} },
+    electionContext: () => {
+      throw new Error('no topics: never asked')
+    },
+    partitionChange: () => undefined,
+    commit: async () => {},
   }
-  return { ctl: ctl as unknown as Controller, passes: () => n }
+  return { ctl, passes: () => n }
 }
 
 describe('PreferredLeaderBalancer', () => {

@@ -6,18 +6,32 @@
  * every partition where it is live, in sync and not leading, in one commit (one delta to the
  * brokers). One timer at most, and only while a pass is due.
  */
+import type { Logger } from 'pino'
 import { systemClock, type Clock, type Timer } from '@sluice/protocol'
-import type { Controller } from './controller.js'
+import type { ClusterView, TopicState } from './cluster-view.js'
 import type { PartitionStateRecord } from './layout.js'
-import { electPreferred } from './partition-election.js'
+import { electPreferred, type ElectionContext } from './partition-election.js'
 
-export class PreferredLeaderBalancer {
+/**
+ * What a pass needs of the controller (controller.ts is the one host): its view of the cluster,
+ * its serial queue and its commit path. `C` is the controller's state change, opaque here.
+ */
+export interface PreferredLeaderHost<C> {
+  readonly view: Pick<ClusterView, 'topics'>
+  readonly log: Pick<Logger, 'info' | 'warn'>
+  serial<T>(job: () => Promise<T>): Promise<T>
+  electionContext(topic: string): ElectionContext
+  partitionChange(next: (t: TopicState, p: number) => PartitionStateRecord | undefined): C
+  commit(change: C): Promise<void>
+}
+
+export class PreferredLeaderBalancer<C> {
   private timer: Timer | undefined
   private stopped = false
 
   /** `delayMs` < 0 disables the automatic election (ElectLeaders still works). */
   constructor(
-    private readonly ctl: Controller,
+    private readonly ctl: PreferredLeaderHost<C>,
     private readonly delayMs: number,
     private readonly clock: Clock = systemClock,
   ) {}
