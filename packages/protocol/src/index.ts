@@ -30,3 +30,4 @@ export {
   type Subscription,
   type MemberAssignment,
 } from './group/consumer-protocol.js'
+export * as kafka from './kafka/index.js'

@@ -1,0 +1,15 @@
+export { KafkaWireError } from './kafka-wire-error.js'
+export { KafkaWriter } from './kafka-writer.js'
+export { KafkaReader } from './kafka-reader.js'
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  KafkaFrameSplitter,
+  type KafkaRequestHeader,
+  type RequestHeaderVersion,
+  type ResponseHeaderVersion,
+  readRequestHeader,
+  readResponseHeader,
+  splitKafkaFrames,
+  writeRequestHeader,
+  writeResponseHeader,
+} from './kafka-frame.js'

@@ -1,0 +1,211 @@
+import { SluiceError } from '../errors.js'
+
+/** Raw byte runs at least this long are kept as their own chunk instead of being copied in. */
+const PASS_THROUGH_BYTES = 1024
+
+const utf8 = new TextEncoder()
+
+/**
+ * Builds one Kafka message body. Small fields go into a growable buffer; large raw byte runs
+ * (record batches) are appended as separate chunks so they are never copied. `toChunks()` hands
+ * the pieces to a socket's writev; `toFrame()` puts the int32 size prefix in front.
+ */
+export class KafkaWriter {
+  private readonly chunks: Buffer[] = []
+  private chunkBytes = 0
+  private buf: Buffer
+  private pos = 0
+
+  constructor(initialSize = 256) {
+    this.buf = Buffer.allocUnsafe(Math.max(16, initialSize))
+  }
+
+  /** The number of bytes written so far. */
+  get length(): number {
+    return this.chunkBytes + this.pos
+  }
+
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n))
+    this.buf.copy(next, 0, 0, this.pos)
+    this.buf = next
+  }
+
+  int8(v: number): this {
+    this.ensure(1)
+    this.pos = this.buf.writeInt8(v, this.pos)
+    return this
+  }
+
+  int16(v: number): this {
+    this.ensure(2)
+    this.pos = this.buf.writeInt16BE(v, this.pos)
+    return this
+  }
+
+  int32(v: number): this {
+    this.ensure(4)
+    this.pos = this.buf.writeInt32BE(v, this.pos)
+    return this
+  }
+
+  uint32(v: number): this {
+    this.ensure(4)
+    this.pos = this.buf.writeUInt32BE(v, this.pos)
+    return this
+  }
+
+  int64(v: bigint): this {
+    this.ensure(8)
+    this.pos = this.buf.writeBigInt64BE(v, this.pos)
+    return this
+  }
+
+  float64(v: number): this {
+    this.ensure(8)
+    this.pos = this.buf.writeDoubleBE(v, this.pos)
+    return this
+  }
+
+  boolean(v: boolean): this {
+    return this.int8(v ? 1 : 0)
+  }
+
+  /** An unsigned varint (KIP-482 compact lengths and tags): 0 .. 2^32-1. */
+  uvarint(v: number): this {
+    if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) {
+      throw new SluiceError('INVALID_ARGUMENT', `unsigned varint out of range: ${v}`)
+    }
+    this.ensure(5)
+    while (v > 0x7f) {
+      this.buf[this.pos++] = (v & 0x7f) | 0x80
+      v = Math.floor(v / 128)
+    }
+    this.buf[this.pos++] = v
+    return this
+  }
+
+  /** A zig-zag varint (the signed int32 varints inside records). */
+  varint(v: number): this {
+    if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) {
+      throw new SluiceError('INVALID_ARGUMENT', `varint out of int32 range: ${v}`)
+    }
+    return this.uvarint(((v << 1) ^ (v >> 31)) >>> 0)
+  }
+
+  /** A zig-zag varlong (signed int64). */
+  varlong(v: bigint): this {
+    let u = BigInt.asUintN(64, (v << 1n) ^ (v >> 63n))
+    this.ensure(10)
+    while (u > 0x7fn) {
+      this.buf[this.pos++] = Number(u & 0x7fn) | 0x80
+      u >>= 7n
+    }
+    this.buf[this.pos++] = Number(u)
+    return this
+  }
+
+  uuid(v: Uint8Array): this {
+    if (v.length !== 16) throw new SluiceError('INVALID_ARGUMENT', `a UUID has 16 bytes, not ${v.length}`)
+    return this.copyIn(v)
+  }
+
+  /** A classic string: int16 byte length (-1 for null), then UTF-8. */
+  string(v: string | null): this {
+    if (v === null) return this.int16(-1)
+    const bytes = utf8.encode(v)
+    if (bytes.length > 0x7fff) throw new SluiceError('INVALID_ARGUMENT', `string too long: ${bytes.length} bytes`)
+    return this.int16(bytes.length).copyIn(bytes)
+  }
+
+  /** A compact string: unsigned varint of length + 1 (0 for null), then UTF-8. */
+  compactString(v: string | null): this {
+    if (v === null) return this.uvarint(0)
+    const bytes = utf8.encode(v)
+    return this.uvarint(bytes.length + 1).copyIn(bytes)
+  }
+
+  /** Classic bytes: int32 length (-1 for null), then the bytes. */
+  bytes(v: Uint8Array | null): this {
+    if (v === null) return this.int32(-1)
+    return this.int32(v.length).raw(v)
+  }
+
+  compactBytes(v: Uint8Array | null): this {
+    if (v === null) return this.uvarint(0)
+    return this.uvarint(v.length + 1).raw(v)
+  }
+
+  /** A classic array: int32 count (-1 for null), then each item written by `item`. */
+  array<T>(items: readonly T[] | null, item: (w: this, v: T) => void): this {
+    if (items === null) return this.int32(-1)
+    this.int32(items.length)
+    for (const v of items) item(this, v)
+    return this
+  }
+
+  /** A compact array: unsigned varint of count + 1 (0 for null), then each item. */
+  compactArray<T>(items: readonly T[] | null, item: (w: this, v: T) => void): this {
+    if (items === null) return this.uvarint(0)
+    this.uvarint(items.length + 1)
+    for (const v of items) item(this, v)
+    return this
+  }
+
+  /**
+   * A tagged-field section: count, then per field tag, size and bytes, tags in increasing order
+   * (Kafka rejects a section whose tags are out of order or repeated).
+   */
+  taggedFields(fields?: ReadonlyMap<number, Uint8Array>): this {
+    if (fields === undefined || fields.size === 0) return this.uvarint(0)
+    const tags = [...fields.keys()].sort((a, b) => a - b)
+    this.uvarint(tags.length)
+    for (const tag of tags) {
+      const value = fields.get(tag)!
+      this.uvarint(tag).uvarint(value.length).raw(value)
+    }
+    return this
+  }
+
+  /** Bytes passed through as they are; long runs (record batches) become their own chunk, uncopied. */
+  raw(v: Uint8Array): this {
+    if (v.length < PASS_THROUGH_BYTES) return this.copyIn(v)
+    if (this.pos > 0) {
+      this.chunks.push(this.buf.subarray(0, this.pos))
+      this.chunkBytes += this.pos
+      // The pushed chunk keeps the old buffer; later fields go into a fresh one.
+      this.buf = Buffer.allocUnsafe(this.buf.length)
+      this.pos = 0
+    }
+    this.chunks.push(Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.length))
+    this.chunkBytes += v.length
+    return this
+  }
+
+  private copyIn(v: Uint8Array): this {
+    this.ensure(v.length)
+    this.buf.set(v, this.pos)
+    this.pos += v.length
+    return this
+  }
+
+  /** The body as chunks, in order, for writev; nothing is copied. */
+  toChunks(): Buffer[] {
+    return this.pos > 0 ? [...this.chunks, this.buf.subarray(0, this.pos)] : [...this.chunks]
+  }
+
+  /** The body as one buffer (copies only when there is more than one chunk). */
+  toBuffer(): Buffer {
+    const chunks = this.toChunks()
+    if (chunks.length === 1) return chunks[0]!
+    return Buffer.concat(chunks, this.length)
+  }
+
+  /** The body behind its int32 size prefix, as chunks for writev. */
+  toFrame(): Buffer[] {
+    const size = Buffer.allocUnsafe(4)
+    size.writeInt32BE(this.length, 0)
+    return [size, ...this.toChunks()]
+  }
+}
