@@ -275,6 +275,16 @@ describe('hostile input', () => {
     expectWireError(() => reader(b('00000000000000')).int64())
     expectWireError(() => reader(b('00')).uuid())
   })
+  it('a start offset outside the buffer is rejected', () => {
+    expectWireError(() => new KafkaReader(b('00'), 2))
+    expectWireError(() => new KafkaReader(b('00'), -1))
+    expect(new KafkaReader(b('00'), 1).remaining).toBe(0)
+  })
+  it('lone surrogates are written as the 3-byte replacement character, with a matching length', () => {
+    const buf = written((w) => w.string('\ud800'))
+    expect(buf.toString('hex')).toBe('0003efbfbd')
+    expect(reader(buf).string()).toBe('\ufffd')
+  })
   it('negative lengths other than -1 are rejected', () => {
     expectWireError(() => reader(b('fffe')).string())
     expectWireError(() => reader(b('fffffffe')).bytes())

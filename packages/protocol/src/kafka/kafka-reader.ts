@@ -15,6 +15,9 @@ export class KafkaReader {
     private readonly buf: Buffer,
     offset = 0,
   ) {
+    if (!Number.isInteger(offset) || offset < 0 || offset > buf.length) {
+      throw new KafkaWireError(`start offset outside the ${buf.length}-byte buffer`, offset)
+    }
     this.pos = offset
   }
 

@@ -3,8 +3,6 @@ import { SluiceError } from '../errors.js'
 /** Raw byte runs at least this long are kept as their own chunk instead of being copied in. */
 const PASS_THROUGH_BYTES = 1024
 
-const utf8 = new TextEncoder()
-
 /**
  * Builds one Kafka message body. Small fields go into a growable buffer; large raw byte runs
  * (record batches) are appended as separate chunks so they are never copied. `toChunks()` hands
@@ -114,16 +112,16 @@ export class KafkaWriter {
   /** A classic string: int16 byte length (-1 for null), then UTF-8. */
   string(v: string | null): this {
     if (v === null) return this.int16(-1)
-    const bytes = utf8.encode(v)
-    if (bytes.length > 0x7fff) throw new SluiceError('INVALID_ARGUMENT', `string too long: ${bytes.length} bytes`)
-    return this.int16(bytes.length).copyIn(bytes)
+    const n = Buffer.byteLength(v, 'utf8')
+    if (n > 0x7fff) throw new SluiceError('INVALID_ARGUMENT', `string too long: ${n} bytes`)
+    return this.int16(n).utf8(v, n)
   }
 
   /** A compact string: unsigned varint of length + 1 (0 for null), then UTF-8. */
   compactString(v: string | null): this {
     if (v === null) return this.uvarint(0)
-    const bytes = utf8.encode(v)
-    return this.uvarint(bytes.length + 1).copyIn(bytes)
+    const n = Buffer.byteLength(v, 'utf8')
+    return this.uvarint(n + 1).utf8(v, n)
   }
 
   /** Classic bytes: int32 length (-1 for null), then the bytes. */
@@ -180,6 +178,13 @@ export class KafkaWriter {
     }
     this.chunks.push(Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.length))
     this.chunkBytes += v.length
+    return this
+  }
+
+  /** Encodes straight into the buffer: no intermediate array per string. */
+  private utf8(v: string, n: number): this {
+    this.ensure(n)
+    this.pos += this.buf.write(v, this.pos, n, 'utf8')
     return this
   }
 
