@@ -25,7 +25,14 @@ import {
   type BatchSpan,
   type wire,
 } from '@sluice/protocol'
-import { errorFields, errorFieldsFrom, leaderReplica, NO_ERROR, type BrokerContext } from './context.js'
+import {
+  errorFields,
+  errorFieldsFrom,
+  leaderReplica,
+  NO_ERROR,
+  type BrokerContext,
+  type ErrorFields,
+} from './context.js'
 
 const VALID_ACKS = new Set([-1, 0, 1])
 /** acks=-1 waits this long when the request names no timeout. */
@@ -63,8 +70,7 @@ async function producePartition(
   const partition = data.partition
   try {
     const replica = leaderReplica(ctx, topic, partition)
-    if ('error_code' in replica)
-      return { partition, ...replica, base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
+    if ('error_code' in replica) return failedWith(partition, replica)
     const config = ctx.cache.topicConfig(topic)
     let spans = validateBatches(data.records)
     for (const span of spans) {
@@ -105,8 +111,7 @@ async function producePartition(
       log_start_offset: toInt64String(replica.logStartOffset),
     }
   } catch (err) {
-    const f = errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Produce' })
-    return { partition, ...f, base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
+    return failedWith(partition, errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Produce' }))
   }
 }
 
@@ -115,13 +120,12 @@ function failed(
   code: Parameters<typeof errorFields>[0],
   message: string,
 ): wire.PartitionProduceResponse {
-  return {
-    partition,
-    ...errorFields(code, message),
-    base_offset: '-1',
-    log_append_time_ms: '-1',
-    log_start_offset: '-1',
-  }
+  return failedWith(partition, errorFields(code, message))
+}
+
+/** A partition's answer that appended nothing. */
+function failedWith(partition: number, f: ErrorFields): wire.PartitionProduceResponse {
+  return { partition, ...f, base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
 }
 
 /**

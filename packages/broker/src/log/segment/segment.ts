@@ -348,16 +348,7 @@ export class Segment {
     // The files hold a prefix of the entries: cut them only where they now hold dropped ones.
     this.persistedOffsetEntries = Math.min(this.persistedOffsetEntries, active.offsetIndex.length)
     this.persistedTimeEntries = Math.min(this.persistedTimeEntries, active.timeIndex.length)
-    await this.cache.use(
-      this.paths.index,
-      (fh) => fh.truncate(this.persistedOffsetEntries * OFFSET_INDEX_ENTRY_BYTES),
-      { create: true },
-    )
-    await this.cache.use(
-      this.paths.timeIndex,
-      (fh) => fh.truncate(this.persistedTimeEntries * TIME_INDEX_ENTRY_BYTES),
-      { create: true },
-    )
+    await this.truncateIndexFilesToPersisted()
     this.offsetIndexEntries = active.offsetIndex.length
     this.timeIndexEntries = active.timeIndex.length
     this.sizeBytes = position
@@ -474,15 +465,23 @@ export class Segment {
    */
   async discardUnpublished(): Promise<void> {
     await this.cache.use(this.paths.log, (fh) => fh.truncate(this.sizeBytes), { create: true })
+    await this.truncateIndexFilesToPersisted()
+  }
+  /** Cuts the index files to the entries persisted so far (the files hold a prefix of them). */
+  private async truncateIndexFilesToPersisted(): Promise<void> {
     await this.cache.use(
       this.paths.index,
       (fh) => fh.truncate(this.persistedOffsetEntries * OFFSET_INDEX_ENTRY_BYTES),
-      { create: true },
+      {
+        create: true,
+      },
     )
     await this.cache.use(
       this.paths.timeIndex,
       (fh) => fh.truncate(this.persistedTimeEntries * TIME_INDEX_ENTRY_BYTES),
-      { create: true },
+      {
+        create: true,
+      },
     )
   }
 
