@@ -13,3 +13,5 @@ export {
   writeRequestHeader,
   writeResponseHeader,
 } from './kafka-frame.js'
+export type { KafkaApiCodec } from './kafka-api-codec.js'
+export * from './messages/index.js'
