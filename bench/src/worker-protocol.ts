@@ -23,7 +23,12 @@ export interface ProducerTuning {
   bufferBytes: number
 }
 
+/** Which client a worker drives: the SDK over gRPC, or kafkajs over the Kafka listener. */
+export type BenchClient = 'sluice' | 'kafkajs'
+
 export interface ProducerWorkerConfig {
+  /** Default 'sluice'; with 'kafkajs', bootstrap lists the brokers' Kafka endpoints. */
+  client?: BenchClient
   bootstrap: string[]
   topic: string
   partitions: number
@@ -59,6 +64,7 @@ export interface ProducerWorkerResult {
 }
 
 export interface ConsumerWorkerConfig {
+  client?: BenchClient
   bootstrap: string[]
   topic: string
   recordBytes: number
@@ -120,7 +126,8 @@ export function startWorker<R>(
   config: object,
   nodeFlags: readonly string[] = [],
 ): RunningWorker<R> {
-  const script = path.join(workersDir, `${kind}-worker.js`)
+  const client = (config as { client?: BenchClient }).client ?? 'sluice'
+  const script = path.join(workersDir, `${client === 'kafkajs' ? 'kafkajs-' : ''}${kind}-worker.js`)
   const child = spawn(process.execPath, [...CLIENT_NODE_FLAGS, ...nodeFlags, script, JSON.stringify(config)], {
     stdio: ['pipe', 'pipe', 'pipe'],
   })
