@@ -11,8 +11,12 @@
  *
  * Bad input closes the connection, as Kafka does: a frame size out of range, an undecodable
  * header or body, an unknown api key, an unsupported version (ApiVersions excepted: it gets a v0
- * answer with UNSUPPORTED_VERSION and the supported list), and a handler that throws or returns
- * an answer that does not encode. Nothing here throws out of a socket callback.
+ * answer with UNSUPPORTED_VERSION and the supported list). Nothing after the bad frame is read,
+ * but the requests before it are still answered, as a Kafka broker (which reads one request at a
+ * time) would have answered them before reading the bad one; then the socket ends, or is
+ * destroyed after DRAIN_TIMEOUT_MS. A handler that throws, or returns an answer that does not
+ * encode, is a bug: the connection is destroyed at once. Nothing here throws out of a socket
+ * callback.
  */
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
@@ -22,6 +26,9 @@ import { apiVersionsResponse } from './api-versions-handler.js'
 import { ApiVersionsApi } from './codec-stand-in.js'
 import type { KafkaListenerInfo, KafkaRequestContext } from './kafka-api-handler.js'
 import type { KafkaApiEntry, KafkaApiTable } from './kafka-api-table.js'
+
+/** How long a connection refused for bad input may take to answer the requests before it. */
+const DRAIN_TIMEOUT_MS = 5000
 
 export interface KafkaConnectionOptions {
   readonly socket: Socket
@@ -54,10 +61,17 @@ export class KafkaConnection {
   private frameHead = 0
   /** Dispatched requests in arrival order; the head is the next answer to write. */
   private readonly answers: AnswerSlot[] = []
-  private closed = false
+  private ended = false
+  /** Set once a bad frame arrived: nothing more is read, and the socket ends once answered. */
+  private draining = false
   private paused = false
   /** Set while pump() runs, so an answer settled during a dispatch does not pump recursively. */
   private pumping = false
+  private onSocketClosed!: () => void
+  /** Resolves once the socket has closed (and onClosed has run). */
+  readonly closed: Promise<void> = new Promise((resolve) => {
+    this.onSocketClosed = resolve
+  })
 
   constructor(private readonly options: KafkaConnectionOptions) {
     this.socket = options.socket
@@ -82,17 +96,18 @@ export class KafkaConnection {
       this.options.logger.debug({ err, connection: this.id }, 'kafka connection error')
     })
     this.socket.once('close', () => {
-      this.closed = true
+      this.ended = true
       this.abort.abort()
       this.frames = []
       this.options.onClosed()
+      this.onSocketClosed()
     })
   }
 
   /** Closes at once: in-flight handlers see their signal aborted, unwritten answers are dropped. */
   close(): void {
-    if (this.closed) return
-    this.closed = true
+    if (this.ended) return
+    this.ended = true
     this.abort.abort()
     this.socket.destroy()
   }
@@ -108,15 +123,15 @@ export class KafkaConnection {
   }
 
   private onData(chunk: Buffer): void {
-    if (this.closed) return
-    let frames: Buffer[]
+    if (this.ended || this.draining) return
     try {
-      frames = this.splitter.push(chunk)
+      this.splitter.pushEach(chunk, (f) => this.frames.push(f))
     } catch (err) {
+      // The frames before the bad size are kept: pump() dispatches them, then the refusal ends the socket.
+      this.pump()
       this.refuse({}, `bad frame: ${(err as Error).message}`)
       return
     }
-    for (const f of frames) this.frames.push(f)
     this.pump()
   }
 
@@ -125,7 +140,7 @@ export class KafkaConnection {
     if (this.pumping) return
     this.pumping = true
     try {
-      while (!this.closed && this.frameHead < this.frames.length && this.hasRoom()) {
+      while (!this.ended && !this.draining && this.frameHead < this.frames.length && this.hasRoom()) {
         const frame = this.frames[this.frameHead]!
         this.frames[this.frameHead++] = EMPTY
         this.dispatch(frame)
@@ -133,7 +148,7 @@ export class KafkaConnection {
     } finally {
       this.pumping = false
     }
-    if (this.closed) return
+    if (this.ended || this.draining) return
     if (this.frameHead === this.frames.length) {
       this.frames = []
       this.frameHead = 0
@@ -196,7 +211,7 @@ export class KafkaConnection {
     answer.then(
       (res) =>
         this.guarded(() => {
-          if (this.closed) return
+          if (this.ended) return
           let chunks: Buffer[] | undefined
           try {
             chunks = res === undefined ? undefined : encodeAnswer(entry, header, res)
@@ -208,7 +223,7 @@ export class KafkaConnection {
         }),
       (err: unknown) =>
         this.guarded(() => {
-          if (this.closed) return
+          if (this.ended) return
           this.fail(entry, header, err, 'the handler failed')
         }),
     )
@@ -222,7 +237,7 @@ export class KafkaConnection {
 
   /** Writes every ready answer at the head of the queue, in one corked burst, then reads on. */
   private flush(): void {
-    if (this.closed) return
+    if (this.ended) return
     let corked = false
     while (this.answers.length > 0 && this.answers[0]!.done) {
       const { chunks } = this.answers.shift()!
@@ -234,6 +249,11 @@ export class KafkaConnection {
       for (const c of chunks) this.socket.write(c)
     }
     if (corked) this.socket.uncork()
+    if (this.draining) {
+      // end(), not destroy(): the answers just written must reach the client before the FIN.
+      if (this.answers.length === 0) this.socket.end()
+      return
+    }
     this.pump()
   }
 
@@ -253,11 +273,22 @@ export class KafkaConnection {
   }
 
   private refuse(details: Record<string, unknown>, reason: string): void {
+    if (this.draining) return
     this.options.onRefused(
       { connection: this.id, remote: this.socket.remoteAddress, ...details },
       `closing a Kafka connection: ${reason}`,
     )
-    this.close()
+    this.draining = true
+    this.frames = []
+    this.frameHead = 0
+    if (!this.paused) {
+      this.paused = true
+      this.socket.pause()
+    }
+    // A client that does not read its answers (or a handler that never finishes) cannot hold the
+    // connection open: the deadline destroys it.
+    setTimeout(() => this.close(), DRAIN_TIMEOUT_MS).unref()
+    this.flush()
   }
 }
 

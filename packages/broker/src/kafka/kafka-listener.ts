@@ -108,12 +108,14 @@ export async function startKafkaListener(options: KafkaListenerOptions): Promise
       return connections.size
     },
     stop: () => {
-      stopped ??= new Promise<void>((resolve) => {
+      stopped ??= (async () => {
         stopping = true
-        // close() stops accepting now and calls back once every connection has closed.
-        server.close(() => resolve())
-        for (const c of [...connections]) c.close()
-      })
+        // close() stops accepting now and calls back once the server has no connection left.
+        const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()))
+        const open = [...connections]
+        for (const c of open) c.close()
+        await Promise.all([serverClosed, ...open.map(async (c) => await c.closed)])
+      })()
       return stopped
     },
   }
