@@ -25,5 +25,5 @@ export type {
   KafkaListenerInfo,
   KafkaRequestContext,
 } from './kafka/kafka-api-handler.js'
-export type { KafkaApiCodec } from './kafka/codec-stand-in.js'
+export type { KafkaApiCodec } from './kafka/kafka-api-handler.js'
 export type { BrokerContext } from './server/context.js'

@@ -4,8 +4,7 @@
  * range intersected with its codec's), so it never names a version the listener would refuse.
  * Throttling and features are not used: throttle time 0, no supported or finalized features.
  */
-import { errorId } from '@sluice/protocol'
-import { ApiVersionsApi, type ApiVersionsRequest, type ApiVersionsResponse } from './codec-stand-in.js'
+import { errorId, kafka } from '@sluice/protocol'
 import type { KafkaApiHandler, KafkaApiVersionRange } from './kafka-api-handler.js'
 
 /**
@@ -16,7 +15,10 @@ import type { KafkaApiHandler, KafkaApiVersionRange } from './kafka-api-handler.
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/
 
 /** The answer listing `apis`, with `errorCode` (0, or UNSUPPORTED_VERSION for a too-new request). */
-export function apiVersionsResponse(apis: readonly KafkaApiVersionRange[], errorCode = 0): ApiVersionsResponse {
+export function apiVersionsResponse(
+  apis: readonly KafkaApiVersionRange[],
+  errorCode = 0,
+): kafka.ApiVersionsResponseInput {
   return {
     errorCode,
     apiKeys: apis.map((a) => ({ apiKey: a.apiKey, minVersion: a.minVersion, maxVersion: a.maxVersion })),
@@ -28,8 +30,8 @@ export function apiVersionsResponse(apis: readonly KafkaApiVersionRange[], error
   }
 }
 
-export const apiVersionsHandler: KafkaApiHandler<ApiVersionsRequest, ApiVersionsResponse> = {
-  codec: ApiVersionsApi,
+export const apiVersionsHandler: KafkaApiHandler<kafka.ApiVersionsRequest, kafka.ApiVersionsResponseInput> = {
+  codec: kafka.ApiVersionsApi,
   minVersion: 0,
   maxVersion: 3,
   async handle(req, version, ctx) {

@@ -6,7 +6,9 @@
  */
 import type { kafka } from '@sluice/protocol'
 import type { BrokerContext } from '../server/context.js'
-import type { KafkaApiCodec } from './codec-stand-in.js'
+
+/** A generated codec seen from a handler: it reads requests and writes the answers it is given. */
+export type KafkaApiCodec<Req, Res> = kafka.KafkaApiCodec<Req, unknown, Req, Res>
 
 /** One API and the versions this listener answers (what ApiVersions lists). */
 export interface KafkaApiVersionRange {

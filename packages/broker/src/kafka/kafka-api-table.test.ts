@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { kafka } from '@sluice/protocol'
 import { apiVersionsHandler } from './api-versions-handler.js'
-import type { KafkaApiCodec } from './codec-stand-in.js'
+import type { KafkaApiCodec } from './kafka-api-handler.js'
 import type { KafkaApiHandler } from './kafka-api-handler.js'
 import { KafkaApiTable } from './kafka-api-table.js'
 

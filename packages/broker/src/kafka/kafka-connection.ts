@@ -23,7 +23,6 @@ import type { Logger } from 'pino'
 import { errorId, kafka } from '@sluice/protocol'
 import type { BrokerContext } from '../server/context.js'
 import { apiVersionsResponse } from './api-versions-handler.js'
-import { ApiVersionsApi } from './codec-stand-in.js'
 import type { KafkaListenerInfo, KafkaRequestContext } from './kafka-api-handler.js'
 import type { KafkaApiEntry, KafkaApiTable } from './kafka-api-table.js'
 
@@ -178,7 +177,7 @@ export class KafkaConnection {
       )
       const w = new kafka.KafkaWriter()
       kafka.writeResponseHeader(w, 0, decoded.correlationId)
-      ApiVersionsApi.writeResponse(
+      kafka.ApiVersionsApi.writeResponse(
         w,
         0,
         apiVersionsResponse(this.options.listener.apis, errorId('UNSUPPORTED_VERSION')),
