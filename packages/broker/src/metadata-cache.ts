@@ -114,6 +114,15 @@ export class MetadataCache {
     return this.brokers.get(brokerId)
   }
 
+  /**
+   * Where Kafka clients reach a live broker's Kafka listener (what a Kafka Metadata answer lists),
+   * or undefined when the broker is not live or registered without one. Stand-in until brokers
+   * register their Kafka endpoints (the Kafka listener's part of the work): none is known yet.
+   */
+  kafkaEndpoint(_brokerId: number): { host: string; port: number } | undefined {
+    return undefined
+  }
+
   liveBrokers(): BrokerView[] {
     return [...this.brokers.values()].sort((a, b) => a.brokerId - b.brokerId)
   }
