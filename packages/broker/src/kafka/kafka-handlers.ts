@@ -1,10 +1,11 @@
 /**
  * The registry of Kafka API handlers: every API the listener answers is one entry here, and
- * nothing else (ApiVersions lists exactly these). Add a handler by appending it to the list.
+ * nothing else (ApiVersions lists exactly these). Add a handler by appending it to its list.
  */
 import { apiVersionsHandler } from './api-versions-handler.js'
+import { dataHandlers } from './handlers/data-handlers.js'
 import type { KafkaApiHandler } from './kafka-api-handler.js'
 
 export function kafkaHandlers(): readonly KafkaApiHandler<unknown, unknown>[] {
-  return [apiVersionsHandler]
+  return [apiVersionsHandler, ...dataHandlers] as readonly KafkaApiHandler<unknown, unknown>[]
 }
