@@ -28,6 +28,7 @@ import { LogMaintenance } from './log-maintenance.js'
 import { DelayedFetchPurgatory } from './server/delayed-fetch.js'
 import { startGrpcServer, type BrokerGrpcServer } from './server/grpc-server.js'
 import type { BrokerContext } from './server/context.js'
+import { closeForwarder } from './kafka/metadata-forwarder.js'
 import { BrokerAdmin } from './metrics/broker-admin.js'
 
 export interface BrokerOptions {
@@ -261,6 +262,8 @@ async function startBrokerServing(options: BrokerOptions, admin: BrokerAdmin | u
       purgatory.close()
       await server.stop()
       await session?.stop()
+      // The Kafka handlers' channels to the metadata service (opened on first use).
+      closeForwarder(context)
       await maintenance.stop()
       await replicas.close()
       await logManager.close()
