@@ -1,6 +1,7 @@
 /**
- * What the handlers answered by the metadata service share: the broker's forwarder with the
- * request's endpoints and cancellation, and the Kafka error code for a call that failed.
+ * What the handlers answered by the metadata service share: a call on the coordinator or the
+ * controller through the broker's forwarder, with the request's endpoints and cancellation
+ * (toCoordinator, toController), and the Kafka error code for a call that failed.
  *
  * A failed call is one of two things. The metadata service could not be reached or was not the
  * active controller (transport errors, NOT_CONTROLLER / NOT_COORDINATOR, METADATA_UNAVAILABLE):
