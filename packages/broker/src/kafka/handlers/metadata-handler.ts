@@ -18,6 +18,7 @@
 import { errorId, kafka, type wire } from '@sluice/protocol'
 import { handleMetadata } from '../../server/metadata-handler.js'
 import type { KafkaApiHandler, KafkaRequestContext } from '../kafka-api-handler.js'
+import { kafkaEndpointOf } from '../kafka-endpoints.js'
 import { kafkaErrorCode } from '../kafka-error-code.js'
 import { isZeroTopicId, kafkaTopicId } from '../topic-id.js'
 
@@ -100,7 +101,7 @@ function kafkaBrokers(
 ): kafka.MetadataResponseMetadataResponseBrokerInput[] {
   return brokers.flatMap((b) => {
     const nodeId = b.broker_id ?? -1
-    const endpoint = nodeId === ctx.listener.brokerId ? ctx.listener : ctx.broker.cache.kafkaEndpoint(nodeId)
+    const endpoint = kafkaEndpointOf(ctx, nodeId)
     if (endpoint === undefined) return []
     return [
       { nodeId, host: endpoint.host, port: endpoint.port, rack: b.rack === undefined || b.rack === '' ? null : b.rack },
