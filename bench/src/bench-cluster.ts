@@ -24,6 +24,8 @@ import { registerChild } from './children.js'
 export interface BenchCluster {
   readonly dataDir: string
   readonly bootstrap: string[]
+  /** The brokers' Kafka listeners (host:port), for the kafkajs workers. */
+  readonly kafkaBootstrap: string[]
   readonly admin: SluiceClient
   /** broker-<id> -> pid, plus 'metadata'. */
   readonly pids: Map<string, number>
@@ -47,6 +49,7 @@ export interface BenchCluster {
 interface Servers {
   dataDir: string
   bootstrap: string[]
+  kafkaBootstrap: string[]
   pids: Map<string, number>
   adminPorts: Map<string, number>
   stop(): Promise<void>
@@ -71,10 +74,19 @@ async function spawnServers(brokers: number): Promise<Servers> {
   return {
     dataDir: spawned.dataDir,
     bootstrap: spawned.bootstrap,
+    kafkaBootstrap: spawned.brokers.map((b) => b.kafkaEndpoint ?? ''),
     pids,
     adminPorts,
     stop: async () => await spawned.stop({ timeoutMs: 30_000 }),
   }
+}
+
+interface ProfiledBroker {
+  pid: number
+  endpoint: string
+  kafkaEndpoint: string
+  adminPort: number | undefined
+  stop: () => Promise<void>
 }
 
 /** A broker under `node --cpu-prof`; resolves once it printed LISTENING <port>. */
@@ -83,7 +95,7 @@ async function spawnProfiledBroker(
   dataDir: string,
   metadataEndpoint: string,
   profileDir: string,
-): Promise<{ pid: number; endpoint: string; adminPort: number | undefined; stop: () => Promise<void> }> {
+): Promise<ProfiledBroker> {
   await mkdir(dataDir, { recursive: true })
   const child = spawn(
     process.execPath,
@@ -114,11 +126,14 @@ async function spawnProfiledBroker(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   child.stderr!.resume()
   let adminPort: number | undefined
+  let kafkaPort = 0
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       // The admin port is printed before LISTENING.
       const admin = /^ADMIN_LISTENING (\d+)$/.exec(line.trim())
       if (admin !== null) adminPort = Number(admin[1])
+      const kafkaListening = /^KAFKA_LISTENING (\d+)$/.exec(line.trim())
+      if (kafkaListening !== null) kafkaPort = Number(kafkaListening[1])
       const m = /^LISTENING (\d+)$/.exec(line.trim())
       if (m !== null) resolve(Number(m[1]))
     })
@@ -127,6 +142,7 @@ async function spawnProfiledBroker(
   return {
     pid: child.pid!,
     endpoint: `127.0.0.1:${port}`,
+    kafkaEndpoint: `127.0.0.1:${kafkaPort}`,
     adminPort,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM')
@@ -140,7 +156,7 @@ async function spawnProfiledBroker(
 async function spawnProfiledServers(brokers: number, profileDir: string): Promise<Servers> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-bench-'))
   const metadata = await spawnMetadata({ dataDir: path.join(dataDir, 'metadata'), extraArgs: QUIET })
-  const started: Array<{ pid: number; endpoint: string; adminPort: number | undefined; stop: () => Promise<void> }> = []
+  const started: ProfiledBroker[] = []
   const stop = async (): Promise<void> => {
     await Promise.all(started.map(async (b) => await b.stop()))
     await metadata.stop({ timeoutMs: 30_000 })
@@ -162,7 +178,7 @@ async function spawnProfiledServers(brokers: number, profileDir: string): Promis
       pids.set(`broker-${i + 1}`, b.pid)
       if (b.adminPort !== undefined) adminPorts.set(`broker-${i + 1}`, b.adminPort)
     })
-    return { dataDir, bootstrap, pids, adminPorts, stop }
+    return { dataDir, bootstrap, kafkaBootstrap: started.map((b) => b.kafkaEndpoint), pids, adminPorts, stop }
   } catch (err) {
     await stop().catch(() => {})
     throw err
@@ -188,6 +204,7 @@ export async function startBenchCluster(options: { brokers: number; profileDir?:
   return {
     dataDir: servers.dataDir,
     bootstrap: servers.bootstrap,
+    kafkaBootstrap: servers.kafkaBootstrap,
     admin,
     pids,
     adminPorts,

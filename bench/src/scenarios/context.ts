@@ -93,7 +93,7 @@ export function producerConfig(
 ): ProducerWorkerConfig {
   const { tuning, ...rest } = over
   return {
-    bootstrap: cluster.bootstrap,
+    bootstrap: over.client === 'kafkajs' ? cluster.kafkaBootstrap : cluster.bootstrap,
     topic,
     partitions,
     recordBytes: 100,
@@ -114,7 +114,7 @@ export function consumerConfig(
   over: Partial<ConsumerWorkerConfig> = {},
 ): ConsumerWorkerConfig {
   return {
-    bootstrap: cluster.bootstrap,
+    bootstrap: over.client === 'kafkajs' ? cluster.kafkaBootstrap : cluster.bootstrap,
     topic,
     recordBytes: 100,
     from: 'beginning',
@@ -164,6 +164,18 @@ export function loadRow(id: string, title: string, setup: string, out: LoadOutco
   }
 }
 
+/**
+ * Broker CPU per MB moved: the summed CPU of the brokers over the window (ms of CPU per second)
+ * divided by MB/s, i.e. ms of broker CPU per MB. Compares the Kafka listener with gRPC (1k vs 1).
+ */
+export function brokerCpuMsPerMb(row: ScenarioRow): number | undefined {
+  if (row.mbPerSec === undefined || row.mbPerSec <= 0) return undefined
+  const brokerCpu = Object.entries(row.usage)
+    .filter(([k]) => k.startsWith('broker-'))
+    .reduce((sum, [, u]) => sum + u.cpuPercent, 0)
+  return Math.round(((brokerCpu * 10) / row.mbPerSec) * 10) / 10
+}
+
 export function logRow(ctx: BenchContext, row: ScenarioRow): void {
   const lat =
     row.latency === undefined
@@ -175,5 +187,7 @@ export function logRow(ctx: BenchContext, row: ScenarioRow): void {
   ctx.log(
     `  [${row.id}] ${row.title}: ${row.recordsPerSec?.toLocaleString('en-US') ?? '-'} rec/s, ${row.mbPerSec ?? '-'} MB/s${lat}; CPU ${cpu}`,
   )
+  const perMb = brokerCpuMsPerMb(row)
+  if (perMb !== undefined) ctx.log(`      broker CPU per MB: ${perMb} ms`)
   for (const n of row.notes) ctx.log(`      note: ${n}`)
 }

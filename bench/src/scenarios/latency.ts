@@ -14,7 +14,7 @@
 import type { BenchCluster } from '../bench-cluster.js'
 import type { ScenarioRow } from '../results.js'
 import { runLoad } from '../run-load.js'
-import type { ProducerTuning } from '../worker-protocol.js'
+import type { BenchClient, ProducerTuning } from '../worker-protocol.js'
 import { consumerConfig, loadRow, noteLoad, producerConfig, profileFlags, type BenchContext } from './context.js'
 
 export const LATENCY_RATE = 10_000
@@ -35,9 +35,11 @@ export async function runLatency(
   setup: string,
   durationMs = ctx.mode.latencyDurationMs,
   ratePerSec = LATENCY_RATE,
+  client: BenchClient = 'sluice',
 ): Promise<ScenarioRow> {
   const out = await runLoad(cluster, {
     producer: producerConfig(ctx, cluster, topic, 6, {
+      client,
       mode: 'rate',
       ratePerSec,
       warmupMs: ctx.mode.latencyWarmupMs,
@@ -45,6 +47,7 @@ export async function runLatency(
       tuning: LATENCY_TUNING,
     }),
     consumer: consumerConfig(cluster, topic, {
+      client,
       from: 'end',
       latency: true,
       warmupMs: ctx.mode.latencyWarmupMs,

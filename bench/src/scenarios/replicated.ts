@@ -6,7 +6,8 @@
  *      at 200 records/s (6/200: one record every 5 ms, so nothing queues: the latency of the
  *      produce -> replicate -> consume chain itself on this machine);
  *   9b replication durability with fsync on top (flush=fsync, acks=all), for comparison with
- *      9a (fsync alone, one broker) and 3 (replication alone).
+ *      9a (fsync alone, one broker) and 3 (replication alone);
+ *   6k scenario 6 with kafkajs 2.2.4 producing and consuming over the Kafka listener.
  * After each throughput run the followers' log bytes are compared with the leaders': while
  * replication is not built, followers hold nothing and the row says so.
  */
@@ -62,7 +63,7 @@ async function throughputRow(
 }
 
 export async function runReplicated(ctx: BenchContext): Promise<void> {
-  if (!['2', '3', '6', '9'].some((id) => wants(ctx, id))) return
+  if (!['2', '3', '6', '9', '6k'].some((id) => wants(ctx, id))) return
   ctx.log('three-broker cluster (1 metadata + 3 broker processes)')
   const cluster = await startBenchCluster({ brokers: 3, profileDir: ctx.profileDir })
   notePids(ctx, 'three-broker cluster:', cluster.pids)
@@ -121,6 +122,28 @@ export async function runReplicated(ctx: BenchContext): Promise<void> {
           'RF3 acks=all minISR2 6p',
           ctx.mode.latencyDurationMs,
           200,
+        ),
+      )
+    }
+    if (wants(ctx, '6k')) {
+      await cluster.createTopic({
+        name: 'bench-s6k',
+        partitions: 6,
+        replicationFactor: 3,
+        configs: { 'min.insync.replicas': '2' },
+      })
+      // kafkajs on both ends, over the Kafka listener: acks=-1, one request in flight.
+      add(
+        await runLatency(
+          ctx,
+          cluster,
+          'bench-s6k',
+          '6k',
+          'end-to-end latency @10k/s, kafkajs',
+          'RF3 acks=all minISR2 6p',
+          ctx.mode.latencyDurationMs,
+          undefined,
+          'kafkajs',
         ),
       )
     }

@@ -5,6 +5,8 @@
  *   5  a producer and a consumer at once (fresh topic, consumer from the beginning);
  *   7  record size sweep, 10 B .. 100 KiB (acks=1, 6 partitions);
  *   9a fsync durability: flush=fsync, acks=all: throughput, and latency at 10,000 records/s.
+ *   1k, 4k scenarios 1 and 4 with kafkajs 2.2.4 over the Kafka listener instead of the SDK over
+ *      gRPC (4k reads scenario 1's topic, so both consumers read the same batches).
  */
 import { startBenchCluster } from '../bench-cluster.js'
 import { runLoad } from '../run-load.js'
@@ -30,13 +32,13 @@ const SIZES: ReadonlyArray<[string, number]> = [
 ]
 
 export async function runSingleBroker(ctx: BenchContext): Promise<void> {
-  if (!['1', '4', '5', '7', '9'].some((id) => wants(ctx, id))) return
+  if (!['1', '4', '5', '7', '9', '1k', '4k'].some((id) => wants(ctx, id))) return
   ctx.log('single-broker cluster (1 metadata + 1 broker process)')
   const cluster = await startBenchCluster({ brokers: 1, profileDir: ctx.profileDir })
   notePids(ctx, 'single-broker cluster:', cluster.pids)
   try {
     let s1Total: number | undefined
-    if (wants(ctx, '1') || wants(ctx, '4')) {
+    if (wants(ctx, '1') || wants(ctx, '4') || wants(ctx, '4k')) {
       await cluster.createTopic({ name: 'bench-s1', partitions: 6, replicationFactor: 1 })
       const out = await runLoad(cluster, {
         producer: producerConfig(ctx, cluster, 'bench-s1', 6, { tuning: { acks: 1 } }),
@@ -59,6 +61,35 @@ export async function runSingleBroker(ctx: BenchContext): Promise<void> {
       const row = loadRow(
         '4',
         'consumer from beginning',
+        `${s1Total.toLocaleString('en-US')} records of 6p`,
+        out,
+        notes,
+      )
+      ctx.rows.push(row)
+      logRow(ctx, row)
+    }
+    if (wants(ctx, '1k')) {
+      await cluster.createTopic({ name: 'bench-s1k', partitions: 6, replicationFactor: 1 })
+      const out = await runLoad(cluster, {
+        producer: producerConfig(ctx, cluster, 'bench-s1k', 6, { client: 'kafkajs', tuning: { acks: 1 } }),
+        producerFlags: profileFlags(ctx),
+      })
+      noteLoad(ctx, 'scenario 1k', out)
+      const row = loadRow('1k', 'producer, kafkajs (Kafka listener)', 'RF1 acks=1 6p', out)
+      ctx.rows.push(row)
+      logRow(ctx, row)
+    }
+    if (wants(ctx, '4k') && s1Total !== undefined) {
+      const out = await runLoad(cluster, {
+        consumer: consumerConfig(cluster, 'bench-s1', { client: 'kafkajs', expectRecords: s1Total }),
+        consumerFlags: profileFlags(ctx),
+      })
+      noteLoad(ctx, 'scenario 4k', out)
+      const notes =
+        out.consumer?.timedOut === true ? [`timed out after ${out.consumer.totalRecords} of ${s1Total} records`] : []
+      const row = loadRow(
+        '4k',
+        'consumer, kafkajs (Kafka listener)',
         `${s1Total.toLocaleString('en-US')} records of 6p`,
         out,
         notes,
