@@ -71,7 +71,12 @@ export async function runSingleBroker(ctx: BenchContext): Promise<void> {
     if (wants(ctx, '1k')) {
       await cluster.createTopic({ name: 'bench-s1k', partitions: 6, replicationFactor: 1 })
       const out = await runLoad(cluster, {
-        producer: producerConfig(ctx, cluster, 'bench-s1k', 6, { client: 'kafkajs', tuning: { acks: 1 } }),
+        // kafkajs has no linger: one send() is one batch, sized like the SDK's batchBytes.
+        producer: producerConfig(ctx, cluster, 'bench-s1k', 6, {
+          client: 'kafkajs',
+          chunkRecords: Math.floor(ctx.tuning.batchBytes / 100),
+          tuning: { acks: 1 },
+        }),
         producerFlags: profileFlags(ctx),
       })
       noteLoad(ctx, 'scenario 1k', out)

@@ -30,10 +30,11 @@ function buildChunks(): Message[][] {
   return Array.from({ length: chunkCount }, (_, c) =>
     Array.from({ length: chunk }, (_, j) => {
       const i = c * chunk + j
-      const m: Message = { value: values[i % values.length]! }
-      // kafkajs's default partitioner spreads keyless records round robin; 'spread' pins them.
-      if (config.partitioning === 'spread') m.partition = i % config.partitions
-      return m
+      // kafkajs's default partitioner spreads keyless records one by one, so a send() becomes a
+      // small batch per partition. 'sticky' sends each chunk to one partition, as the SDK's (and
+      // the Java client's) sticky partitioner does, so both clients write batches of one size.
+      const partition = config.partitioning === 'spread' ? i % config.partitions : c % config.partitions
+      return { value: values[i % values.length]!, partition }
     }),
   )
 }
