@@ -36,3 +36,4 @@ export { offsetForLeaderEpochHandler } from './kafka/handlers/offset-for-leader-
 export { produceHandler } from './kafka/handlers/produce-handler.js'
 export * from './kafka/handlers/coordinator-handlers.js'
 export { MetadataForwarder, closeForwarder, forwarderFor } from './kafka/metadata-forwarder.js'
+export { kafkaHandlers } from './kafka/kafka-handlers.js'
