@@ -23,8 +23,8 @@ export interface ProducerTuning {
   bufferBytes: number
 }
 
-/** Which client a worker drives: the SDK over gRPC, or kafkajs over the Kafka listener. */
-export type BenchClient = 'sluice' | 'kafkajs'
+/** Which client a worker drives: the SDK over gRPC, or kafkajs or kcat (librdkafka) over the Kafka listener. */
+export type BenchClient = 'sluice' | 'kafkajs' | 'kcat'
 
 export interface ProducerWorkerConfig {
   /** Default 'sluice'; with 'kafkajs', bootstrap lists the brokers' Kafka endpoints. */
@@ -127,7 +127,7 @@ export function startWorker<R>(
   nodeFlags: readonly string[] = [],
 ): RunningWorker<R> {
   const client = (config as { client?: BenchClient }).client ?? 'sluice'
-  const script = path.join(workersDir, `${client === 'kafkajs' ? 'kafkajs-' : ''}${kind}-worker.js`)
+  const script = path.join(workersDir, `${client === 'sluice' ? '' : `${client}-`}${kind}-worker.js`)
   const child = spawn(process.execPath, [...CLIENT_NODE_FLAGS, ...nodeFlags, script, JSON.stringify(config)], {
     stdio: ['pipe', 'pipe', 'pipe'],
   })

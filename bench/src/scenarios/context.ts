@@ -93,7 +93,7 @@ export function producerConfig(
 ): ProducerWorkerConfig {
   const { tuning, ...rest } = over
   return {
-    bootstrap: over.client === 'kafkajs' ? cluster.kafkaBootstrap : cluster.bootstrap,
+    bootstrap: (over.client ?? 'sluice') === 'sluice' ? cluster.bootstrap : cluster.kafkaBootstrap,
     topic,
     partitions,
     recordBytes: 100,
@@ -114,7 +114,7 @@ export function consumerConfig(
   over: Partial<ConsumerWorkerConfig> = {},
 ): ConsumerWorkerConfig {
   return {
-    bootstrap: over.client === 'kafkajs' ? cluster.kafkaBootstrap : cluster.bootstrap,
+    bootstrap: (over.client ?? 'sluice') === 'sluice' ? cluster.bootstrap : cluster.kafkaBootstrap,
     topic,
     recordBytes: 100,
     from: 'beginning',

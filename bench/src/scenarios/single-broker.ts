@@ -6,7 +6,9 @@
  *   7  record size sweep, 10 B .. 100 KiB (acks=1, 6 partitions);
  *   9a fsync durability: flush=fsync, acks=all: throughput, and latency at 10,000 records/s.
  *   1k, 4k scenarios 1 and 4 with kafkajs 2.2.4 over the Kafka listener instead of the SDK over
- *      gRPC (4k reads scenario 1's topic, so both consumers read the same batches).
+ *      gRPC (4k reads scenario 1's topic, so both consumers read the same batches);
+ *   1r scenario 1 with librdkafka (kcat -P) over the Kafka listener, fast enough to compare the
+ *      broker's CPU per MB with scenario 1's at a similar rate.
  */
 import { startBenchCluster } from '../bench-cluster.js'
 import { runLoad } from '../run-load.js'
@@ -32,7 +34,7 @@ const SIZES: ReadonlyArray<[string, number]> = [
 ]
 
 export async function runSingleBroker(ctx: BenchContext): Promise<void> {
-  if (!['1', '4', '5', '7', '9', '1k', '4k'].some((id) => wants(ctx, id))) return
+  if (!['1', '4', '5', '7', '9', '1k', '4k', '1r'].some((id) => wants(ctx, id))) return
   ctx.log('single-broker cluster (1 metadata + 1 broker process)')
   const cluster = await startBenchCluster({ brokers: 1, profileDir: ctx.profileDir })
   notePids(ctx, 'single-broker cluster:', cluster.pids)
@@ -81,6 +83,16 @@ export async function runSingleBroker(ctx: BenchContext): Promise<void> {
       })
       noteLoad(ctx, 'scenario 1k', out)
       const row = loadRow('1k', 'producer, kafkajs (Kafka listener)', 'RF1 acks=1 6p', out)
+      ctx.rows.push(row)
+      logRow(ctx, row)
+    }
+    if (wants(ctx, '1r')) {
+      await cluster.createTopic({ name: 'bench-s1r', partitions: 6, replicationFactor: 1 })
+      const out = await runLoad(cluster, {
+        producer: producerConfig(ctx, cluster, 'bench-s1r', 6, { client: 'kcat', tuning: { acks: 1 } }),
+      })
+      noteLoad(ctx, 'scenario 1r', out)
+      const row = loadRow('1r', 'producer, kcat/librdkafka (Kafka listener)', 'RF1 acks=1 6p', out)
       ctx.rows.push(row)
       logRow(ctx, row)
     }
