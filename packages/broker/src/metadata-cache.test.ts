@@ -166,4 +166,15 @@ describe('MetadataCache', () => {
     expect(cache.topicConfig('a')['max.message.bytes']).toBe(1024 * 1024 + 12)
     expect(cache.metadataEndpoints).toEqual(['m1:1', 'm2:2', 'x:1'])
   })
+
+  it('whenApplied resolves when an update makes the condition hold, and false after its timeout', async () => {
+    const cache = new MetadataCache({ metadataEndpoints: ['127.0.0.1:1'] })
+    const appeared = cache.whenApplied(() => cache.hasTopic('orders'), 10_000)
+    const never = cache.whenApplied(() => cache.hasTopic('nothing'), 20)
+    cache.applyUpdate(update({ partitions: [state('other', 0, 1)] }))
+    cache.applyUpdate(update({ partitions: [state('orders', 0, 1)] }))
+    expect(await appeared).toBe(true)
+    expect(await never).toBe(false)
+    expect(await cache.whenApplied(() => cache.hasTopic('orders'), 0)).toBe(true)
+  })
 })

@@ -76,6 +76,7 @@ export class MetadataCache {
   private endpoints: string[]
   private controllerIdValue = -1
   private clusterIdValue = ''
+  private readonly appliedWaiters = new Set<() => void>()
 
   constructor(private readonly options: MetadataCacheOptions) {
     this.endpoints = [...options.metadataEndpoints]
@@ -191,6 +192,30 @@ export class MetadataCache {
     if (update.metadata_endpoints.length > 0)
       this.endpoints = [...new Set([...update.metadata_endpoints, ...this.options.metadataEndpoints])]
     if (update.cluster_id !== '') this.clusterIdValue = update.cluster_id
+    for (const check of [...this.appliedWaiters]) check()
+  }
+
+  /**
+   * Resolves true once `holds()` is true of the cache (checked now and after every update), or
+   * false after `timeoutMs`. Admin answers use it so that the broker that said "created" or
+   * "deleted" also shows it in its next Metadata answer, as a Kafka client expects.
+   */
+  whenApplied(holds: () => boolean, timeoutMs: number): Promise<boolean> {
+    if (holds()) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.appliedWaiters.delete(check)
+        resolve(false)
+      }, timeoutMs)
+      timer.unref()
+      const check = (): void => {
+        if (!holds()) return
+        clearTimeout(timer)
+        this.appliedWaiters.delete(check)
+        resolve(true)
+      }
+      this.appliedWaiters.add(check)
+    })
   }
 
   /** The Broker service's Metadata RPC, answered from the cache. */

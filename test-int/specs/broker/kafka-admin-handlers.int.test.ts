@@ -103,6 +103,8 @@ describe('CreateTopics, DeleteTopics, CreatePartitions', () => {
     expect(described.map((d) => d.partitions.length)).toEqual([3, 1])
     expect(described[1]!.partitions[0]!.replicas).toEqual([2, 1])
     expect(await overridesOf(counted)).toEqual({ 'retention.ms': '60000' })
+    // The answering broker already knows the created topics (its next Metadata answer lists them).
+    expect([plain, counted, assigned].every((t) => ctx().broker.cache.hasTopic(t))).toBe(true)
     expect(await cluster.client.admin().listTopics()).not.toContain('bad-partitions')
   })
 
@@ -180,6 +182,8 @@ describe('CreateTopics, DeleteTopics, CreatePartitions', () => {
       [byName, NONE],
       ['no-such-topic', code('UNKNOWN_TOPIC_OR_PARTITION')],
     ])
+    // The answering broker already shows the deletion (its next Metadata answer does not list it).
+    expect(c.broker.cache.hasTopic(byName)).toBe(false)
     // The id as a Kafka client learns it: from CreateTopics v7 or Metadata; here from the broker's cache.
     await until('the broker knows the topic id', () => c.broker.cache.partitionsOf(byId)[0]?.topicId !== undefined)
     const id = Buffer.from(c.broker.cache.partitionsOf(byId)[0]!.topicId, 'base64url')

@@ -60,6 +60,9 @@ async function configsOf(
   }
 }
 
+/** How long an answer waits for this broker's cache to show the change (it usually takes milliseconds). */
+const CACHE_WAIT_MAX_MS = 5_000
+
 export const createTopicsHandler: KafkaApiHandler<kafka.CreateTopicsRequest, kafka.CreateTopicsResponseInput> = {
   codec: kafka.CreateTopicsApi,
   minVersion: 2,
@@ -93,6 +96,10 @@ export const createTopicsHandler: KafkaApiHandler<kafka.CreateTopicsRequest, kaf
       }
     }
     const created = results.filter((r) => r.error_code === 0 && !req.validateOnly).map((r) => r.name)
+    await ctx.broker.cache.whenApplied(
+      () => created.every((name) => ctx.broker.cache.hasTopic(name)),
+      Math.min(Math.max(0, req.timeoutMs), CACHE_WAIT_MAX_MS),
+    )
     const configs = version >= 5 && created.length > 0 ? await configsOf(ctx, created) : new Map()
     const answered = new Map<string, Result>(refused)
     for (const r of results) {

@@ -11,6 +11,8 @@ import { messageOrNull } from '../wire-values.js'
 import { failureOf, toController } from './forwarded-call.js'
 
 const TIMEOUT_MARGIN_MS = 5_000
+/** How long an answer waits for this broker's cache to show the deletion (it usually takes milliseconds). */
+const CACHE_WAIT_MAX_MS = 5_000
 
 type Result = kafka.DeleteTopicsResponseDeletableTopicResultInput
 
@@ -67,6 +69,12 @@ export const deleteTopicsHandler: KafkaApiHandler<kafka.DeleteTopicsRequest, kaf
       const f = failureOf(ctx, err, 'NOT_CONTROLLER')
       for (const name of names) results.push({ name, topicId: ids.get(name), ...f })
     }
+    // As for CreateTopics: the broker that answers "deleted" no longer lists the topic.
+    const deleted = results.filter((r) => r.errorCode === 0 && r.name != null).map((r) => r.name!)
+    await ctx.broker.cache.whenApplied(
+      () => deleted.every((name) => !ctx.broker.cache.hasTopic(name)),
+      Math.min(Math.max(0, req.timeoutMs), CACHE_WAIT_MAX_MS),
+    )
     return { responses: results }
   },
 }
