@@ -101,6 +101,9 @@ async function spawnProfiledBroker(
       dataDir,
       '--metadata-endpoints',
       metadataEndpoint,
+      // Ephemeral, as spawnBroker does: a fixed 9092 would collide with a running `sluice dev`.
+      '--kafka-port',
+      '0',
       '--admin-port',
       '0',
       ...QUIET,

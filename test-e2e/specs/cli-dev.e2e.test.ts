@@ -20,12 +20,15 @@ describe('sluice CLI against sluice dev', () => {
   let dataDir: string
   let dev: DevProcess | undefined
   let bootstrap: string
+  let kafkaPorts: number[] = []
   let childPids: number[] = []
 
   beforeAll(async () => {
     assertBuilt()
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-e2e-dev-'))
-    const [metadataPort, ...brokerPorts] = await consecutiveFreePorts(4)
+    // Metadata, three gRPC ports, then three Kafka listener ports, all consecutive.
+    const [metadataPort, ...brokerPorts] = await consecutiveFreePorts(7)
+    kafkaPorts = brokerPorts.splice(3)
     bootstrap = `127.0.0.1:${brokerPorts[0]!}`
     dev = startDev([
       '--brokers',
@@ -34,6 +37,8 @@ describe('sluice CLI against sluice dev', () => {
       dataDir,
       '--port',
       String(brokerPorts[0]),
+      '--kafka-port',
+      String(kafkaPorts[0]),
       '--metadata-port',
       String(metadataPort),
     ])
@@ -60,6 +65,12 @@ describe('sluice CLI against sluice dev', () => {
 
   const sluice = async (args: string[], input?: string) =>
     await runSluice(['--bootstrap', bootstrap, ...args], { input })
+
+  it('prints both endpoints of every broker: gRPC for the SDK and CLI, Kafka for Kafka clients', () => {
+    const out = dev!.output()
+    expect(out).toMatch(new RegExp(`bootstrap\\s+${bootstrap},`))
+    expect(out).toMatch(new RegExp(`kafka\\s+${kafkaPorts.map((p) => `127\\.0\\.0\\.1:${p}`).join(',')}\\s`))
+  })
 
   it('prints readable, prefixed logs from every child', () => {
     const out = dev!.output()

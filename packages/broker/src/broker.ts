@@ -1,14 +1,17 @@
 /**
  * startBroker: wires the storage (LogManager), the metadata cache and session, the hosted
- * replicas, the delayed-fetch purgatory and the Broker gRPC service (docs/internal-apis.md).
+ * replicas, the delayed-fetch purgatory, the Broker gRPC service (docs/internal-apis.md) and,
+ * when `kafkaPort` is given, the Kafka listener (kafka/kafka-listener.ts).
  *
- * Start order: open the data dir (recovery), listen (the real port is needed to register),
- * register with the metadata service and apply its first snapshot, then resolve. Metadata
- * updates are applied to the replicas first and to the cache second, so the Metadata RPC never
- * advertises a leadership whose log is not open yet.
- * Stop order: drain the gRPC streams (answer what is in flight), end the metadata session (the
- * controller moves leadership at once), stop the fetchers and replicas (writing the
- * high-watermark checkpoint), then close the logs cleanly.
+ * Start order: open the data dir (recovery), listen on gRPC and then Kafka (the real ports are
+ * needed to register), register with the metadata service and apply its first snapshot, then
+ * resolve. Metadata updates are applied to the replicas first and to the cache second, so the
+ * Metadata RPC never advertises a leadership whose log is not open yet.
+ * Stop order: controlled shutdown (leaderships move while both listeners still answer, so Kafka
+ * and gRPC clients alike hear NOT_LEADER_OR_FOLLOWER and move), close the Kafka listener's
+ * connections (Kafka clients reconnect elsewhere by themselves), drain the gRPC streams (answer
+ * what is in flight), end the metadata session (the controller moves leadership at once), stop
+ * the fetchers and replicas (writing the high-watermark checkpoint), then close the logs cleanly.
  *
  * Replication wiring (docs/replication.md): followers fetch through the ReplicaFetcherManager;
  * leaders take writes only while the metadata session holds its lease (the fencing rule), send
@@ -29,6 +32,7 @@ import { DelayedFetchPurgatory } from './server/delayed-fetch.js'
 import { startGrpcServer, type BrokerGrpcServer } from './server/grpc-server.js'
 import type { BrokerContext } from './server/context.js'
 import { BrokerAdmin } from './metrics/broker-admin.js'
+import { startKafkaListener, type KafkaListener } from './kafka/kafka-listener.js'
 
 export interface BrokerOptions {
   brokerId: number
@@ -40,6 +44,14 @@ export interface BrokerOptions {
   dataDirs?: readonly string[]
   metadataEndpoints: string[]
   advertisedHost?: string
+  /** Port of the Kafka listener (0 = ephemeral); absent = no Kafka listener. */
+  kafkaPort?: number
+  /** Address the Kafka listener listens on (default: host). */
+  kafkaHost?: string
+  /** Host Kafka clients are told (default: advertisedHost, else kafkaHost, 127.0.0.1 for a wildcard). */
+  advertisedKafkaHost?: string
+  /** Port Kafka clients are told (default: the bound Kafka port). */
+  advertisedKafkaPort?: number
   rack?: string
   sessionTimeoutMs?: number
   heartbeatIntervalMs?: number
@@ -84,6 +96,10 @@ export interface BrokerHandle {
   readonly brokerId: number
   readonly port: number
   readonly endpoint: string // host:port
+  /** The Kafka listener's bound port, when `kafkaPort` was given. */
+  readonly kafkaPort?: number
+  /** The Kafka listener's advertised host:port (what Kafka clients bootstrap from), when it runs. */
+  readonly kafkaEndpoint?: string
   /** The admin server's port, when `adminPort` was given. */
   readonly adminPort?: number
   stop(): Promise<void> // clean: close streams, flush, clean-shutdown marker
@@ -218,20 +234,42 @@ async function startBrokerServing(options: BrokerOptions, admin: BrokerAdmin | u
   }
   admin?.bind({ replicas, cache, session: () => session })
 
+  const advertisedHost = options.advertisedHost ?? reachableHost(options.host)
   let server: BrokerGrpcServer
+  let kafkaListener: KafkaListener | undefined
   try {
     server = await startGrpcServer(context, options.host, options.port)
+    try {
+      kafkaListener =
+        options.kafkaPort === undefined
+          ? undefined
+          : await startKafkaListener({
+              broker: context,
+              host: options.kafkaHost ?? options.host,
+              port: options.kafkaPort,
+              advertisedHost:
+                options.advertisedKafkaHost ??
+                options.advertisedHost ??
+                reachableHost(options.kafkaHost ?? options.host),
+              advertisedPort: options.advertisedKafkaPort,
+              logger: logger.child({ component: 'kafka' }),
+            })
+    } catch (err) {
+      await server.stop()
+      throw err
+    }
   } catch (err) {
     await replicas.close()
     await logManager.close()
     throw err
   }
-  const advertisedHost =
-    options.advertisedHost ?? (options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host)
   session = new MetadataSession({
     brokerId: options.brokerId,
     advertisedHost,
     port: server.port,
+    ...(kafkaListener !== undefined
+      ? { kafkaEndpoint: { host: kafkaListener.info.host, port: kafkaListener.info.port } }
+      : {}),
     rack: options.rack ?? '',
     sessionTimeoutMs: options.sessionTimeoutMs ?? 9000,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 2000,
@@ -258,6 +296,7 @@ async function startBrokerServing(options: BrokerOptions, admin: BrokerAdmin | u
       // the new leaders at once instead of waiting for the controller to notice the session end.
       const remaining = await session?.controlledShutdown(Math.min(options.sessionTimeoutMs ?? 9000, 10_000))
       if (remaining !== undefined) logger.info({ partitionsStillLed: remaining }, 'controlled shutdown done')
+      await kafkaListener?.stop()
       purgatory.close()
       await server.stop()
       await session?.stop()
@@ -281,13 +320,21 @@ async function startBrokerServing(options: BrokerOptions, admin: BrokerAdmin | u
     brokerId: options.brokerId,
     port: server.port,
     endpoint: `${advertisedHost}:${server.port}`,
+    ...(kafkaListener !== undefined
+      ? { kafkaPort: kafkaListener.port, kafkaEndpoint: `${kafkaListener.info.host}:${kafkaListener.info.port}` }
+      : {}),
     ...(admin !== undefined ? { adminPort: admin.port } : {}),
     stop,
   }
   maintenance.start()
   internals.set(handle, { context, session, logManager, fetchers, maintenance })
-  logger.info({ port: server.port, endpoint: handle.endpoint }, 'broker started')
+  logger.info({ port: server.port, endpoint: handle.endpoint, kafkaEndpoint: handle.kafkaEndpoint }, 'broker started')
   return handle
+}
+
+/** The host to advertise for a listen address: a wildcard address is no place to connect to. */
+function reachableHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
 }
 
 /** The replication-offset-checkpoints of every data dir, merged (each holds the partitions stored there). */

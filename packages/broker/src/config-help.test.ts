@@ -15,7 +15,14 @@ describe('sluice broker --help', () => {
     }
     const port = text.split('\n').find((l) => l.trimStart().startsWith('--port '))!
     expect(port).toContain('SLUICE_PORT')
-    expect(port).toContain('(default 9092)')
+    expect(port).toContain('(default 9192)')
+    // Kafka's own port belongs to the Kafka listener (docs/decisions.md).
+    const kafkaPort = text.split('\n').find((l) => l.trimStart().startsWith('--kafka-port '))!
+    expect(kafkaPort).toContain('SLUICE_KAFKA_PORT')
+    expect(kafkaPort).toContain('(default 9092)')
+    for (const flag of ['--kafka-host ', '--advertised-kafka-host ', '--advertised-kafka-port ']) {
+      expect(text.split('\n').find((l) => l.trimStart().startsWith(flag))).toMatch(/SLUICE_\w*KAFKA\w*\s+\S/)
+    }
     expect(text.split('\n').find((l) => l.trimStart().startsWith('--broker-id '))).toMatch(
       /SLUICE_BROKER_ID\s+This broker's id/,
     )

@@ -84,4 +84,45 @@ describe('loadBrokerConfig', () => {
     expect(bad.ok).toBe(false)
     if (!bad.ok) expect(bad.problems.join('\n')).toContain('replicaConnectOverrides')
   })
+
+  it('takes the Kafka listener settings from flags and the environment, with 9092 and 9192 as the defaults', () => {
+    const base = ['--broker-id', '1', '--data-dir', '/d', '--metadata-endpoints', 'm:1']
+    const defaults = loadBrokerConfig(base, {})
+    expect(defaults.ok && [defaults.config.port, defaults.config.kafkaPort]).toEqual([9192, 9092])
+    expect(defaults.ok && [defaults.config.kafkaHost, defaults.config.advertisedKafkaHost]).toEqual([
+      undefined,
+      undefined,
+    ])
+    expect(defaults.ok && defaults.config.advertisedKafkaPort).toBeUndefined()
+    const flags = loadBrokerConfig(
+      [
+        ...base,
+        '--kafka-port',
+        '0',
+        '--kafka-host',
+        '127.0.0.2',
+        '--advertised-kafka-host',
+        'kafka.example',
+        '--advertised-kafka-port=19092',
+      ],
+      {},
+    )
+    expect(flags).toMatchObject({
+      ok: true,
+      config: {
+        kafkaPort: 0,
+        kafkaHost: '127.0.0.2',
+        advertisedKafkaHost: 'kafka.example',
+        advertisedKafkaPort: 19092,
+      },
+    })
+    const env = loadBrokerConfig(base, { SLUICE_KAFKA_PORT: '29092', SLUICE_ADVERTISED_KAFKA_HOST: 'k' })
+    expect(env.ok && [env.config.kafkaPort, env.config.advertisedKafkaHost]).toEqual([29092, 'k'])
+    const bad = loadBrokerConfig([...base, '--kafka-port', '70000', '--advertised-kafka-port', '0'], {})
+    expect(bad.ok).toBe(false)
+    if (!bad.ok) {
+      expect(bad.problems.join('\n')).toContain('kafkaPort')
+      expect(bad.problems.join('\n')).toContain('advertisedKafkaPort')
+    }
+  })
 })

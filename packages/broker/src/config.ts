@@ -62,7 +62,15 @@ export const brokerConfigSchema = z
   .object({
     brokerId: int(0, 2 ** 31 - 1).describe("This broker's id, unique in the cluster. Restart: yes"),
     host: z.string().min(1).default('0.0.0.0').describe('Address to listen on'),
-    port: int(0, 65535).default(9092).describe('Port to listen on; 0 = ephemeral (tests)'),
+    port: int(0, 65535)
+      .default(9192)
+      .describe("Port of Sluice's gRPC services (the SDK and the CLI connect here); 0 = ephemeral (tests)"),
+    kafkaPort: int(0, 65535)
+      .default(9092)
+      .describe(
+        "Port of the Kafka wire-protocol listener (Kafka's own port, for kcat, kafkajs, Java clients); 0 = ephemeral",
+      ),
+    kafkaHost: z.string().min(1).optional().describe('Address the Kafka listener listens on (default: host)'),
     dataDir: z
       .string()
       .min(1)
@@ -79,6 +87,14 @@ export const brokerConfigSchema = z
       .min(1)
       .optional()
       .describe('Host clients should connect to (default: host, or 127.0.0.1 for 0.0.0.0)'),
+    advertisedKafkaHost: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Host Kafka clients are told to connect to (default: advertisedHost, else kafkaHost by the same rule)'),
+    advertisedKafkaPort: int(1, 65535)
+      .optional()
+      .describe('Port Kafka clients are told to connect to, e.g. behind a NAT or proxy (default: the bound kafkaPort)'),
     rack: z.string().optional(),
     sessionTimeoutMs: int(1000, 600_000).default(9000).describe('Metadata session timeout'),
     heartbeatIntervalMs: int(100, 60_000).default(2000).describe('Heartbeat interval to the metadata service'),

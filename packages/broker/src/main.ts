@@ -2,8 +2,9 @@
 /**
  * The broker process: `sluice-broker [--config file.json] [--broker-id 1 --data-dir d ...]`.
  * With --admin-port, prints `ADMIN_LISTENING <port>` as soon as the admin HTTP server listens.
- * Prints `LISTENING <port>` on its own stdout line once registered and serving (logs go to
- * stderr so that line stays easy to find); SIGINT/SIGTERM stop it cleanly; a bad config lists
+ * Prints `KAFKA_LISTENING <port>` (the Kafka listener's bound port) and then `LISTENING <port>`
+ * (the gRPC port), each on its own stdout line, once registered and serving (logs go to stderr
+ * so those lines stay easy to find); SIGINT/SIGTERM stop it cleanly; a bad config lists
  * every problem and exits 1.
  */
 import { pino } from 'pino'
@@ -33,6 +34,10 @@ async function main(): Promise<void> {
     dataDirs: config.dataDirs,
     metadataEndpoints: config.metadataEndpoints,
     advertisedHost: config.advertisedHost,
+    kafkaPort: config.kafkaPort,
+    kafkaHost: config.kafkaHost,
+    advertisedKafkaHost: config.advertisedKafkaHost,
+    advertisedKafkaPort: config.advertisedKafkaPort,
     rack: config.rack,
     sessionTimeoutMs: config.sessionTimeoutMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
@@ -52,6 +57,8 @@ async function main(): Promise<void> {
     onAdminListening: (port) => process.stdout.write(`ADMIN_LISTENING ${port}\n`),
     logger,
   })
+  // Before LISTENING, which tells a spawner the process is ready: the Kafka port is known by then.
+  if (broker.kafkaPort !== undefined) process.stdout.write(`KAFKA_LISTENING ${broker.kafkaPort}\n`)
   process.stdout.write(`LISTENING ${broker.port}\n`)
   let stopping = false
   const shutdown = (signal: string): void => {

@@ -23,7 +23,16 @@ function state(
 }
 
 function broker(id: number): wire.BrokerInfo__Output {
-  return { broker_id: id, host: '127.0.0.1', port: 9000 + id, rack: '', broker_epoch: '5', admin_port: 0 }
+  return {
+    broker_id: id,
+    host: '127.0.0.1',
+    port: 9000 + id,
+    rack: '',
+    broker_epoch: '5',
+    admin_port: 0,
+    kafka_host: id === 1 ? 'kafka-1.local' : '',
+    kafka_port: id === 1 ? 19092 : 0,
+  }
 }
 
 function update(more: Partial<wire.MetadataUpdate__Output>): wire.MetadataUpdate__Output {
@@ -72,6 +81,18 @@ describe('MetadataCache', () => {
     expect(logs?.partitions?.[0]?.offline_replicas).toEqual([3])
     const withInternal = cache.metadataResponse({ topics: [], include_internal: true })
     expect(withInternal.topics?.map((t) => t.name)).toContain('__consumer_offsets')
+  })
+
+  it("keeps every broker's Kafka endpoint: none for a broker registered without one or not live", () => {
+    const cache = new MetadataCache({ metadataEndpoints: ['127.0.0.1:1'] })
+    cache.applyUpdate(update({ full: true }))
+    expect(cache.kafkaEndpoint(1)).toEqual({ host: 'kafka-1.local', port: 19092 })
+    expect(cache.kafkaEndpoint(2)).toBeUndefined()
+    expect(cache.kafkaEndpoint(3)).toBeUndefined()
+    const b1 = cache.metadataResponse({ topics: [], include_internal: false }).brokers?.[0]
+    expect([b1?.kafka_host, b1?.kafka_port]).toEqual(['kafka-1.local', 19092])
+    cache.applyUpdate(update({ brokers: [broker(2)] }))
+    expect(cache.kafkaEndpoint(1)).toBeUndefined()
   })
 
   it('answers unknown and invalid requested topics with a per-topic error', () => {

@@ -28,6 +28,9 @@ export interface BrokerView {
   readonly rack: string
   readonly brokerEpoch: string
   readonly adminPort: number
+  /** The broker's advertised Kafka listener; '' and 0 when it has none. */
+  readonly kafkaHost: string
+  readonly kafkaPort: number
 }
 
 export interface PartitionStateView {
@@ -114,6 +117,16 @@ export class MetadataCache {
     return this.brokers.get(brokerId)
   }
 
+  /**
+   * Where Kafka clients reach a live broker's Kafka listener (what a Kafka Metadata answer lists),
+   * or undefined when the broker is not live or registered without one.
+   */
+  kafkaEndpoint(brokerId: number): { host: string; port: number } | undefined {
+    const b = this.brokers.get(brokerId)
+    if (b === undefined || b.kafkaPort === 0 || b.kafkaHost === '') return undefined
+    return { host: b.kafkaHost, port: b.kafkaPort }
+  }
+
   liveBrokers(): BrokerView[] {
     return [...this.brokers.values()].sort((a, b) => a.brokerId - b.brokerId)
   }
@@ -198,6 +211,8 @@ export class MetadataCache {
         rack: b.rack,
         broker_epoch: b.brokerEpoch,
         admin_port: b.adminPort,
+        kafka_host: b.kafkaHost,
+        kafka_port: b.kafkaPort,
       })),
       topics: names.map((name) => this.topicMetadata(name)),
       metadata_endpoints: [...this.endpoints],
@@ -296,6 +311,8 @@ function toBrokerView(b: wire.BrokerInfo__Output): BrokerView {
     rack: b.rack,
     brokerEpoch: b.broker_epoch,
     adminPort: b.admin_port,
+    kafkaHost: b.kafka_host,
+    kafkaPort: b.kafka_port,
   }
 }
 

@@ -38,6 +38,8 @@ export interface MetadataSessionOptions {
   readonly brokerId: number
   readonly advertisedHost: string
   readonly port: number
+  /** The advertised Kafka listener, registered so Kafka Metadata answers can name it; absent = none. */
+  readonly kafkaEndpoint?: { readonly host: string; readonly port: number }
   readonly rack: string
   readonly sessionTimeoutMs: number
   readonly heartbeatIntervalMs: number
@@ -297,6 +299,8 @@ export class MetadataSession {
           port: this.options.port,
           rack: this.options.rack,
           admin_port: 0,
+          kafka_host: this.options.kafkaEndpoint?.host ?? '',
+          kafka_port: this.options.kafkaEndpoint?.port ?? 0,
           session_timeout_ms: this.options.sessionTimeoutMs,
           cluster_id: this.clusterId,
         },

@@ -16,6 +16,7 @@ export interface DevArgs {
   brokers: number
   dataDir: string
   port: number
+  kafkaPort: number
   metadataPort: number
   logLevel?: string
   metadata?: 'embedded' | 'zookeeper'

@@ -5,7 +5,8 @@
  */
 import { InvalidArgumentError } from 'commander'
 
-export const DEFAULT_BOOTSTRAP = '127.0.0.1:9092'
+/** Broker 1's gRPC port under `sluice dev` (9092 is its Kafka listener's, docs/decisions.md). */
+export const DEFAULT_BOOTSTRAP = '127.0.0.1:9192'
 
 /** `host:port[,host:port...]`, also the format of SLUICE_BOOTSTRAP. */
 export function parseBootstrap(text: string): string[] {

@@ -45,7 +45,7 @@ function recorder(result: number | undefined = undefined): { calls: unknown[][];
   return { calls, handlers }
 }
 
-const local = { bootstrap: ['127.0.0.1:9092'], json: false }
+const local = { bootstrap: ['127.0.0.1:9192'], json: false }
 
 describe('runCli argument parsing', () => {
   it('applies dev defaults and parses overrides', async () => {
@@ -53,14 +53,26 @@ describe('runCli argument parsing', () => {
     expect(await runCli(['dev'], testIo(), handlers)).toBe(0)
     expect(
       await runCli(
-        ['dev', '--brokers', '1', '--data-dir', '/tmp/x', '--port', '19092', '--metadata-port', '19091'],
+        [
+          'dev',
+          '--brokers',
+          '1',
+          '--data-dir',
+          '/tmp/x',
+          '--port',
+          '19092',
+          '--kafka-port',
+          '19093',
+          '--metadata-port',
+          '19091',
+        ],
         testIo(),
         handlers,
       ),
     ).toBe(0)
     expect(calls).toEqual([
-      ['dev', { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091 }],
-      ['dev', { brokers: 1, dataDir: '/tmp/x', port: 19092, metadataPort: 19091 }],
+      ['dev', { brokers: 3, dataDir: './.sluice/dev', port: 9192, kafkaPort: 9092, metadataPort: 9091 }],
+      ['dev', { brokers: 1, dataDir: '/tmp/x', port: 19092, kafkaPort: 19093, metadataPort: 19091 }],
     ])
   })
 
@@ -68,7 +80,17 @@ describe('runCli argument parsing', () => {
     const { calls, handlers } = recorder()
     expect(await runCli(['dev', '--metadata', 'zookeeper'], testIo(), handlers)).toBe(0)
     expect(calls).toEqual([
-      ['dev', { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091, metadata: 'zookeeper' }],
+      [
+        'dev',
+        {
+          brokers: 3,
+          dataDir: './.sluice/dev',
+          port: 9192,
+          kafkaPort: 9092,
+          metadataPort: 9091,
+          metadata: 'zookeeper',
+        },
+      ],
     ])
     const io = testIo()
     expect(await runCli(['dev', '--metadata', 'etcd'], io, handlers)).not.toBe(0)

@@ -72,7 +72,13 @@ export function buildProgram(io: CliIo, handlers: CommandHandlers, setExitCode: 
     .description('run a local cluster (1 metadata service + N brokers as processes) until Ctrl-C')
     .option('--brokers <n>', 'number of brokers', intParser(1, 64), 3)
     .option('--data-dir <dir>', 'data directory (relative to the current directory)', './.sluice/dev')
-    .option('--port <port>', 'port of broker 1 (broker i listens on port + i - 1)', parsePort, 9092)
+    .option('--port <port>', 'gRPC port of broker 1 (broker i listens on port + i - 1)', parsePort, 9192)
+    .option(
+      '--kafka-port <port>',
+      'Kafka listener port of broker 1 (broker i listens on kafka-port + i - 1)',
+      parsePort,
+      9092,
+    )
     .option('--metadata-port <port>', 'port of the metadata service', parsePort, 9091)
     .addOption(
       new Option('--log-level <level>', 'log level of the servers').choices([

@@ -42,6 +42,10 @@ export interface SpawnedProcess {
   readonly endpoint: string
   /** The admin HTTP port from an `ADMIN_LISTENING <port>` line (servers started with --admin-port). */
   readonly adminPort: number | undefined
+  /** The Kafka listener's port from a `KAFKA_LISTENING <port>` line (brokers started with --kafka-port). */
+  readonly kafkaPort: number | undefined
+  /** host:kafkaPort, when the process printed a Kafka port. */
+  readonly kafkaEndpoint: string | undefined
   readonly child: ChildProcess
   /** Resolves when the process has exited, however that happened; never rejects. */
   readonly exited: Promise<ExitInfo>
@@ -89,6 +93,7 @@ export async function spawnProcess(options: SpawnProcessOptions): Promise<Spawne
   })
 
   let adminPort: number | undefined
+  let kafkaPort: number | undefined
   let onListening: ((port: number) => void) | undefined
   const listening = new Promise<number>((resolve) => {
     onListening = resolve
@@ -104,6 +109,9 @@ export async function spawnProcess(options: SpawnProcessOptions): Promise<Spawne
         // Servers print it before LISTENING, so it is known when spawnProcess resolves.
         const admin = /^ADMIN_LISTENING (\d+)\s*$/.exec(line)
         if (admin !== null) adminPort = Number(admin[1])
+        // Brokers print it right before LISTENING, so it is known when spawnProcess resolves too.
+        const kafkaListening = /^KAFKA_LISTENING (\d+)\s*$/.exec(line)
+        if (kafkaListening !== null) kafkaPort = Number(kafkaListening[1])
       }
       options.onLine?.(line, which)
     })
@@ -169,6 +177,12 @@ export async function spawnProcess(options: SpawnProcessOptions): Promise<Spawne
     endpoint: `${host}:${outcome.port}`,
     get adminPort() {
       return adminPort
+    },
+    get kafkaPort() {
+      return kafkaPort
+    },
+    get kafkaEndpoint() {
+      return kafkaPort === undefined ? undefined : `${host}:${kafkaPort}`
     },
     child,
     exited,

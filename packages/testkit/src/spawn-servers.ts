@@ -4,7 +4,9 @@
  * the servers' config schemas (`--host`, `--port`, `--data-dir`, `--broker-id`,
  * `--metadata-endpoints`). Port 0 (the default) lets the OS choose; the real port comes from
  * the `LISTENING <port>` line. With `adminPort`, `--admin-port` is passed and the admin server's
- * real port comes from the `ADMIN_LISTENING <port>` line (docs/metrics.md).
+ * real port comes from the `ADMIN_LISTENING <port>` line (docs/metrics.md). Brokers always get a
+ * Kafka listener (`--kafka-port`, default 0 so parallel tests never share Kafka's 9092); its real
+ * port comes from the `KAFKA_LISTENING <port>` line.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -54,6 +56,8 @@ export interface SpawnBrokerOptions extends CommonSpawnOptions {
   readonly dataDir: string
   readonly metadataEndpoints: readonly string[]
   readonly port?: number
+  /** Port of the Kafka listener (default 0 = ephemeral); the result's `kafkaPort` tells the real one. */
+  readonly kafkaPort?: number
   /** Serve the admin HTTP endpoint on this port (0 = ephemeral); the result's `adminPort` tells the real one. */
   readonly adminPort?: number
   readonly host?: string
@@ -79,6 +83,8 @@ export async function spawnBroker(options: SpawnBrokerOptions): Promise<SpawnedP
       options.dataDir,
       '--metadata-endpoints',
       options.metadataEndpoints.join(','),
+      '--kafka-port',
+      String(options.kafkaPort ?? 0),
       ...(options.adminPort !== undefined ? ['--admin-port', String(options.adminPort)] : []),
       ...(options.extraArgs ?? []),
     ],
@@ -93,6 +99,8 @@ export interface SpawnClusterOptions {
   readonly metadataPort?: number
   /** Ports of brokers 1..N; missing entries mean 0 (ephemeral). */
   readonly brokerPorts?: readonly number[]
+  /** Kafka listener ports of brokers 1..N; missing entries mean 0 (ephemeral). */
+  readonly brokerKafkaPorts?: readonly number[]
   readonly metadataArgs?: readonly string[]
   readonly brokerArgs?: readonly string[]
   /** Give every process an ephemeral admin port (each SpawnedProcess's `adminPort`). */
@@ -150,6 +158,7 @@ export async function spawnCluster(options: SpawnClusterOptions = {}): Promise<S
           dataDir: path.join(dataDir, `broker-${i + 1}`),
           metadataEndpoints: [metadata.endpoint],
           port: options.brokerPorts?.[i],
+          kafkaPort: options.brokerKafkaPorts?.[i],
           ...(options.adminPorts === true ? { adminPort: 0 } : {}),
           extraArgs: options.brokerArgs,
           onLine: onLine(`broker-${i + 1}`),

@@ -24,10 +24,17 @@ it('exits 1 with an install hint (apt-get, Java) when ZooKeeper is not installed
   vi.stubEnv('SLUICE_ZOOKEEPER_JAR', join(dir, 'no-such-zookeeper.jar'))
   vi.resetModules()
   const { runDev } = await import('./dev.js')
-  const [port, metadataPort] = await freePorts(2)
+  const [port, kafkaPort, metadataPort] = await freePorts(3)
   const io = testIo()
   const code = await runDev(
-    { brokers: 1, dataDir: join(dir, 'dev'), port: port!, metadataPort: metadataPort!, metadata: 'zookeeper' },
+    {
+      brokers: 1,
+      dataDir: join(dir, 'dev'),
+      port: port!,
+      kafkaPort: kafkaPort!,
+      metadataPort: metadataPort!,
+      metadata: 'zookeeper',
+    },
     io,
   )
   expect(code).toBe(1)

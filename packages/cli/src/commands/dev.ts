@@ -1,6 +1,7 @@
 /**
  * `sluice dev`: a local cluster of one metadata service and N brokers as separate processes,
- * data under ./.sluice/dev, fixed ports (metadata 9091, brokers 9092...), every child's pino
+ * data under ./.sluice/dev, fixed ports (metadata 9091; brokers' gRPC 9192..., their Kafka
+ * listeners 9092..., so a Kafka client's default 127.0.0.1:9092 just works), every child's pino
  * lines re-printed as one readable line prefixed by the process name. The children run in their
  * own process groups so a terminal's Ctrl-C reaches only this process, which then stops brokers
  * first and the metadata service last (SIGTERM, then SIGKILL after a deadline) and exits 0.
@@ -23,11 +24,15 @@ import {
 } from '@sluice/testkit'
 import { NAME_COLOURS, ansi, prettyLine } from '../log-pretty.js'
 import { UsageError, type CliIo } from '../output.js'
+import { DEFAULT_BOOTSTRAP } from '../parse.js'
 
 export interface DevOptions {
   readonly brokers: number
   readonly dataDir: string
+  /** gRPC port of broker 1 (broker i: port + i - 1). */
   readonly port: number
+  /** Kafka listener port of broker 1 (broker i: kafkaPort + i - 1). */
+  readonly kafkaPort: number
   readonly metadataPort: number
   readonly logLevel?: string
   /** Deadline for each child to stop after SIGTERM before it gets SIGKILL. */
@@ -44,7 +49,13 @@ export const ZOOKEEPER_MISSING_MESSAGE = [
   'Or run `sluice dev` without --metadata to use the embedded metadata store.',
 ].join('\n')
 
-export const DEV_DEFAULTS = { brokers: 3, dataDir: './.sluice/dev', port: 9092, metadataPort: 9091 } as const
+export const DEV_DEFAULTS = {
+  brokers: 3,
+  dataDir: './.sluice/dev',
+  port: 9192,
+  kafkaPort: 9092,
+  metadataPort: 9091,
+} as const
 
 function useColour(io: CliIo): boolean {
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false
@@ -56,16 +67,17 @@ function useColour(io: CliIo): boolean {
 export async function runDev(options: DevOptions, io: CliIo): Promise<number> {
   const dataDir = path.resolve(options.dataDir)
   const brokerPorts = Array.from({ length: options.brokers }, (_, i) => options.port + i)
-  const allPorts = [options.metadataPort, ...brokerPorts]
-  if (new Set(allPorts).size !== allPorts.length || brokerPorts.some((p) => p > 65535)) {
+  const kafkaPorts = Array.from({ length: options.brokers }, (_, i) => options.kafkaPort + i)
+  const allPorts = [options.metadataPort, ...brokerPorts, ...kafkaPorts]
+  if (new Set(allPorts).size !== allPorts.length || allPorts.some((p) => p > 65535)) {
     throw new UsageError(
-      `ports overlap or exceed 65535: metadata ${options.metadataPort}, brokers ${brokerPorts.join(', ')}`,
+      `ports overlap or exceed 65535: metadata ${options.metadataPort}, brokers ${brokerPorts.join(', ')}, Kafka listeners ${kafkaPorts.join(', ')}`,
     )
   }
   for (const port of allPorts) {
     if (!(await isPortFree(port))) {
       throw new UsageError(
-        `port ${port} on 127.0.0.1 is in use (is another \`sluice dev\` running?); choose others with --port / --metadata-port`,
+        `port ${port} on 127.0.0.1 is in use (is another \`sluice dev\` running?); choose others with --port / --kafka-port / --metadata-port`,
       )
     }
   }
@@ -108,7 +120,16 @@ export async function runDev(options: DevOptions, io: CliIo): Promise<number> {
     metadataArgs.push('--store', 'zookeeper', '--zk-connect', zk.connectString, '--zk-chroot', DEV_ZOOKEEPER_CHROOT)
   }
   try {
-    return await runCluster(options, io, dataDir, brokerPorts, colour, say, metadataArgs, zk)
+    return await runCluster(
+      options,
+      io,
+      dataDir,
+      { grpc: brokerPorts, kafka: kafkaPorts },
+      colour,
+      say,
+      metadataArgs,
+      zk,
+    )
   } finally {
     if (zk !== undefined) {
       say('stopping ZooKeeper')
@@ -121,12 +142,13 @@ async function runCluster(
   options: DevOptions,
   io: CliIo,
   dataDir: string,
-  brokerPorts: number[],
+  ports: { readonly grpc: number[]; readonly kafka: number[] },
   colour: boolean,
   say: (text: string, tone?: string) => void,
   metadataArgs: string[],
   zk: ZooKeeperHandle | undefined,
 ): Promise<number> {
+  const brokerPorts = ports.grpc
   const names = ['metadata', ...brokerPorts.map((_, i) => `broker-${i + 1}`)]
   const nameWidth = Math.max(...names.map((n) => n.length))
   const colourOf = new Map(names.map((n, i) => [n, NAME_COLOURS[i % NAME_COLOURS.length]!]))
@@ -155,13 +177,14 @@ async function runCluster(
 
   const logArgs = options.logLevel === undefined ? [] : ['--log-level', options.logLevel]
   say(
-    `starting a dev cluster: metadata on ${options.metadataPort}, ${options.brokers} broker(s) on ${brokerPorts.join(', ')}, data in ${dataDir}`,
+    `starting a dev cluster: metadata on ${options.metadataPort}, ${options.brokers} broker(s) on ${brokerPorts.join(', ')} (Kafka ${ports.kafka.join(', ')}), data in ${dataDir}`,
   )
   const starting = spawnCluster({
     brokers: options.brokers,
     dataDir,
     metadataPort: options.metadataPort,
     brokerPorts,
+    brokerKafkaPorts: ports.kafka,
     metadataArgs: [...logArgs, ...metadataArgs],
     brokerArgs: logArgs,
     ownProcessGroup: true,
@@ -232,11 +255,13 @@ function printBanner(
   zk: ZooKeeperHandle | undefined,
 ): void {
   const bootstrap = cluster.bootstrap.join(',')
-  const flag = cluster.bootstrap[0] === '127.0.0.1:9092' ? '' : ` --bootstrap ${cluster.bootstrap[0]!}`
+  const flag = cluster.bootstrap[0] === DEFAULT_BOOTSTRAP ? '' : ` --bootstrap ${cluster.bootstrap[0]!}`
+  const kafkaEndpoints = cluster.brokers.map((b) => b.kafkaEndpoint ?? '?')
   const lines = [
     '',
     `Sluice dev cluster ready: 1 metadata service, ${cluster.brokers.length} broker(s)`,
-    `  bootstrap   ${bootstrap}`,
+    `  bootstrap   ${bootstrap}   (gRPC: the sluice CLI and SDK)`,
+    `  kafka       ${kafkaEndpoints.join(',')}   (Kafka clients: kcat, kafkajs, Java)`,
     `  metadata    ${cluster.metadata.endpoint}${zk === undefined ? '' : ` (tree in ZooKeeper ${zk.connectString}${DEV_ZOOKEEPER_CHROOT})`}`,
     ...(zk === undefined
       ? []
@@ -251,6 +276,7 @@ function printBanner(
     `  seq 1 1000 | pnpm sluice${flag} produce orders`,
     `  pnpm sluice${flag} consume orders --from-beginning`,
     `  pnpm sluice${flag} topics describe orders`,
+    `  kcat -b ${kafkaEndpoints[0]!} -L`,
     '',
     'Press Ctrl-C to stop.',
     '',

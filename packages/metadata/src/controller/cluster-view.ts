@@ -114,6 +114,8 @@ export function brokerToWire(b: BrokerRecord): wire.BrokerInfo {
     rack: b.rack,
     broker_epoch: toInt64String(b.brokerEpoch),
     admin_port: b.adminPort,
+    kafka_host: b.kafkaHost,
+    kafka_port: b.kafkaPort,
   }
 }
 

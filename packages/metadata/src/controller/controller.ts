@@ -309,6 +309,8 @@ export class Controller {
         port: reg.port,
         rack: reg.rack,
         adminPort: reg.admin_port,
+        kafkaHost: reg.kafka_host,
+        kafkaPort: reg.kafka_port,
         brokerEpoch: epoch,
         timestampMs: this.clock.nowMs(),
       }
@@ -477,6 +479,13 @@ export function validateRegistration(
   if (!Number.isInteger(reg.port) || reg.port < 1 || reg.port > 65535) throw bad(`port ${reg.port} must be in 1..65535`)
   if (!Number.isInteger(reg.admin_port) || reg.admin_port < 0 || reg.admin_port > 65535)
     throw bad(`admin_port ${reg.admin_port} must be in 0..65535`)
+  // Both empty means the broker has no Kafka listener (or predates them); a port without a host
+  // or the reverse would advertise an endpoint no client can reach.
+  if (!Number.isInteger(reg.kafka_port) || reg.kafka_port < 0 || reg.kafka_port > 65535)
+    throw bad(`kafka_port ${reg.kafka_port} must be in 0..65535`)
+  if (reg.kafka_host.length > 255) throw bad('kafka_host must be at most 255 characters')
+  if ((reg.kafka_port === 0) !== (reg.kafka_host.trim() === ''))
+    throw bad('kafka_host and kafka_port are given together (both empty: no Kafka listener)')
   if (reg.rack.length > 255) throw bad('rack must be at most 255 characters')
   if (
     reg.session_timeout_ms !== 0 &&

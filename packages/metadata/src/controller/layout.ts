@@ -6,7 +6,7 @@
  *   /cluster/id                               {"version":"1","id":"<22-char base64url>"}
  *   /controller                   ephemeral   {"version":1,"brokerid":N,"timestamp":"<ms>"}
  *   /controller_epoch                         "<int>"
- *   /brokers/ids/<id>             ephemeral   {"version":1,host,port,rack,admin_port,broker_epoch,timestamp}
+ *   /brokers/ids/<id>             ephemeral   {"version":1,host,port,rack,admin_port,kafka_host,kafka_port,broker_epoch,timestamp}
  *   /brokers/epoch                            "<int>": the last broker epoch handed out (only grows)
  *   /brokers/topics/<t>                       {"version":3,"topic_id":"...","partitions":{"0":[1,2,3],...}}
  *   /brokers/topics/<t>/partitions/<p>/state  {"version":1,leader,leader_epoch,isr,controller_epoch,partition_epoch}
@@ -48,6 +48,9 @@ export interface BrokerRecord {
   readonly port: number
   readonly rack: string
   readonly adminPort: number
+  /** The advertised Kafka listener; '' and 0 when the broker has none. */
+  readonly kafkaHost: string
+  readonly kafkaPort: number
   readonly brokerEpoch: bigint
   readonly timestampMs: number
 }
@@ -144,6 +147,8 @@ export function encodeBroker(b: BrokerRecord): Buffer {
     port: b.port,
     rack: b.rack,
     admin_port: b.adminPort,
+    kafka_host: b.kafkaHost,
+    kafka_port: b.kafkaPort,
     broker_epoch: b.brokerEpoch.toString(),
     timestamp: String(b.timestampMs),
   })

@@ -45,7 +45,15 @@ describe('metadata server: broker sessions', () => {
     const h = await startHarness()
     const [b1] = await brokers(h, [1])
     await createTopic(h, 'snap', [[1]], { 'retention.ms': '77' })
-    const b2 = h.broker({ broker_id: 2, host: 'broker-2.local', port: 9092, rack: 'r1', admin_port: 8080 })
+    const b2 = h.broker({
+      broker_id: 2,
+      host: 'broker-2.local',
+      port: 9092,
+      rack: 'r1',
+      admin_port: 8080,
+      kafka_host: 'kafka-2.local',
+      kafka_port: 19092,
+    })
     const epoch2 = await b2.registered()
     expect(b2.messages[0]!.kind).toBe('registered')
     const reg = b2.messages[0]!.registered!
@@ -63,6 +71,15 @@ describe('metadata server: broker sessions', () => {
       [1, '127.0.0.1', 19001, '', 0],
       [2, 'broker-2.local', 9092, 'r1', 8080],
     ])
+    // The Kafka listener travels with the registration; one registered without it reads as '' and 0.
+    expect(full.brokers.map((b) => [b.kafka_host, b.kafka_port])).toEqual([
+      ['', 0],
+      ['kafka-2.local', 19092],
+    ])
+    expect(cluster.brokers.find((b) => b.broker_id === 2)).toMatchObject({
+      kafka_host: 'kafka-2.local',
+      kafka_port: 19092,
+    })
     expect(full.partitions).toMatchObject([{ topic: 'snap', partition: 0, leader: 1, replicas: [1], isr: [1] }])
     expect(full.topic_configs[0]!.entries.find((e) => e.name === 'retention.ms')).toEqual({
       name: 'retention.ms',
@@ -97,6 +114,9 @@ describe('metadata server: broker sessions', () => {
       [{ broker_id: 1, port: 70000 }, 'INVALID_REQUEST'],
       [{ broker_id: 1, host: '' }, 'INVALID_REQUEST'],
       [{ broker_id: 1, session_timeout_ms: 5 }, 'INVALID_REQUEST'],
+      [{ broker_id: 1, kafka_host: 'k', kafka_port: 70000 }, 'INVALID_REQUEST'],
+      [{ broker_id: 1, kafka_port: 9092 }, 'INVALID_REQUEST'],
+      [{ broker_id: 1, kafka_host: 'k' }, 'INVALID_REQUEST'],
       [{ broker_id: 1, cluster_id: 'someone-elses-cluster' }, 'INCONSISTENT_CLUSTER_ID'],
     ]
     for (const [reg, code] of cases) {

@@ -121,4 +121,15 @@ describe('KafkaFrameSplitter', () => {
       expect((e as KafkaWireError).position).toBe(6)
     }
   })
+  it('pushEach hands over the frames before a bad size, then throws', () => {
+    const s = new KafkaFrameSplitter()
+    const seen: string[] = []
+    const bad = Buffer.from('ffffffff', 'hex')
+    expect(() =>
+      s.pushEach(Buffer.concat([frameOf(Buffer.from('a')), frameOf(Buffer.from('bc')), bad]), (f) =>
+        seen.push(f.toString()),
+      ),
+    ).toThrow(KafkaWireError)
+    expect(seen).toEqual(['a', 'bc'])
+  })
 })

@@ -28,6 +28,16 @@ export class KafkaFrameSplitter {
   /** Adds received bytes; returns every frame body they complete, in order. */
   push(chunk: Buffer): Buffer[] {
     const frames: Buffer[] = []
+    this.pushEach(chunk, (f) => frames.push(f))
+    return frames
+  }
+
+  /**
+   * Adds received bytes and hands each frame body they complete to `onFrame`, in order. A bad
+   * size throws only after the frames before it were handed over, so a server can still answer
+   * the requests a client sent ahead of the bad one.
+   */
+  pushEach(chunk: Buffer, onFrame: (frame: Buffer) => void): void {
     if (chunk.length > 0) {
       this.pending.push(chunk)
       this.pendingBytes += chunk.length
@@ -42,10 +52,10 @@ export class KafkaFrameSplitter {
         this.bodySize = size
       }
       if (this.pendingBytes < this.bodySize) break
-      frames.push(this.take(this.bodySize))
+      const frame = this.take(this.bodySize)
       this.bodySize = -1
+      onFrame(frame)
     }
-    return frames
   }
 
   /** The remaining partial bytes (size prefix included if its body is incomplete), joined. */

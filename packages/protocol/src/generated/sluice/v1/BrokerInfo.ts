@@ -16,6 +16,12 @@ export interface BrokerInfo {
    * Admin HTTP port (metrics and health), 0 when not served.
    */
   'admin_port'?: (number);
+  /**
+   * Where Kafka clients reach this broker's Kafka listener; '' and 0 when it has none (or it
+   * registered before Kafka listeners existed).
+   */
+  'kafka_host'?: (string);
+  'kafka_port'?: (number);
 }
 
 export interface BrokerInfo__Output {
@@ -31,4 +37,10 @@ export interface BrokerInfo__Output {
    * Admin HTTP port (metrics and health), 0 when not served.
    */
   'admin_port': (number);
+  /**
+   * Where Kafka clients reach this broker's Kafka listener; '' and 0 when it has none (or it
+   * registered before Kafka listeners existed).
+   */
+  'kafka_host': (string);
+  'kafka_port': (number);
 }

@@ -16,6 +16,11 @@ export interface RegisterBroker {
    * Empty on the first start; a broker refuses to join a different cluster.
    */
   'cluster_id'?: (string);
+  /**
+   * The advertised Kafka listener (BrokerInfo.kafka_host/kafka_port); '' and 0 when none.
+   */
+  'kafka_host'?: (string);
+  'kafka_port'?: (number);
 }
 
 export interface RegisterBroker__Output {
@@ -32,4 +37,9 @@ export interface RegisterBroker__Output {
    * Empty on the first start; a broker refuses to join a different cluster.
    */
   'cluster_id': (string);
+  /**
+   * The advertised Kafka listener (BrokerInfo.kafka_host/kafka_port); '' and 0 when none.
+   */
+  'kafka_host': (string);
+  'kafka_port': (number);
 }

@@ -1,0 +1,303 @@
+/**
+ * One Kafka client connection: frames in, requests dispatched to their handlers, answers out.
+ *
+ * Requests are pipelined: each is decoded and handed to its handler as soon as it arrives, so a
+ * slow request (a fetch long poll, acks=all) does not hold back the work of the ones behind it.
+ * Answers go out strictly in request order, as Kafka clients require: each request takes a slot
+ * in a queue, and the queue is written from its head as far as the answers are ready. The number
+ * of requests being served at once is bounded (`maxInFlight`); when it is reached, or the socket's
+ * write buffer is full because the client does not read, reading pauses. That is Kafka's muting
+ * of a connection with a request in flight, with a window instead of one request.
+ *
+ * Bad input closes the connection, as Kafka does: a frame size out of range, an undecodable
+ * header or body, an unknown api key, an unsupported version (ApiVersions excepted: it gets a v0
+ * answer with UNSUPPORTED_VERSION and the supported list). Nothing after the bad frame is read,
+ * but the requests before it are still answered, as a Kafka broker (which reads one request at a
+ * time) would have answered them before reading the bad one; then the socket ends, or is
+ * destroyed after DRAIN_TIMEOUT_MS. A handler that throws, or returns an answer that does not
+ * encode, is a bug: the connection is destroyed at once. Nothing here throws out of a socket
+ * callback.
+ */
+import type { Socket } from 'node:net'
+import type { Logger } from 'pino'
+import { errorId, kafka } from '@sluice/protocol'
+import type { BrokerContext } from '../server/context.js'
+import { apiVersionsResponse } from './api-versions-handler.js'
+import { ApiVersionsApi } from './codec-stand-in.js'
+import type { KafkaListenerInfo, KafkaRequestContext } from './kafka-api-handler.js'
+import type { KafkaApiEntry, KafkaApiTable } from './kafka-api-table.js'
+
+/** How long a connection refused for bad input may take to answer the requests before it. */
+const DRAIN_TIMEOUT_MS = 5000
+
+export interface KafkaConnectionOptions {
+  readonly socket: Socket
+  readonly id: string
+  readonly table: KafkaApiTable
+  readonly broker: BrokerContext
+  readonly listener: KafkaListenerInfo
+  readonly logger: Logger
+  /** Requests served at once before reading pauses. */
+  readonly maxInFlight: number
+  readonly maxFrameBytes: number
+  /** Logs why a connection is being closed for bad input (the listener rate-limits it). */
+  readonly onRefused: (details: Record<string, unknown>, message: string) => void
+  /** Called once, when the socket has closed. */
+  readonly onClosed: () => void
+}
+
+/** One request's place in the answer order; `chunks` undefined once done = no answer (acks=0). */
+interface AnswerSlot {
+  done: boolean
+  chunks: Buffer[] | undefined
+}
+
+export class KafkaConnection {
+  private readonly socket: Socket
+  private readonly splitter: kafka.KafkaFrameSplitter
+  private readonly abort = new AbortController()
+  /** Frames received but not yet dispatched (the window was full), oldest at `frameHead`. */
+  private frames: Buffer[] = []
+  private frameHead = 0
+  /** Dispatched requests in arrival order; the head is the next answer to write. */
+  private readonly answers: AnswerSlot[] = []
+  private ended = false
+  /** Set once a bad frame arrived: nothing more is read, and the socket ends once answered. */
+  private draining = false
+  private paused = false
+  /** Set while pump() runs, so an answer settled during a dispatch does not pump recursively. */
+  private pumping = false
+  private onSocketClosed!: () => void
+  /** Resolves once the socket has closed (and onClosed has run). */
+  readonly closed: Promise<void> = new Promise((resolve) => {
+    this.onSocketClosed = resolve
+  })
+
+  constructor(private readonly options: KafkaConnectionOptions) {
+    this.socket = options.socket
+    this.splitter = new kafka.KafkaFrameSplitter(options.maxFrameBytes)
+  }
+
+  get id(): string {
+    return this.options.id
+  }
+
+  /** Requests dispatched whose answers have not been written yet. */
+  get inFlight(): number {
+    return this.answers.length
+  }
+
+  start(): void {
+    // Answers are whole frames written at once; Nagle's delay would only add latency.
+    this.socket.setNoDelay(true)
+    this.socket.on('data', (chunk: Buffer) => this.guarded(() => this.onData(chunk)))
+    this.socket.on('drain', () => this.guarded(() => this.pump()))
+    this.socket.on('error', (err) => {
+      this.options.logger.debug({ err, connection: this.id }, 'kafka connection error')
+    })
+    this.socket.once('close', () => {
+      this.ended = true
+      this.abort.abort()
+      this.frames = []
+      this.options.onClosed()
+      this.onSocketClosed()
+    })
+  }
+
+  /** Closes at once: in-flight handlers see their signal aborted, unwritten answers are dropped. */
+  close(): void {
+    if (this.ended) return
+    this.ended = true
+    this.abort.abort()
+    this.socket.destroy()
+  }
+
+  /** The last line of defence: a bug on this path closes this connection, never the process. */
+  private guarded(f: () => void): void {
+    try {
+      f()
+    } catch (err) {
+      this.options.logger.error({ err, connection: this.id }, 'closing a Kafka connection: unexpected error')
+      this.close()
+    }
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.ended || this.draining) return
+    try {
+      this.splitter.pushEach(chunk, (f) => this.frames.push(f))
+    } catch (err) {
+      // The frames before the bad size are kept: pump() dispatches them, then the refusal ends the socket.
+      this.pump()
+      this.refuse({}, `bad frame: ${(err as Error).message}`)
+      return
+    }
+    this.pump()
+  }
+
+  /** Dispatches waiting frames while the window has room, then pauses or resumes reading. */
+  private pump(): void {
+    if (this.pumping) return
+    this.pumping = true
+    try {
+      while (!this.ended && !this.draining && this.frameHead < this.frames.length && this.hasRoom()) {
+        const frame = this.frames[this.frameHead]!
+        this.frames[this.frameHead++] = EMPTY
+        this.dispatch(frame)
+      }
+    } finally {
+      this.pumping = false
+    }
+    if (this.ended || this.draining) return
+    if (this.frameHead === this.frames.length) {
+      this.frames = []
+      this.frameHead = 0
+    }
+    const full = !this.hasRoom() || this.frameHead < this.frames.length
+    if (full && !this.paused) {
+      this.paused = true
+      this.socket.pause()
+    } else if (!full && this.paused) {
+      this.paused = false
+      this.socket.resume()
+    }
+  }
+
+  private hasRoom(): boolean {
+    return this.answers.length < this.options.maxInFlight && !this.socket.writableNeedDrain
+  }
+
+  private dispatch(frame: Buffer): void {
+    const decoded = this.options.table.decode(frame)
+    if (decoded.kind === 'refused') {
+      const { kind: _kind, reason, ...details } = decoded
+      this.refuse(details, reason)
+      return
+    }
+    const slot: AnswerSlot = { done: false, chunks: undefined }
+    this.answers.push(slot)
+    if (decoded.kind === 'unsupported-api-versions') {
+      this.options.logger.debug(
+        { connection: this.id, apiVersion: decoded.apiVersion },
+        'ApiVersions at an unsupported version: answering v0 with UNSUPPORTED_VERSION',
+      )
+      const w = new kafka.KafkaWriter()
+      kafka.writeResponseHeader(w, 0, decoded.correlationId)
+      ApiVersionsApi.writeResponse(
+        w,
+        0,
+        apiVersionsResponse(this.options.listener.apis, errorId('UNSUPPORTED_VERSION')),
+      )
+      this.settle(slot, w.toFrame())
+      return
+    }
+    const { header, entry, body } = decoded
+    const ctx: KafkaRequestContext = {
+      broker: this.options.broker,
+      listener: this.options.listener,
+      header,
+      connectionId: this.id,
+      clientId: header.clientId ?? '',
+      signal: this.abort.signal,
+      metadataEndpoints: () => this.options.broker.cache.metadataEndpoints,
+    }
+    let answer: Promise<unknown>
+    try {
+      answer = entry.handler.handle(body, header.apiVersion, ctx)
+    } catch (err) {
+      // A handler that throws synchronously is treated like one that rejects.
+      answer = Promise.reject(err)
+    }
+    answer.then(
+      (res) =>
+        this.guarded(() => {
+          if (this.ended) return
+          let chunks: Buffer[] | undefined
+          try {
+            chunks = res === undefined ? undefined : encodeAnswer(entry, header, res)
+          } catch (err) {
+            this.fail(entry, header, err, 'the answer does not encode')
+            return
+          }
+          this.settle(slot, chunks)
+        }),
+      (err: unknown) =>
+        this.guarded(() => {
+          if (this.ended) return
+          this.fail(entry, header, err, 'the handler failed')
+        }),
+    )
+  }
+
+  private settle(slot: AnswerSlot, chunks: Buffer[] | undefined): void {
+    slot.done = true
+    slot.chunks = chunks
+    this.flush()
+  }
+
+  /** Writes every ready answer at the head of the queue, in one corked burst, then reads on. */
+  private flush(): void {
+    if (this.ended) return
+    let corked = false
+    while (this.answers.length > 0 && this.answers[0]!.done) {
+      const { chunks } = this.answers.shift()!
+      if (chunks === undefined) continue
+      if (!corked) {
+        this.socket.cork()
+        corked = true
+      }
+      for (const c of chunks) this.socket.write(c)
+    }
+    if (corked) this.socket.uncork()
+    if (this.draining) {
+      // end(), not destroy(): the answers just written must reach the client before the FIN.
+      if (this.answers.length === 0) this.socket.end()
+      return
+    }
+    this.pump()
+  }
+
+  private fail(entry: KafkaApiEntry, header: kafka.KafkaRequestHeader, err: unknown, why: string): void {
+    this.options.logger.error(
+      {
+        err,
+        connection: this.id,
+        api: entry.handler.codec.name,
+        apiVersion: header.apiVersion,
+        correlationId: header.correlationId,
+        clientId: header.clientId,
+      },
+      `closing a Kafka connection: ${why}`,
+    )
+    this.close()
+  }
+
+  private refuse(details: Record<string, unknown>, reason: string): void {
+    if (this.draining) return
+    this.options.onRefused(
+      { connection: this.id, remote: this.socket.remoteAddress, ...details },
+      `closing a Kafka connection: ${reason}`,
+    )
+    this.draining = true
+    this.frames = []
+    this.frameHead = 0
+    if (!this.paused) {
+      this.paused = true
+      this.socket.pause()
+    }
+    // A client that does not read its answers (or a handler that never finishes) cannot hold the
+    // connection open: the deadline destroys it.
+    setTimeout(() => this.close(), DRAIN_TIMEOUT_MS).unref()
+    this.flush()
+  }
+}
+
+const EMPTY = Buffer.alloc(0)
+
+function encodeAnswer(entry: KafkaApiEntry, header: kafka.KafkaRequestHeader, res: unknown): Buffer[] {
+  const codec = entry.handler.codec
+  const w = new kafka.KafkaWriter()
+  kafka.writeResponseHeader(w, codec.responseHeaderVersion(header.apiVersion), header.correlationId)
+  codec.writeResponse(w, header.apiVersion, res)
+  return w.toFrame()
+}
