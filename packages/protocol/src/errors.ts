@@ -190,8 +190,29 @@ export const ErrorCode = {
   KAFKA_STORAGE_ERROR: spec(56, S.UNAVAILABLE, true, true, 'The broker could not read or write the log on disk.'),
   LOG_DIR_NOT_FOUND: spec(57, S.NOT_FOUND, false, false, 'The log directory does not exist.'),
   UNKNOWN_PRODUCER_ID: spec(59, S.FAILED_PRECONDITION, false, false, 'The broker has no state for this producer id.'),
+  TRANSACTIONAL_ID_AUTHORIZATION_FAILED: spec(
+    53,
+    S.PERMISSION_DENIED,
+    false,
+    false,
+    'Transactional producers are not supported: a request with a transactional id is refused.',
+  ),
   GROUP_ID_NOT_FOUND: spec(69, S.NOT_FOUND, false, false, 'The group does not exist.'),
   NON_EMPTY_GROUP: spec(68, S.FAILED_PRECONDITION, false, false, 'The group is not empty.'),
+  FETCH_SESSION_ID_NOT_FOUND: spec(
+    70,
+    S.FAILED_PRECONDITION,
+    true,
+    false,
+    'The fetch session does not exist (this broker declines fetch sessions: send session id 0).',
+  ),
+  INVALID_FETCH_SESSION_EPOCH: spec(
+    71,
+    S.FAILED_PRECONDITION,
+    true,
+    false,
+    'The fetch session epoch is invalid (without a session only 0 and -1 are valid).',
+  ),
   FENCED_LEADER_EPOCH: spec(
     74,
     S.FAILED_PRECONDITION,
@@ -245,6 +266,7 @@ export const ErrorCode = {
     false,
     'A newer producer with the same transactional id has fenced this one.',
   ),
+  UNKNOWN_TOPIC_ID: spec(100, S.NOT_FOUND, true, true, 'No topic has this topic id.'),
   INCONSISTENT_TOPIC_ID: spec(
     103,
     S.FAILED_PRECONDITION,

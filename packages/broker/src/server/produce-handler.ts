@@ -1,7 +1,9 @@
 /**
  * Produce (proto/sluice/v1/broker.proto ProduceRequest -> ProduceResponse), docs/design.md §2.
  *
- * Per partition, in this order: the topic-partition must be in the metadata cache and this
+ * A request with acks outside -1, 0, 1 or with a transactional id fails every partition
+ * (INVALID_REQUIRED_ACKS / TRANSACTIONAL_ID_AUTHORIZATION_FAILED). Otherwise per partition, in
+ * this order: the topic-partition must be in the metadata cache and this
  * broker must lead it (leaderReplica: UNKNOWN_TOPIC_OR_PARTITION / NOT_LEADER_OR_FOLLOWER), every
  * batch must pass validateBatches (CORRUPT_MESSAGE / INVALID_BATCH), and client batches may not be
  * control batches (INVALID_RECORD). Then the partition's whole records field goes to
@@ -43,15 +45,13 @@ export async function handleProduce(
   ctx: BrokerContext,
   req: wire.ProduceRequest__Output,
 ): Promise<wire.ProduceResponse | undefined> {
-  const acksValid = VALID_ACKS.has(req.acks)
+  const refusal = requestRefusal(req)
   const topics = await Promise.all(
     req.topics.map(async (t) => ({
       topic: t.topic,
       partitions: await Promise.all(
         t.partitions.map((p) =>
-          acksValid
-            ? producePartition(ctx, req, t.topic, p)
-            : failed(p.partition, 'INVALID_REQUIRED_ACKS', `acks must be -1, 0 or 1, not ${req.acks}`),
+          refusal === undefined ? producePartition(ctx, req, t.topic, p) : failedWith(p.partition, refusal),
         ),
       ),
     })),
@@ -59,6 +59,21 @@ export async function handleProduce(
   ctx.metrics?.produceAnswered(topics)
   if (req.acks === 0) return undefined
   return { correlation_id: req.correlation_id, topics, throttle_time_ms: 0 }
+}
+
+/**
+ * What makes every partition of a request fail before any is looked at: acks outside -1, 0, 1,
+ * and a transactional id (Sluice has no transactions yet; docs/decisions.md says why this code).
+ */
+function requestRefusal(req: wire.ProduceRequest__Output): ErrorFields | undefined {
+  if (!VALID_ACKS.has(req.acks)) return errorFields('INVALID_REQUIRED_ACKS', `acks must be -1, 0 or 1, not ${req.acks}`)
+  if (req.transactional_id !== '') {
+    return errorFields(
+      'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
+      `transactional id "${req.transactional_id}": transactions are not supported`,
+    )
+  }
+  return undefined
 }
 
 async function producePartition(

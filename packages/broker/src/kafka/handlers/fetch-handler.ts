@@ -1,0 +1,126 @@
+/**
+ * Kafka Fetch v4-12 over the broker's fetch operation (server/fetch-handler.ts): the long poll
+ * (maxWaitMs, minBytes), the size limits (maxBytes, partitionMaxBytes, one whole batch past them
+ * for the first partition with data), the leader, epoch and offset checks are all the
+ * operation's; this file converts the request and the answer.
+ *
+ * What is Kafka-only, and answered here before the operation runs:
+ * - Fetch sessions (KIP-227) are declined: every answer carries session id 0, which tells the
+ *   client to keep sending full fetches. A request naming a session (sessionId != 0) is
+ *   FETCH_SESSION_ID_NOT_FOUND; without a session only the epochs 0 and -1 are valid
+ *   (INVALID_FETCH_SESSION_EPOCH otherwise), as in Kafka.
+ * - Replication runs over gRPC, so a Kafka-protocol follower fetch (replicaId >= 0) is refused
+ *   with INVALID_REQUEST.
+ * - read_committed reads like read_uncommitted: there are no transactions, so the last stable
+ *   offset the operation answers is the high watermark and there is nothing aborted to list.
+ * - NOT_LEADER_OR_FOLLOWER and the leader-epoch errors carry the leader and epoch the metadata
+ *   cache knows (v12's tagged currentLeader), so the client need not refresh its metadata first.
+ */
+import { errorId, kafka, type wire } from '@sluice/protocol'
+import type { MetadataCache } from '../../metadata-cache.js'
+import { fetchErrorResponse, handleFetch } from '../../server/fetch-handler.js'
+import type { KafkaApiHandler, KafkaRequestContext } from '../kafka-api-handler.js'
+import { kafkaErrorCode } from '../kafka-error-code.js'
+import { bufferFromWire, int64FromWire, int64ToWire } from '../wire-values.js'
+
+const READ_COMMITTED = 1
+/** Kafka's FetchMetadata epochs that need no session: a full fetch (0) and a sessionless one (-1). */
+const SESSIONLESS_EPOCHS = new Set([0, -1])
+const LEADER_HINT_ERRORS = new Set([
+  errorId('NOT_LEADER_OR_FOLLOWER'),
+  errorId('FENCED_LEADER_EPOCH'),
+  errorId('UNKNOWN_LEADER_EPOCH'),
+])
+
+export const fetchHandler: KafkaApiHandler<kafka.FetchRequest, kafka.FetchResponseInput> = {
+  codec: kafka.FetchApi,
+  minVersion: 4,
+  maxVersion: 12,
+  async handle(req, _version, ctx) {
+    const refusal = requestRefusal(req, ctx)
+    if (refusal !== undefined) return { errorCode: refusal, sessionId: 0, responses: [] }
+    const wireReq = toWireFetch(req, ctx)
+    let res: wire.FetchResponse | undefined
+    try {
+      res = await handleFetch(ctx.broker, wireReq, ctx.signal)
+    } catch (err) {
+      res = fetchErrorResponse(wireReq, err)
+    }
+    if (res === undefined) return undefined // the connection closed or the broker is stopping
+    ctx.broker.metrics?.fetchAnswered(false, res)
+    return toKafkaFetch(res, ctx.broker.cache, req.isolationLevel === READ_COMMITTED)
+  },
+}
+
+/** The Kafka error code of a request this listener refuses as a whole, or undefined. */
+function requestRefusal(req: kafka.FetchRequest, ctx: KafkaRequestContext): number | undefined {
+  if (req.sessionId !== 0) return errorId('FETCH_SESSION_ID_NOT_FOUND')
+  if (!SESSIONLESS_EPOCHS.has(req.sessionEpoch)) return errorId('INVALID_FETCH_SESSION_EPOCH')
+  if (req.replicaId >= 0) {
+    ctx.broker.logger.info(
+      { connectionId: ctx.connectionId, clientId: ctx.clientId, replicaId: req.replicaId },
+      'refused a Kafka-protocol follower fetch: Sluice brokers replicate over gRPC',
+    )
+    return errorId('INVALID_REQUEST')
+  }
+  return undefined
+}
+
+function toWireFetch(req: kafka.FetchRequest, ctx: KafkaRequestContext): wire.FetchRequest__Output {
+  return {
+    correlation_id: String(ctx.header.correlationId),
+    replica_id: req.replicaId,
+    max_wait_ms: req.maxWaitMs,
+    min_bytes: req.minBytes,
+    max_bytes: req.maxBytes,
+    isolation_level: req.isolationLevel,
+    client_id: ctx.clientId ?? '',
+    replica_epoch: '-1',
+    topics: req.topics.map((t) => ({
+      topic: t.topic,
+      partitions: t.partitions.map((p) => ({
+        partition: p.partition,
+        fetch_offset: int64ToWire(p.fetchOffset),
+        current_leader_epoch: p.currentLeaderEpoch,
+        partition_max_bytes: p.partitionMaxBytes,
+        last_fetched_epoch: p.lastFetchedEpoch,
+        log_start_offset: int64ToWire(p.logStartOffset),
+      })),
+    })),
+  }
+}
+
+function toKafkaFetch(res: wire.FetchResponse, cache: MetadataCache, readCommitted: boolean): kafka.FetchResponseInput {
+  return {
+    throttleTimeMs: res.throttle_time_ms ?? 0,
+    errorCode: kafkaErrorCode(res.error_code),
+    sessionId: 0,
+    responses: (res.topics ?? []).map((t) => {
+      const topic = t.topic ?? ''
+      return {
+        topic,
+        partitions: (t.partitions ?? []).map((p) => {
+          const partitionIndex = p.partition ?? 0
+          const errorCode = kafkaErrorCode(p.error_code)
+          return {
+            partitionIndex,
+            errorCode,
+            highWatermark: int64FromWire(p.high_watermark),
+            lastStableOffset: int64FromWire(p.last_stable_offset),
+            logStartOffset: int64FromWire(p.log_start_offset),
+            // Kafka lists aborted transactions only to read_committed consumers; there are none.
+            abortedTransactions: readCommitted ? [] : null,
+            preferredReadReplica: -1,
+            records: bufferFromWire(p.records),
+            currentLeader: LEADER_HINT_ERRORS.has(errorCode) ? leaderHint(cache, topic, partitionIndex) : undefined,
+          }
+        }),
+      }
+    }),
+  }
+}
+
+function leaderHint(cache: MetadataCache, topic: string, partition: number): kafka.FetchResponseLeaderIdAndEpochInput {
+  const state = cache.partition(topic, partition)
+  return state === undefined ? {} : { leaderId: state.leader, leaderEpoch: state.leaderEpoch }
+}
