@@ -12,7 +12,7 @@ export const KAFKA_HOST = '127.0.0.1'
 
 /** The port of a spawned broker's Kafka listener (testkit starts brokers with `--kafka-port 0`). */
 export function kafkaPortOf(broker: SpawnedProcess): number {
-  const port = (broker as SpawnedProcess & { kafkaPort?: number }).kafkaPort
+  const port = broker.kafkaPort
   if (port === undefined || port <= 0)
     throw new Error(`${broker.name} has no Kafka port: was it started without a Kafka listener?`)
   return port
