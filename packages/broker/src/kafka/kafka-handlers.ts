@@ -3,8 +3,9 @@
  * nothing else (ApiVersions lists exactly these). Add a handler by appending it to the list.
  */
 import { apiVersionsHandler } from './api-versions-handler.js'
+import { dataHandlers } from './handlers/data-handlers.js'
 import type { KafkaApiHandler } from './kafka-api-handler.js'
 
 export function kafkaHandlers(): readonly KafkaApiHandler<unknown, unknown>[] {
-  return [apiVersionsHandler]
+  return [apiVersionsHandler, ...dataHandlers]
 }
