@@ -190,9 +190,11 @@ describe.skipIf(skip)('Sluice containers (host network, loopback ports)', () => 
 
   it('metadata service + 3 brokers: produce/consume, a stopped broker fails over (acks=all still succeeds), restarted it rejoins the ISR', async () => {
     const { GenericContainer, Wait, getContainerRuntimeClient } = await import('testcontainers')
-    const [mdPort, mdAdmin, ...ports] = await freePorts(8)
+    const [mdPort, mdAdmin, ...ports] = await freePorts(11)
     const brokerPorts = ports.slice(0, 3)
     const adminPorts = ports.slice(3, 6)
+    // Host network: each broker's Kafka listener needs a port of its own too.
+    const kafkaPorts = ports.slice(6, 9)
     const common = { SLUICE_LOG_LEVEL: 'warn', SLUICE_HOST: '127.0.0.1' }
     const metadata = await new GenericContainer(IMAGE)
       .withNetworkMode('host')
@@ -222,6 +224,7 @@ describe.skipIf(skip)('Sluice containers (host network, loopback ports)', () => 
             SLUICE_BROKER_ID: String(id),
             SLUICE_PORT: String(brokerPorts[id - 1]),
             SLUICE_ADMIN_PORT: String(adminPorts[id - 1]),
+            SLUICE_KAFKA_PORT: String(kafkaPorts[id - 1]),
             SLUICE_METADATA_ENDPOINTS: `127.0.0.1:${mdPort}`,
             // Short session so that a killed broker would be noticed fast; a clean stop needs none.
             SLUICE_SESSION_TIMEOUT_MS: '6000',
@@ -258,7 +261,7 @@ describe.skipIf(skip)('Sluice containers (host network, loopback ports)', () => 
       console.warn('containers.e2e: compose check skipped: neither docker-compose nor `docker compose` is installed')
       return
     }
-    const ports = await freePorts(8)
+    const ports = await freePorts(11)
     const env = {
       ...process.env,
       SLUICE_IMAGE: IMAGE,
@@ -271,6 +274,9 @@ describe.skipIf(skip)('Sluice containers (host network, loopback ports)', () => 
       BROKER1_ADMIN_PORT: String(ports[5]),
       BROKER2_ADMIN_PORT: String(ports[6]),
       BROKER3_ADMIN_PORT: String(ports[7]),
+      BROKER1_KAFKA_PORT: String(ports[8]),
+      BROKER2_KAFKA_PORT: String(ports[9]),
+      BROKER3_KAFKA_PORT: String(ports[10]),
     }
     const project = `sluice-e2e-${process.pid}`
     const files = [

@@ -138,6 +138,11 @@ describe('deploy/k8s manifests', () => {
         /readinessProbe port grpc is not the admin port/,
       ],
       [
+        'Kafka port off',
+        broker({ env: [{ name: 'SLUICE_KAFKA_PORT', value: '19092' }] }),
+        /container port kafka \(9092\) differs from SLUICE_KAFKA_PORT \(19092\)/,
+      ],
+      [
         'liveness on /readyz',
         broker({ livenessProbe: { httpGet: { path: '/readyz', port: 'admin' } } }),
         /livenessProbe asks \/readyz/,

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // A runnable SDK example: create a topic, produce keyed records, read them back.
 // Start a cluster first (`npx -y pnpm@10.34.9 dev`), then: node packages/client/examples/produce-consume.mjs
-// SLUICE_BOOTSTRAP overrides the bootstrap address (default 127.0.0.1:9092).
+// SLUICE_BOOTSTRAP overrides the bootstrap address (default 127.0.0.1:9192, broker 1's gRPC port under `sluice dev`).
 import { connect, isSluiceError } from '@sluice/client'
 
-const bootstrap = (process.env.SLUICE_BOOTSTRAP ?? '127.0.0.1:9092').split(',')
+const bootstrap = (process.env.SLUICE_BOOTSTRAP ?? '127.0.0.1:9192').split(',')
 const topic = process.argv[2] ?? 'payments'
 
 const client = await connect({ bootstrap, clientId: 'example' })

@@ -44,6 +44,15 @@ describe('spawnProcess', () => {
     expect(liveResources()).toEqual([])
   })
 
+  it("reads a broker's KAFKA_LISTENING <port> line, printed before LISTENING", async () => {
+    const plain = await spawnProcess({ name: 'plain', script: FAKE, args: ['listen'] })
+    expect([plain.kafkaPort, plain.kafkaEndpoint]).toEqual([undefined, undefined])
+    const p = await spawnProcess({ name: 'kafka', script: FAKE, args: ['kafka'] })
+    expect(p.kafkaPort).toBe(p.port + 1)
+    expect(p.kafkaEndpoint).toBe(`127.0.0.1:${p.port + 1}`)
+    await Promise.all([plain.stop(), p.stop()])
+  })
+
   it('rejects with the stderr tail when the process exits before listening', async () => {
     await expect(spawnProcess({ name: 'crashy', script: FAKE, args: ['crash'] })).rejects.toThrow(
       /crashy exited \(code 3.*\n.*config problem: dataDir: Required/,

@@ -167,6 +167,14 @@ export function checkManifests(objects: K8sObject[], rules: ManifestRules): stri
           problems.push(
             `${cw}: container port grpc (${String(grpc)}) differs from SLUICE_PORT (${String(env.get('SLUICE_PORT'))})`,
           )
+        if (role === 'broker') {
+          // The Kafka listener's port, like gRPC's, must be what the container declares.
+          const kafkaPort = portNumber(c, 'kafka')
+          if (kafkaPort === undefined || String(kafkaPort) !== env.get('SLUICE_KAFKA_PORT'))
+            problems.push(
+              `${cw}: container port kafka (${String(kafkaPort)}) differs from SLUICE_KAFKA_PORT (${String(env.get('SLUICE_KAFKA_PORT'))})`,
+            )
+        }
         for (const name of env.keys()) {
           if (name.startsWith('SLUICE_')) {
             if (!rules.roleKeys[role].includes(envNameToKey(name)))

@@ -1,5 +1,6 @@
 // A stand-in for a Sluice server in spawn-process tests. Behaviour from argv[2]:
 //   listen   listen on 127.0.0.1:0, print LISTENING <port>, exit 0 on SIGTERM
+//   kafka    like listen, but print KAFKA_LISTENING <port + 1> first, as a broker with --kafka-port
 //   stubborn like listen, but ignore SIGTERM (only SIGKILL ends it)
 //   crash    print an error on stderr and exit 3 before listening
 //   silent   never print LISTENING (stays alive until killed)
@@ -17,6 +18,7 @@ if (mode === 'silent') {
   const server = net.createServer()
   server.listen(0, '127.0.0.1', () => {
     console.log(JSON.stringify({ level: 30, time: Date.now(), msg: 'starting' }))
+    if (mode === 'kafka') console.log(`KAFKA_LISTENING ${server.address().port + 1}`)
     console.log(`LISTENING ${server.address().port}`)
   })
   process.on('SIGTERM', () => {
