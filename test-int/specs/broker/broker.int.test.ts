@@ -227,6 +227,13 @@ describe('broker bad input', () => {
     ])
     const badAcks = onlyPartition(await produceOne(client, topic, good, 0, 2))
     expect(badAcks.error_code).toBe(errorId('INVALID_REQUIRED_ACKS'))
+    // No transactions yet: a transactional request is refused whole (docs/decisions.md).
+    const transactional = await client.produce({
+      acks: 1,
+      transactional_id: 'tx-1',
+      topics: [{ topic, partitions: [{ partition: 0, records: good }] }],
+    })
+    expect(onlyPartition(transactional).error_code).toBe(errorId('TRANSACTIONAL_ID_AUTHORIZATION_FAILED'))
     expect(await latestOffset(client, topic)).toBe(2n)
     expect(values(onlyPartition(await fetchOne(client, topic, 0n)).records)).toEqual(['seed', 'ok'])
   })

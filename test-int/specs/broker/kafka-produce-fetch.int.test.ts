@@ -145,7 +145,7 @@ describe('Kafka Produce and Fetch handlers', () => {
     expect(values(f.records)).toEqual(['a', 'b', 'c'])
   })
 
-  it('refuses transactional produce requests per partition and appends nothing', async () => {
+  it('refuses transactional requests, bad batches and bad acks per partition and appends nothing', async () => {
     const { c, client } = await singleBroker()
     const topic = await c.topic([1])
     await c.waitForState(topic, (s) => s.leader === 1, 'a leader')
@@ -158,6 +158,25 @@ describe('Kafka Produce and Fetch handlers', () => {
       )
       expect(onlyProduced(res).errorCode).toBe(errorId('TRANSACTIONAL_ID_AUTHORIZATION_FAILED'))
     }
+    // Bad batches are the shared validation's: Kafka's CORRUPT_MESSAGE, nothing appended.
+    const badCrc = batch(['crc'])
+    badCrc[badCrc.length - 1]! ^= 0xff
+    for (const records of [badCrc, batch(['cut']).subarray(0, 30), null]) {
+      const res = await client.call(produceHandler, kafka.ProduceApi, 9, {
+        acks: 1,
+        timeoutMs: 1000,
+        topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
+      })
+      expect(onlyProduced(res).errorCode).toBe(errorId('CORRUPT_MESSAGE'))
+      expect(onlyProduced(res).errorMessage).toMatch(/.+/)
+    }
+    const badAcks = await client.call(
+      produceHandler,
+      kafka.ProduceApi,
+      3,
+      produceRequest(topic, batch(['a']), { acks: 2 }),
+    )
+    expect(onlyProduced(badAcks).errorCode).toBe(errorId('INVALID_REQUIRED_ACKS'))
     expect(c.replica(1, topic)!.logEndOffset).toBe(0n)
   })
 
