@@ -1,0 +1,47 @@
+/**
+ * InitProducerId 0-4, forwarded to the controller, which hands out producer ids for idempotent
+ * producers (an existing id and epoch, v3+, bumps the epoch). Sluice has no transactions: a
+ * transactional id is refused with UNSUPPORTED_VERSION, which a Kafka client reports at once
+ * rather than retrying.
+ */
+import { errorId, kafka, type wire } from '@sluice/protocol'
+import type { KafkaApiHandler } from '../kafka-api-handler.js'
+import { kafkaErrorCode } from '../kafka-error-code.js'
+import { int64FromWire, int64ToWire } from '../wire-values.js'
+import { failureOf, forwardOptions, forwarder } from './forwarded-call.js'
+
+export const initProducerIdHandler: KafkaApiHandler<kafka.InitProducerIdRequest, kafka.InitProducerIdResponseInput> = {
+  codec: kafka.InitProducerIdApi,
+  minVersion: 0,
+  maxVersion: 4,
+  async handle(req, _version, ctx) {
+    const refuse = (errorCode: number): kafka.InitProducerIdResponseInput => ({
+      throttleTimeMs: 0,
+      errorCode,
+      producerId: -1n,
+      producerEpoch: -1,
+    })
+    if (req.transactionalId !== null) return refuse(errorId('UNSUPPORTED_VERSION'))
+    const grpcReq: wire.InitProducerIdRequest = {
+      transactional_id: '',
+      transaction_timeout_ms: req.transactionTimeoutMs,
+      producer_id: int64ToWire(req.producerId),
+      producer_epoch: req.producerEpoch,
+    }
+    try {
+      const res = await forwarder(ctx).metadata<wire.InitProducerIdResponse__Output>(
+        (c, o, cb) => c.InitProducerId(grpcReq, o, cb),
+        forwardOptions(ctx),
+      )
+      if (res.error_code !== 0) return refuse(kafkaErrorCode(res.error_code))
+      return {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        producerId: int64FromWire(res.producer_id),
+        producerEpoch: res.producer_epoch,
+      }
+    } catch (err) {
+      return refuse(failureOf(ctx, err, 'COORDINATOR_NOT_AVAILABLE').errorCode)
+    }
+  },
+}
