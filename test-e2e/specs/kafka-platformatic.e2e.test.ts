@@ -93,7 +93,6 @@ describe('@platformatic/kafka 1.35 against the Kafka listener', () => {
       clientId: 'plt-producer',
       bootstrapBrokers: brokers,
       serializers: stringSerializers,
-      idempotent: true,
       acks: ProduceAcks.ALL,
       retries: 10,
     })
@@ -138,5 +137,42 @@ describe('@platformatic/kafka 1.35 against the Kafka listener', () => {
       expect(expected, `api ${apiKey}: newest common version`).toBeGreaterThanOrEqual(AT_LEAST.get(apiKey)!)
       expect([...(sent.get(apiKey) ?? [])], `api ${apiKey}: versions sent`).toContain(expected)
     }
+  })
+
+  it('an idempotent producer gets a producer id (InitProducerId v4) and writes each record once', async () => {
+    const brokers = kafkaBrokers(cluster)
+    const topic = `plt-idem-${randomUUID().slice(0, 8)}`
+    const admin = new Admin({ clientId: 'plt-admin', bootstrapBrokers: brokers, retries: 10 })
+    onTestFinished(async () => await admin.close())
+    await admin.createTopics({ topics: [topic], partitions: 2, replicas: 3 })
+    // The library sends producer id 0 and epoch 0 for a new non-transactional producer; Kafka
+    // ignores both when there is no transactional id and hands out a fresh id.
+    const producer = new Producer({
+      clientId: 'plt-idempotent',
+      bootstrapBrokers: brokers,
+      serializers: stringSerializers,
+      idempotent: true,
+      acks: ProduceAcks.ALL,
+      retries: 10,
+    })
+    onTestFinished(async () => await producer.close())
+    const values = numbered('plt-idem', 40)
+    for (let i = 0; i < values.length; i += 20) {
+      await producer.send({ messages: values.slice(i, i + 20).map((value) => ({ topic, key: value, value })) })
+    }
+    expect(sent.get(kafka.InitProducerIdApi.apiKey)).toContain(4)
+    const ends = await admin.listOffsets({
+      topics: [
+        {
+          name: topic,
+          partitions: [
+            { partitionIndex: 0, timestamp: -1n },
+            { partitionIndex: 1, timestamp: -1n },
+          ],
+        },
+      ],
+    })
+    const total = ends.flatMap((t) => t.partitions).reduce((n, p) => n + Number(p.offset), 0)
+    expect(total).toBe(values.length)
   })
 })

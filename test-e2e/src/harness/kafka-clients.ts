@@ -78,7 +78,11 @@ export async function kcatOk(args: readonly string[], options: { input?: string;
   return r
 }
 
-/** A kcat that keeps running (a `-G` group member): its stdout lines, stderr kept for errors. */
+/**
+ * A kcat that keeps running (a `-G` group member): its stdout lines, stderr kept for errors.
+ * It runs with `-u`: to a pipe kcat's output is block-buffered, and a test watching the lines
+ * would otherwise miss the last few kilobytes of records until kcat exits.
+ */
 export interface KcatProcess {
   readonly child: ChildProcess
   readonly lines: string[]
@@ -88,7 +92,7 @@ export interface KcatProcess {
 }
 
 export function startKcat(args: readonly string[]): KcatProcess {
-  const child = spawn('kcat', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('kcat', ['-u', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   const lines: string[] = []
   const err: string[] = []
   createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l))
