@@ -140,10 +140,10 @@ describe('kafkajs 2.2.4 against the Kafka listener', () => {
       timeoutMs: 30_000,
       description: `listTopics to include ${topic}`,
     })
-    // Creating it again is refused as Kafka does (TOPIC_ALREADY_EXISTS).
-    await expect(
-      admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 2 }], timeout: 30_000 }),
-    ).rejects.toThrow(/already exists/i)
+    // Creating it again is refused (TOPIC_ALREADY_EXISTS), which kafkajs reports as false.
+    expect(
+      await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 2 }], timeout: 30_000 }),
+    ).toBe(false)
     const described = await admin.describeGroups([`no-such-group-${randomUUID()}`])
     expect(described.groups).toHaveLength(1)
     expect(described.groups[0]!.members).toEqual([])
@@ -240,8 +240,9 @@ describe('kafkajs 2.2.4 against the Kafka listener', () => {
       kafkaBrokers(cluster).join(','),
       '-G',
       group,
-      '-o',
-      'beginning',
+      // Not `-o beginning`: with -G kcat assigns that offset explicitly, over the committed one.
+      '-X',
+      'auto.offset.reset=earliest',
       '-f',
       '%s\\n',
       '-X',

@@ -124,7 +124,18 @@ describe('kcat against the Kafka listener', () => {
     const topic = await newTopic(partitions)
     const group = `kcat-group-${randomUUID().slice(0, 8)}`
     const member = (): KcatProcess =>
-      startKcat(['-b', bootstrap(), '-G', group, '-o', 'beginning', '-J', '-X', 'session.timeout.ms=10000', topic])
+      startKcat([
+        '-b',
+        bootstrap(),
+        '-G',
+        group,
+        '-X',
+        'auto.offset.reset=earliest',
+        '-X',
+        'session.timeout.ms=10000',
+        '-J',
+        topic,
+      ])
     const a = member()
     const b = member()
     onTestFinished(async () => {
