@@ -70,7 +70,13 @@ it('a broker killed mid-consumption: the group carries on, no committed offset i
   const admin = kafka.admin()
   await admin.connect()
   onTestFinished(async () => await admin.disconnect().catch(() => {}))
-  await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 3 }], timeout: 30_000 })
+  // Leaders are awaited below, not by kafkajs: its own wait gives up on UNKNOWN_TOPIC_OR_PARTITION,
+  // which a broker whose metadata has not caught up with the new topic answers (kafka-kafkajs covers it).
+  await admin.createTopics({
+    topics: [{ topic, numPartitions: partitions, replicationFactor: 3 }],
+    waitForLeaders: false,
+    timeout: 30_000,
+  })
   const leaderOf0 = await waitFor(
     async () => {
       const t = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]
