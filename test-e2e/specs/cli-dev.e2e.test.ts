@@ -8,10 +8,34 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { partitionForKey } from '@sluice/protocol'
+import net from 'node:net'
+import { kafka, partitionForKey } from '@sluice/protocol'
 import { waitFor, withTimeout } from '@sluice/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, consecutiveFreePorts, isAlive, runSluice, startDev, type DevProcess } from '../src/sluice-cli.js'
+
+/** Sends one request frame and resolves to the first answer's body (without its size prefix). */
+async function kafkaExchange(port: number, frame: Buffer): Promise<Buffer> {
+  const socket = net.connect({ host: '127.0.0.1', port })
+  const splitter = new kafka.KafkaFrameSplitter()
+  try {
+    return await withTimeout(
+      new Promise<Buffer>((resolve, reject) => {
+        socket.on('error', reject)
+        socket.on('close', () => reject(new Error(`port ${port} closed the connection`)))
+        socket.on('data', (chunk: Buffer) => {
+          const [first] = splitter.push(chunk)
+          if (first !== undefined) resolve(first)
+        })
+        socket.write(frame)
+      }),
+      10_000,
+      `an ApiVersions answer on port ${port}`,
+    )
+  } finally {
+    socket.destroy()
+  }
+}
 
 const RECORDS = 1000
 const PARTITIONS = 6
@@ -70,6 +94,16 @@ describe('sluice CLI against sluice dev', () => {
     const out = dev!.output()
     expect(out).toMatch(new RegExp(`bootstrap\\s+${bootstrap},`))
     expect(out).toMatch(new RegExp(`kafka\\s+${kafkaPorts.map((p) => `127\\.0\\.0\\.1:${p}`).join(',')}\\s`))
+  })
+
+  it("answers a Kafka client's ApiVersions on every broker's Kafka port", async () => {
+    for (const port of kafkaPorts) {
+      const w = new kafka.KafkaWriter()
+      kafka.writeRequestHeader(w, 1, { apiKey: 18, apiVersion: 0, correlationId: port, clientId: 'e2e' })
+      const answer = await kafkaExchange(port, Buffer.concat(w.toFrame()))
+      const r = new kafka.KafkaReader(answer)
+      expect([r.int32(), r.int16()]).toEqual([port, 0]) // correlation id, no error
+    }
   })
 
   it('prints readable, prefixed logs from every child', () => {

@@ -130,6 +130,46 @@ describe('the Kafka listener', () => {
     }
   })
 
+  it('survives 500 mutated frames (seeded) and serves on', async () => {
+    const { port } = await kafkaBroker()
+    let seed = 15
+    const random = (n: number): number => {
+      // A small LCG: reproducible without a dependency.
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    const valid = [0, 1, 2, 3].map((v) => apiVersionsRequest(v, 9))
+    let answered = 0
+    let closed = 0
+    for (let round = 0; round < 10; round++) {
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const frame = Buffer.from(valid[random(valid.length)]!)
+          for (let k = 1 + random(4); k > 0; k--) frame[random(frame.length)] = random(256)
+          const s = await KafkaTestSocket.connect(port)
+          s.write(frame.subarray(0, frame.length - random(3)))
+          // Whatever the broker does with it (answer, close, wait for more bytes), it must not crash.
+          const outcome = await Promise.race([
+            s.next(300).then(
+              () => 'answered',
+              () => 'no answer',
+            ),
+            s.closed.then(() => 'closed'),
+          ])
+          if (outcome === 'answered') answered += 1
+          if (outcome === 'closed' || s.isClosed) closed += 1
+          s.destroy()
+        }),
+      )
+    }
+    // Both outcomes happen: the mutations are neither all harmless nor all fatal.
+    expect(answered).toBeGreaterThan(0)
+    expect(closed).toBeGreaterThan(0)
+    const after = await KafkaTestSocket.connect(port)
+    after.write(apiVersionsRequest(3, 1))
+    expect(readApiVersions(await after.next(), 3).errorCode).toBe(0)
+  })
+
   it('registers the Kafka endpoint with the metadata service, and the cache hands it back', async () => {
     const { cluster, broker, port } = await kafkaBroker()
     expect(broker.kafkaEndpoint).toBe(`127.0.0.1:${port}`)

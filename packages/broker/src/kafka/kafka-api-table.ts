@@ -63,10 +63,6 @@ export class KafkaApiTable {
       .map(([apiKey, e]) => ({ apiKey, minVersion: e.minVersion, maxVersion: e.maxVersion }))
   }
 
-  get(apiKey: number): KafkaApiEntry | undefined {
-    return this.entries.get(apiKey)
-  }
-
   /** Decodes one frame body (the bytes after the size prefix). */
   decode(frame: Buffer): DecodedKafkaRequest {
     if (frame.length < FIXED_HEADER_BYTES) {

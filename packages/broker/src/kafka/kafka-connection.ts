@@ -82,11 +82,6 @@ export class KafkaConnection {
     return this.options.id
   }
 
-  /** Requests dispatched whose answers have not been written yet. */
-  get inFlight(): number {
-    return this.answers.length
-  }
-
   start(): void {
     // Answers are whole frames written at once; Nagle's delay would only add latency.
     this.socket.setNoDelay(true)
