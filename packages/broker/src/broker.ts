@@ -31,6 +31,7 @@ import { LogMaintenance } from './log-maintenance.js'
 import { DelayedFetchPurgatory } from './server/delayed-fetch.js'
 import { startGrpcServer, type BrokerGrpcServer } from './server/grpc-server.js'
 import type { BrokerContext } from './server/context.js'
+import { closeForwarder } from './kafka/metadata-forwarder.js'
 import { BrokerAdmin } from './metrics/broker-admin.js'
 import { startKafkaListener, type KafkaListener } from './kafka/kafka-listener.js'
 
@@ -300,6 +301,8 @@ async function startBrokerServing(options: BrokerOptions, admin: BrokerAdmin | u
       purgatory.close()
       await server.stop()
       await session?.stop()
+      // The Kafka handlers' channels to the metadata service (opened on first use).
+      closeForwarder(context)
       await maintenance.stop()
       await replicas.close()
       await logManager.close()

@@ -286,16 +286,14 @@ describe('configs', () => {
 
   it('AlterConfigs replaces every override of a topic; broker resources are refused', async () => {
     const topic = newTopic()
-    await cluster.client
-      .admin()
-      .createTopics([
-        {
-          name: topic,
-          numPartitions: 1,
-          replicationFactor: 1,
-          configs: { 'retention.ms': '3600000', 'segment.bytes': '1048576' },
-        },
-      ])
+    await cluster.client.admin().createTopics([
+      {
+        name: topic,
+        numPartitions: 1,
+        replicationFactor: 1,
+        configs: { 'retention.ms': '3600000', 'segment.bytes': '1048576' },
+      },
+    ])
     const res = await kafkaCall(
       alterConfigsHandler,
       kafka.AlterConfigsApi,

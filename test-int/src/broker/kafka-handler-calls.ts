@@ -31,9 +31,11 @@ export function kafkaContext(broker: BrokerHandle, clientId = 'kafka-test-client
     aborts.abort()
     closeForwarder(internals.context)
   })
+  // The API list is what the listener's own context adds (its ApiVersions answer); none here.
+  const listener = { brokerId: broker.brokerId, host: KAFKA_HOST, port: KAFKA_PORT, apis: [] }
   return {
     broker: internals.context,
-    listener: { brokerId: broker.brokerId, host: KAFKA_HOST, port: KAFKA_PORT },
+    listener,
     header: { apiKey: -1, apiVersion: -1, correlationId: 0, clientId, taggedFields: new Map() },
     connectionId: `${KAFKA_HOST}:${KAFKA_PORT}-127.0.0.1:5${Math.floor(Math.random() * 9000 + 1000)}-${randomUUID().slice(0, 4)}`,
     clientId,

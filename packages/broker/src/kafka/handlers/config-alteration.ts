@@ -13,7 +13,7 @@ import type { KafkaRequestContext } from '../kafka-api-handler.js'
 import { kafkaErrorCode } from '../kafka-error-code.js'
 import { messageOrNull } from '../wire-values.js'
 import { BROKER_RESOURCE, TOPIC_RESOURCE, describeTopics } from './config-entries.js'
-import { failureOf, forwardOptions, forwarder } from './forwarded-call.js'
+import { failureOf, toController } from './forwarded-call.js'
 
 export interface AlterationResource {
   readonly resourceType: number
@@ -74,9 +74,8 @@ export async function alterTopicConfigs<R extends AlterationResource>(
     }
     if (grpcResources.length > 0) {
       const grpcReq: wire.AlterConfigsRequest = { resources: grpcResources, validate_only: validateOnly }
-      const res = await forwarder(ctx).metadata<wire.AlterConfigsResponse__Output>(
-        (c, o, cb) => c.AlterConfigs(grpcReq, o, cb),
-        forwardOptions(ctx),
+      const res = await toController<wire.AlterConfigsResponse__Output>(ctx, (c, o, cb) =>
+        c.AlterConfigs(grpcReq, o, cb),
       )
       forwarded.forEach((r, i) => {
         const out = res.resources[i]

@@ -6,7 +6,7 @@
  */
 import { TOPIC_CONFIG_SPECS, type TopicConfigName, type wire } from '@sluice/protocol'
 import type { KafkaRequestContext } from '../kafka-api-handler.js'
-import { forwardOptions, forwarder } from './forwarded-call.js'
+import { toController } from './forwarded-call.js'
 
 /** Kafka's DescribeConfigs resource types. */
 export const TOPIC_RESOURCE = 2
@@ -86,10 +86,7 @@ export async function describeTopics(
   // An empty list would mean "every topic" to the service.
   if (names.length === 0) return new Map()
   const req: wire.DescribeTopicsRequest = { names: [...new Set(names)], include_internal: true }
-  const res = await forwarder(ctx).metadata<wire.DescribeTopicsResponse__Output>(
-    (c, o, cb) => c.DescribeTopics(req, o, cb),
-    forwardOptions(ctx),
-  )
+  const res = await toController<wire.DescribeTopicsResponse__Output>(ctx, (c, o, cb) => c.DescribeTopics(req, o, cb))
   return new Map(res.topics.map((t) => [t.name, t]))
 }
 

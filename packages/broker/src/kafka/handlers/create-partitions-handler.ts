@@ -8,7 +8,7 @@ import type { KafkaApiHandler } from '../kafka-api-handler.js'
 import { kafkaErrorCode } from '../kafka-error-code.js'
 import { messageOrNull } from '../wire-values.js'
 import { describeTopics } from './config-entries.js'
-import { failureOf, forwardOptions, forwarder } from './forwarded-call.js'
+import { failureOf, toController } from './forwarded-call.js'
 
 const TIMEOUT_MARGIN_MS = 5_000
 
@@ -39,9 +39,10 @@ export const createPartitionsHandler: KafkaApiHandler<
         validate_only: req.validateOnly,
         timeout_ms: req.timeoutMs,
       }
-      const res = await forwarder(ctx).metadata<wire.CreatePartitionsResponse__Output>(
+      const res = await toController<wire.CreatePartitionsResponse__Output>(
+        ctx,
         (c, o, cb) => c.CreatePartitions(grpcReq, o, cb),
-        forwardOptions(ctx, Math.max(0, req.timeoutMs) + TIMEOUT_MARGIN_MS),
+        Math.max(0, req.timeoutMs) + TIMEOUT_MARGIN_MS,
       )
       return {
         throttleTimeMs: 0,

@@ -11,7 +11,7 @@ import { kafkaErrorCode } from '../kafka-error-code.js'
 import { kafkaTopicId } from '../topic-id.js'
 import { messageOrNull } from '../wire-values.js'
 import { describeTopics, kafkaSource } from './config-entries.js'
-import { failureOf, forwardOptions, forwarder } from './forwarded-call.js'
+import { failureOf, toController } from './forwarded-call.js'
 
 type Result = kafka.CreateTopicsResponseCreatableTopicResultInput
 
@@ -81,9 +81,10 @@ export const createTopicsHandler: KafkaApiHandler<kafka.CreateTopicsRequest, kaf
         timeout_ms: req.timeoutMs,
       }
       try {
-        const res = await forwarder(ctx).metadata<wire.CreateTopicsResponse__Output>(
+        const res = await toController<wire.CreateTopicsResponse__Output>(
+          ctx,
           (c, o, cb) => c.CreateTopics(grpcReq, o, cb),
-          forwardOptions(ctx, Math.max(0, req.timeoutMs) + TIMEOUT_MARGIN_MS),
+          Math.max(0, req.timeoutMs) + TIMEOUT_MARGIN_MS,
         )
         results = res.topics
       } catch (err) {

@@ -4,7 +4,7 @@
  */
 import { kafka, type wire } from '@sluice/protocol'
 import type { KafkaApiHandler } from '../kafka-api-handler.js'
-import { failureOf, forwardOptions, forwarder, groupErrorCode } from './forwarded-call.js'
+import { failureOf, groupErrorCode, toCoordinator } from './forwarded-call.js'
 
 export const deleteGroupsHandler: KafkaApiHandler<kafka.DeleteGroupsRequest, kafka.DeleteGroupsResponseInput> = {
   codec: kafka.DeleteGroupsApi,
@@ -14,9 +14,8 @@ export const deleteGroupsHandler: KafkaApiHandler<kafka.DeleteGroupsRequest, kaf
     if (req.groupsNames.length === 0) return { throttleTimeMs: 0, results: [] }
     const grpcReq: wire.DeleteGroupsRequest = { group_ids: req.groupsNames }
     try {
-      const res = await forwarder(ctx).group<wire.DeleteGroupsResponse__Output>(
-        (c, o, cb) => c.DeleteGroups(grpcReq, o, cb),
-        forwardOptions(ctx),
+      const res = await toCoordinator<wire.DeleteGroupsResponse__Output>(ctx, (c, o, cb) =>
+        c.DeleteGroups(grpcReq, o, cb),
       )
       return {
         throttleTimeMs: 0,

@@ -8,7 +8,7 @@ import type { KafkaApiHandler, KafkaRequestContext } from '../kafka-api-handler.
 import { kafkaErrorCode } from '../kafka-error-code.js'
 import { isZeroTopicId, kafkaTopicId } from '../topic-id.js'
 import { messageOrNull } from '../wire-values.js'
-import { failureOf, forwardOptions, forwarder } from './forwarded-call.js'
+import { failureOf, toController } from './forwarded-call.js'
 
 /** Kafka's UNKNOWN_TOPIC_ID (not in Sluice's table: Sluice's own APIs name topics). */
 const UNKNOWN_TOPIC_ID = 100
@@ -53,9 +53,10 @@ export const deleteTopicsHandler: KafkaApiHandler<kafka.DeleteTopicsRequest, kaf
     const ids = new Map(names.map((n) => [n, topicIdOf(ctx, n)]))
     const grpcReq: wire.DeleteTopicsRequest = { names, timeout_ms: req.timeoutMs }
     try {
-      const res = await forwarder(ctx).metadata<wire.DeleteTopicsResponse__Output>(
+      const res = await toController<wire.DeleteTopicsResponse__Output>(
+        ctx,
         (c, o, cb) => c.DeleteTopics(grpcReq, o, cb),
-        forwardOptions(ctx, Math.max(0, req.timeoutMs) + TIMEOUT_MARGIN_MS),
+        Math.max(0, req.timeoutMs) + TIMEOUT_MARGIN_MS,
       )
       for (const r of res.topics)
         results.push({

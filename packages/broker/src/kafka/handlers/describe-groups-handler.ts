@@ -6,7 +6,7 @@
 import { errorId, kafka, type wire } from '@sluice/protocol'
 import type { KafkaApiHandler } from '../kafka-api-handler.js'
 import { bufferFromWire } from '../wire-values.js'
-import { failureOf, forwardOptions, forwarder, groupErrorCode, nullIfEmpty } from './forwarded-call.js'
+import { failureOf, groupErrorCode, nullIfEmpty, toCoordinator } from './forwarded-call.js'
 
 /** Kafka's "authorized operations not asked for" (Integer.MIN_VALUE); Sluice has no ACLs. */
 const NO_AUTHORIZED_OPERATIONS = -2147483648
@@ -55,9 +55,8 @@ export const describeGroupsHandler: KafkaApiHandler<kafka.DescribeGroupsRequest,
     if (req.groups.length === 0) return { groups: [] }
     const grpcReq: wire.DescribeGroupsRequest = { group_ids: req.groups }
     try {
-      const res = await forwarder(ctx).group<wire.DescribeGroupsResponse__Output>(
-        (c, o, cb) => c.DescribeGroups(grpcReq, o, cb),
-        forwardOptions(ctx),
+      const res = await toCoordinator<wire.DescribeGroupsResponse__Output>(ctx, (c, o, cb) =>
+        c.DescribeGroups(grpcReq, o, cb),
       )
       const byId = new Map(res.groups.map((g) => [g.group_id, g]))
       return {

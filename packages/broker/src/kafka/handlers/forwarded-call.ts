@@ -1,6 +1,7 @@
 /**
- * What the handlers answered by the metadata service share: the broker's forwarder with the
- * request's endpoints and cancellation, and the Kafka error code for a call that failed.
+ * What the handlers answered by the metadata service share: a call on the coordinator or the
+ * controller through the broker's forwarder, with the request's endpoints and cancellation
+ * (toCoordinator, toController), and the Kafka error code for a call that failed.
  *
  * A failed call is one of two things. The metadata service could not be reached or was not the
  * active controller (transport errors, NOT_CONTROLLER / NOT_COORDINATOR, METADATA_UNAVAILABLE):
@@ -8,16 +9,12 @@
  * APIs, so the client looks the coordinator up again and retries). Or the service refused the
  * request with a typed error: that error keeps its code, which is Kafka's wherever Kafka has it.
  */
-import { SluiceError, errorId, errorNameFromId, type ErrorCodeName } from '@sluice/protocol'
+import { SluiceError, errorId, errorNameFromId, type ErrorCodeName, type wire } from '@sluice/protocol'
 import type { KafkaRequestContext } from '../kafka-api-handler.js'
 import { kafkaErrorCode } from '../kafka-error-code.js'
-import { forwarderFor, type ForwardOptions, type MetadataForwarder } from '../metadata-forwarder.js'
+import { forwarderFor, type ForwardOptions, type Invoker } from '../metadata-forwarder.js'
 
-export function forwarder(ctx: KafkaRequestContext): MetadataForwarder {
-  return forwarderFor(ctx.broker)
-}
-
-export function forwardOptions(ctx: KafkaRequestContext, timeoutMs?: number): ForwardOptions {
+function forwardOptions(ctx: KafkaRequestContext, timeoutMs?: number): ForwardOptions {
   return {
     signal: ctx.signal,
     endpoints: ctx.metadataEndpoints(),
@@ -90,4 +87,22 @@ export function clientHostOf(connectionId: string): string {
   if (remote === undefined) return ''
   const colon = remote.lastIndexOf(':')
   return colon > 0 ? remote.slice(0, colon) : remote
+}
+
+/** A call on the GroupCoordinator service with the request's endpoints and cancellation. */
+export function toCoordinator<Res>(
+  ctx: KafkaRequestContext,
+  invoke: Invoker<wire.GroupCoordinatorClient, Res>,
+  timeoutMs?: number,
+): Promise<Res> {
+  return forwarderFor(ctx.broker).group(invoke, forwardOptions(ctx, timeoutMs))
+}
+
+/** A call on the Metadata service (the controller) with the request's endpoints and cancellation. */
+export function toController<Res>(
+  ctx: KafkaRequestContext,
+  invoke: Invoker<wire.MetadataClient, Res>,
+  timeoutMs?: number,
+): Promise<Res> {
+  return forwarderFor(ctx.broker).metadata(invoke, forwardOptions(ctx, timeoutMs))
 }

@@ -1,7 +1,7 @@
 /** Heartbeat 0-4, forwarded to the group coordinator. */
 import { kafka, type wire } from '@sluice/protocol'
 import type { KafkaApiHandler } from '../kafka-api-handler.js'
-import { failureOf, forwardOptions, forwarder, groupErrorCode } from './forwarded-call.js'
+import { failureOf, groupErrorCode, toCoordinator } from './forwarded-call.js'
 
 export const heartbeatHandler: KafkaApiHandler<kafka.HeartbeatRequest, kafka.HeartbeatResponseInput> = {
   codec: kafka.HeartbeatApi,
@@ -15,10 +15,7 @@ export const heartbeatHandler: KafkaApiHandler<kafka.HeartbeatRequest, kafka.Hea
       group_instance_id: req.groupInstanceId ?? '',
     }
     try {
-      const res = await forwarder(ctx).group<wire.HeartbeatResponse__Output>(
-        (c, o, cb) => c.Heartbeat(grpcReq, o, cb),
-        forwardOptions(ctx),
-      )
+      const res = await toCoordinator<wire.HeartbeatResponse__Output>(ctx, (c, o, cb) => c.Heartbeat(grpcReq, o, cb))
       return { errorCode: groupErrorCode(res.error_code) }
     } catch (err) {
       return { errorCode: failureOf(ctx, err, 'COORDINATOR_NOT_AVAILABLE', groupErrorCode).errorCode }

@@ -8,7 +8,7 @@ import { errorId, kafka, type wire } from '@sluice/protocol'
 import type { KafkaApiHandler } from '../kafka-api-handler.js'
 import { kafkaErrorCode } from '../kafka-error-code.js'
 import { int64FromWire, int64ToWire } from '../wire-values.js'
-import { failureOf, forwardOptions, forwarder } from './forwarded-call.js'
+import { failureOf, toController } from './forwarded-call.js'
 
 export const initProducerIdHandler: KafkaApiHandler<kafka.InitProducerIdRequest, kafka.InitProducerIdResponseInput> = {
   codec: kafka.InitProducerIdApi,
@@ -29,9 +29,8 @@ export const initProducerIdHandler: KafkaApiHandler<kafka.InitProducerIdRequest,
       producer_epoch: req.producerEpoch,
     }
     try {
-      const res = await forwarder(ctx).metadata<wire.InitProducerIdResponse__Output>(
-        (c, o, cb) => c.InitProducerId(grpcReq, o, cb),
-        forwardOptions(ctx),
+      const res = await toController<wire.InitProducerIdResponse__Output>(ctx, (c, o, cb) =>
+        c.InitProducerId(grpcReq, o, cb),
       )
       if (res.error_code !== 0) return refuse(kafkaErrorCode(res.error_code))
       return {

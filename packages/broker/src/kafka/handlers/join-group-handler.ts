@@ -10,7 +10,7 @@ import { errorId, kafka, type wire } from '@sluice/protocol'
 import type { KafkaApiHandler, KafkaRequestContext } from '../kafka-api-handler.js'
 import { LONG_POLL_MARGIN_MS } from '../metadata-forwarder.js'
 import { bufferFromWire } from '../wire-values.js'
-import { clientHostOf, failureOf, forwardOptions, forwarder, groupErrorCode, nullIfEmpty } from './forwarded-call.js'
+import { clientHostOf, failureOf, groupErrorCode, nullIfEmpty, toCoordinator } from './forwarded-call.js'
 import { rememberRebalanceTimeout } from './rebalance-timeouts.js'
 
 const MEMBER_ID_REQUIRED = errorId('MEMBER_ID_REQUIRED')
@@ -20,10 +20,7 @@ function joinCall(
   req: wire.JoinGroupRequest,
   timeoutMs: number,
 ): Promise<wire.JoinGroupResponse__Output> {
-  return forwarder(ctx).group<wire.JoinGroupResponse__Output>(
-    (c, o, cb) => c.JoinGroup(req, o, cb),
-    forwardOptions(ctx, timeoutMs),
-  )
+  return toCoordinator<wire.JoinGroupResponse__Output>(ctx, (c, o, cb) => c.JoinGroup(req, o, cb), timeoutMs)
 }
 
 export const joinGroupHandler: KafkaApiHandler<kafka.JoinGroupRequest, kafka.JoinGroupResponseInput> = {

@@ -5,7 +5,7 @@
  */
 import { kafka, type wire } from '@sluice/protocol'
 import type { KafkaApiHandler } from '../kafka-api-handler.js'
-import { failureOf, forwardOptions, forwarder, groupErrorCode, nullIfEmpty } from './forwarded-call.js'
+import { failureOf, groupErrorCode, nullIfEmpty, toCoordinator } from './forwarded-call.js'
 import { forgetMember } from './rebalance-timeouts.js'
 
 export const leaveGroupHandler: KafkaApiHandler<kafka.LeaveGroupRequest, kafka.LeaveGroupResponseInput> = {
@@ -24,10 +24,7 @@ export const leaveGroupHandler: KafkaApiHandler<kafka.LeaveGroupRequest, kafka.L
     const grpcReq: wire.LeaveGroupRequest = { group_id: req.groupId, members: leaving }
     let res: wire.LeaveGroupResponse__Output
     try {
-      res = await forwarder(ctx).group<wire.LeaveGroupResponse__Output>(
-        (c, o, cb) => c.LeaveGroup(grpcReq, o, cb),
-        forwardOptions(ctx),
-      )
+      res = await toCoordinator<wire.LeaveGroupResponse__Output>(ctx, (c, o, cb) => c.LeaveGroup(grpcReq, o, cb))
     } catch (err) {
       return { errorCode: failureOf(ctx, err, 'COORDINATOR_NOT_AVAILABLE', groupErrorCode).errorCode, members: [] }
     }

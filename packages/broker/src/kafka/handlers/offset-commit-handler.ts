@@ -10,7 +10,7 @@
 import { kafka, type wire } from '@sluice/protocol'
 import type { KafkaApiHandler } from '../kafka-api-handler.js'
 import { int64ToWire } from '../wire-values.js'
-import { failureOf, forwardOptions, forwarder, groupErrorCode } from './forwarded-call.js'
+import { failureOf, groupErrorCode, toCoordinator } from './forwarded-call.js'
 
 type Answer = kafka.OffsetCommitResponseInput
 
@@ -49,10 +49,7 @@ export const offsetCommitHandler: KafkaApiHandler<kafka.OffsetCommitRequest, kaf
     }
     let res: wire.OffsetCommitResponse__Output
     try {
-      res = await forwarder(ctx).group<wire.OffsetCommitResponse__Output>(
-        (c, o, cb) => c.OffsetCommit(grpcReq, o, cb),
-        forwardOptions(ctx),
-      )
+      res = await toCoordinator<wire.OffsetCommitResponse__Output>(ctx, (c, o, cb) => c.OffsetCommit(grpcReq, o, cb))
     } catch (err) {
       const code = failureOf(ctx, err, 'COORDINATOR_NOT_AVAILABLE', groupErrorCode).errorCode
       return answerEach(req, () => code)

@@ -11,7 +11,7 @@
 import { kafka, type wire } from '@sluice/protocol'
 import type { KafkaApiHandler, KafkaRequestContext } from '../kafka-api-handler.js'
 import { int64FromWire } from '../wire-values.js'
-import { failureOf, forwardOptions, forwarder, groupErrorCode } from './forwarded-call.js'
+import { failureOf, groupErrorCode, toCoordinator } from './forwarded-call.js'
 
 interface TopicQuery {
   readonly name: string
@@ -54,10 +54,7 @@ async function fetchGroup(
     topics: (asked ?? []).map((t) => ({ topic: t.name, partitions: [...t.partitionIndexes] })),
   }
   try {
-    const res = await forwarder(ctx).group<wire.OffsetFetchResponse__Output>(
-      (c, o, cb) => c.OffsetFetch(grpcReq, o, cb),
-      forwardOptions(ctx),
-    )
+    const res = await toCoordinator<wire.OffsetFetchResponse__Output>(ctx, (c, o, cb) => c.OffsetFetch(grpcReq, o, cb))
     if (res.error_code !== 0) return failedGroup(groupErrorCode(res.error_code), topics)
     return {
       errorCode: 0,

@@ -6,7 +6,7 @@ import { kafka, type wire } from '@sluice/protocol'
 import type { KafkaApiHandler } from '../kafka-api-handler.js'
 import { LONG_POLL_MARGIN_MS } from '../metadata-forwarder.js'
 import { bufferFromWire } from '../wire-values.js'
-import { failureOf, forwardOptions, forwarder, groupErrorCode, nullIfEmpty } from './forwarded-call.js'
+import { failureOf, groupErrorCode, nullIfEmpty, toCoordinator } from './forwarded-call.js'
 import { rebalanceTimeoutOf } from './rebalance-timeouts.js'
 
 const NO_ASSIGNMENT = Buffer.alloc(0)
@@ -27,9 +27,10 @@ export const syncGroupHandler: KafkaApiHandler<kafka.SyncGroupRequest, kafka.Syn
     }
     const timeoutMs = rebalanceTimeoutOf(ctx.broker, req.groupId, req.memberId) + LONG_POLL_MARGIN_MS
     try {
-      const res = await forwarder(ctx).group<wire.SyncGroupResponse__Output>(
+      const res = await toCoordinator<wire.SyncGroupResponse__Output>(
+        ctx,
         (c, o, cb) => c.SyncGroup(grpcReq, o, cb),
-        forwardOptions(ctx, timeoutMs),
+        timeoutMs,
       )
       return {
         errorCode: groupErrorCode(res.error_code),
