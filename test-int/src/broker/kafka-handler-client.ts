@@ -58,7 +58,12 @@ export class KafkaHandlerClient {
     const broker = internals.context
     return {
       broker,
-      listener: { brokerId: this.broker.brokerId, host: '127.0.0.1', port: advertisedKafkaPort(this.broker.brokerId) },
+      listener: {
+        brokerId: this.broker.brokerId,
+        host: '127.0.0.1',
+        port: advertisedKafkaPort(this.broker.brokerId),
+        apis: [],
+      },
       header: {
         apiKey,
         apiVersion: version,
