@@ -120,9 +120,17 @@ describe('@platformatic/kafka 1.35 against the Kafka listener', () => {
     stream.on('data', (m) => {
       read.push({ key: m.key, value: m.value, source: m.headers.get('source') })
     })
+    // The stream reports fetch failures as 'error' events; kept for the failure message.
+    const streamErrors: string[] = []
+    stream.on('error', (err: Error) => {
+      const inner = (err as Error & { errors?: Error[] }).errors?.[0]
+      streamErrors.push(`${err.message}${inner === undefined ? '' : `: ${inner.message}`}`)
+    })
     await waitFor(() => read.length >= values.length, {
       timeoutMs: 60_000,
       description: `the consumer to read ${values.length} records`,
+    }).catch((err: Error) => {
+      throw new Error(`${err.message} (read ${read.length}); stream errors: ${streamErrors.slice(-3).join(' | ')}`)
     })
     expect(read.map((r) => r.value).sort()).toEqual(values)
     for (const r of read) {
