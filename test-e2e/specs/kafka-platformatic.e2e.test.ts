@@ -52,7 +52,7 @@ const LIBRARY_MAX = new Map([
   [kafka.CreateTopicsApi.apiKey, 7],
 ])
 
-/** The minimum for the newest version of each (docs/kafka-api.md lists ours). */
+/** The minimum for the newest version of each that a Kafka client must be able to use. */
 const AT_LEAST = new Map([
   [kafka.MetadataApi.apiKey, 12],
   [kafka.ProduceApi.apiKey, 9],
