@@ -3,6 +3,8 @@
  * (test-e2e/src/harness/kafka-fuzz-frames.ts, seeded: SLUICE_E2E_SEED=<seed> replays the same
  * frames) over many connections, then:
  * - the broker process is alive, and a fresh connection gets ApiVersions and Metadata answered;
+ * - no connection is left open on the broker's side (its count of open file descriptors, read
+ *   from /proc, returns to what it was before the fuzzing);
  * - every guarded partition log is byte-identical to before (sha256 of each *.log file), though
  *   mutated Produce requests named those topics the whole time;
  * - the sink topic, the only one a mutated Produce that stayed valid may reach, holds nothing but
@@ -59,6 +61,11 @@ async function hashLogs(dir: string): Promise<Map<string, string>> {
   return out
 }
 
+/** How many file descriptors a process has open (sockets included), from Linux's /proc. */
+async function openFds(pid: number): Promise<number> {
+  return (await readdir(`/proc/${pid}/fd`)).length
+}
+
 /** The topic of a partition log file's path (`<topic>-<partition>/<base>.log`), if it is one. */
 function topicOf(relative: string): string | undefined {
   const dir = relative.split(path.sep)[0]!
@@ -80,8 +87,13 @@ it(`the broker survives ${FRAMES} mutated frames unchanged and still serves`, as
   try {
     await fuzzRun(seed)
   } catch (err) {
+    const broker = cluster.brokers[0]!
+    const state =
+      broker.exitInfo === undefined
+        ? `the broker is still running; its last output:\n${broker.outputTail()}`
+        : `the broker exited (${broker.exitInfo.code ?? broker.exitInfo.signal}); its last output:\n${broker.outputTail()}`
     throw new Error(
-      `kafka fuzz failed with seed ${seed} (rerun with SLUICE_E2E_SEED=${seed}): ${(err as Error).message}`,
+      `kafka fuzz failed with seed ${seed} (rerun with SLUICE_E2E_SEED=${seed}): ${(err as Error).message}; ${state}`,
       { cause: err },
     )
   }
@@ -114,6 +126,7 @@ async function fuzzRun(seed: number): Promise<void> {
   const guardedFiles = [...before.keys()].filter((f) => guarded.has(topicOf(f) ?? ''))
   expect(guardedFiles.length).toBeGreaterThanOrEqual(3) // one segment per guarded partition at least
 
+  const fdsBefore = await openFds(broker.pid)
   const started = Date.now()
   const stats = await sendFuzzFrames(fuzzFrames(seed, topics, FRAMES), {
     host: KAFKA_HOST,
@@ -151,6 +164,17 @@ async function fuzzRun(seed: number): Promise<void> {
       expect.arrayContaining([...topics.guarded, topics.sink].map((name) => [name, 0])),
     )
   })
+
+  // The broker let go of every connection the fuzzer made (a few descriptors of slack for
+  // segment files and the metadata service's channels).
+  const fdsAfter = await waitFor(
+    async () => {
+      const n = await openFds(broker.pid)
+      return n <= fdsBefore + 8 ? n : undefined
+    },
+    { timeoutMs: 30_000, description: `the broker's open descriptors to return to about ${fdsBefore}` },
+  )
+  console.info(`kafka fuzz: broker descriptors ${fdsBefore} before, ${fdsAfter} after`)
 
   // 2. Every guarded log is byte-identical; no guarded partition has a new segment.
   const after = await hashLogs(dataDir)

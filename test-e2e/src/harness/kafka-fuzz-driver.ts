@@ -46,9 +46,9 @@ class FuzzConnection {
     })
   }
 
-  static async open(port: number, host: string): Promise<FuzzConnection> {
+  static async open(port: number, host: string, localAddress?: string): Promise<FuzzConnection> {
     return await new Promise<FuzzConnection>((resolve, reject) => {
-      const s = net.connect({ port, host })
+      const s = net.connect({ port, host, ...(localAddress === undefined ? {} : { localAddress }) })
       s.once('connect', () => {
         s.setNoDelay(true)
         resolve(new FuzzConnection(s))
@@ -85,6 +85,28 @@ class FuzzConnection {
   }
 }
 
+/**
+ * Tens of thousands of short connections cycle through the ephemeral ports within a minute, and
+ * a SYN that lands on a 4-tuple the broker still holds in TIME_WAIT can be refused. On Linux every
+ * 127.x.y.z address is the loopback, so connections are spread over many source addresses; a
+ * refused connect is retried briefly either way (the checks afterwards prove the broker serves).
+ */
+const LOCAL_ADDRESSES = process.platform === 'linux' ? Array.from({ length: 64 }, (_, i) => `127.0.1.${i + 1}`) : []
+const CONNECT_ATTEMPTS = 50
+
+async function openWithRetry(port: number, host: string, n: number): Promise<FuzzConnection> {
+  for (let attempt = 1; ; attempt++) {
+    const local = LOCAL_ADDRESSES.length === 0 ? undefined : LOCAL_ADDRESSES[(n + attempt) % LOCAL_ADDRESSES.length]
+    try {
+      return await FuzzConnection.open(port, host, local)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (attempt >= CONNECT_ATTEMPTS || (code !== 'ECONNREFUSED' && code !== 'EADDRNOTAVAIL')) throw err
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+}
+
 export async function sendFuzzFrames(
   frames: Iterator<FuzzFrame>,
   options: { host: string; port: number; concurrency: number; stallMs: number },
@@ -99,8 +121,7 @@ export async function sendFuzzFrames(
     try {
       for (let frame = next(); frame !== undefined; frame = next()) {
         if (conn === undefined || !conn.alive) {
-          conn = await FuzzConnection.open(options.port, options.host)
-          stats.connections++
+          conn = await openWithRetry(options.port, options.host, stats.connections++)
         }
         const outcome = await conn.send(frame, options.stallMs)
         stats.sent++
