@@ -41,6 +41,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   connectionsApiChannel.start.unsubscribe(onRequest)
+  // What the library negotiated, by API name, in the test output (it explains most failures).
+  const used = [...sent.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([key, versions]) => `${kafka.KAFKA_API_CODECS.get(key)?.name ?? key} v${[...versions].sort().join('/')}`)
+  console.info(`@platformatic/kafka sent: ${used.join(', ')}`)
   await cluster?.stop()
 })
 
