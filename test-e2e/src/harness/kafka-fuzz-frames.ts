@@ -131,6 +131,33 @@ export function baseFrames(topics: FuzzTopics): BaseFrame[] {
   add(kafka.DescribeConfigsApi, [1, 4], () => ({
     resources: [{ resourceType: 2, resourceName: topics.guarded[0]!, configurationKeys: null }],
   }))
+  add(kafka.OffsetCommitApi, [2, 8], () => ({
+    groupId: topics.group,
+    generationIdOrMemberEpoch: 1,
+    memberId: 'no-such-member',
+    topics: [{ name: topics.sink, partitions: [{ partitionIndex: 0, committedOffset: 0n }] }],
+  }))
+  add(kafka.OffsetFetchApi, [1, 8], (v) =>
+    v >= 8
+      ? { groups: [{ groupId: topics.group, topics: [{ name: topics.sink, partitionIndexes: [0, 1] }] }] }
+      : { groupId: topics.group, topics: [{ name: topics.sink, partitionIndexes: [0, 1] }] },
+  )
+  add(kafka.SyncGroupApi, [3, 5], () => ({
+    groupId: topics.group,
+    generationId: 1,
+    memberId: 'no-such-member',
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments: [{ memberId: 'no-such-member', assignment: Buffer.from([0, 1, 0, 0, 0, 0]) }],
+  }))
+  add(kafka.DescribeGroupsApi, [0, 5], () => ({ groups: [topics.group] }))
+  add(kafka.ListGroupsApi, [0, 4], () => ({ statesFilter: [] }))
+  add(kafka.OffsetForLeaderEpochApi, [2, 4], () => ({
+    replicaId: -1,
+    topics: all.map((topic) => ({ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] })),
+  }))
+  add(kafka.InitProducerIdApi, [0, 4], () => ({ transactionalId: null, transactionTimeoutMs: 1000 }))
+  add(kafka.DescribeClusterApi, [0, 1], () => ({ includeClusterAuthorizedOperations: false }))
   for (const version of [3, 7, 9]) {
     for (const topic of all) {
       const records = Array.from({ length: 1 + (out.length % 4) }, (_, i) => ({
