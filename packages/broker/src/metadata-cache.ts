@@ -77,6 +77,8 @@ export class MetadataCache {
   private controllerIdValue = -1
   private clusterIdValue = ''
   private readonly appliedWaiters = new Set<() => void>()
+  /** Topic id -> name, rebuilt on the first lookup after an update. */
+  private topicIds: Map<string, string> | undefined
 
   constructor(private readonly options: MetadataCacheOptions) {
     this.endpoints = [...options.metadataEndpoints]
@@ -192,7 +194,20 @@ export class MetadataCache {
     if (update.metadata_endpoints.length > 0)
       this.endpoints = [...new Set([...update.metadata_endpoints, ...this.options.metadataEndpoints])]
     if (update.cluster_id !== '') this.clusterIdValue = update.cluster_id
+    this.topicIds = undefined
     for (const check of [...this.appliedWaiters]) check()
+  }
+
+  /** The topic with this id (the metadata service's text form), if the cache has it. */
+  topicById(topicId: string): string | undefined {
+    if (this.topicIds === undefined) {
+      this.topicIds = new Map()
+      for (const [name, parts] of this.topics) {
+        const id = this.configs.get(name)?.topicId || parts.values().next().value?.topicId
+        if (id !== undefined && id !== '') this.topicIds.set(id, name)
+      }
+    }
+    return this.topicIds.get(topicId)
   }
 
   /**

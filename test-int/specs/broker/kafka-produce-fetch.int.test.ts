@@ -123,6 +123,33 @@ describe('Kafka Produce and Fetch handlers', () => {
     }
   })
 
+  it('Fetch v13 names topics by id (KIP-516); an id no topic has is UNKNOWN_TOPIC_ID', async () => {
+    const { c, broker, client } = await singleBroker()
+    const topic = await c.topic([1])
+    await c.waitForState(topic, (s) => s.leader === 1, 'a leader')
+    const produced = onlyProduced(
+      await client.call(produceHandler, kafka.ProduceApi, 9, produceRequest(topic, batch(['by-id']))),
+    )
+    expect(produced.errorCode).toBe(0)
+    const cache = brokerInternals(broker)!.context.cache
+    const topicId = await eventually(async () => {
+      const id = cache.partitionsOf(topic)[0]?.topicId
+      return id === undefined || id === '' ? undefined : Buffer.from(id, 'base64url')
+    }, 'the topic id in the cache')
+    const unknownId = Buffer.alloc(16, 9)
+    const res = await client.call(fetchHandler, kafka.FetchApi, 13, {
+      ...fetchRequest('', 0n),
+      topics: [
+        { topicId, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] },
+        { topicId: unknownId, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] },
+      ],
+    })
+    expect(res?.responses.map((t) => t.topicId.equals(topicId))).toEqual([true, false])
+    expect(res?.responses[1]?.topicId.equals(unknownId)).toBe(true)
+    expect(values(onlyFetched(res).records)).toEqual(['by-id'])
+    expect(res?.responses[1]?.partitions[0]?.errorCode).toBe(errorId('UNKNOWN_TOPIC_ID'))
+  })
+
   it('answers an idempotent retry with the original offset and a sequence gap with OUT_OF_ORDER_SEQUENCE_NUMBER', async () => {
     const { c, client } = await singleBroker()
     const topic = await c.topic([1])

@@ -1,5 +1,5 @@
 /**
- * Kafka Fetch v4-12 over the broker's fetch operation (server/fetch-handler.ts): the long poll
+ * Kafka Fetch v4-13 over the broker's fetch operation (server/fetch-handler.ts): the long poll
  * (maxWaitMs, minBytes), the size limits (maxBytes, partitionMaxBytes, one whole batch past them
  * for the first partition with data), the leader, epoch and offset checks are all the
  * operation's; this file converts the request and the answer.
@@ -15,6 +15,9 @@
  *   offset the operation answers is the high watermark and there is nothing aborted to list.
  * - NOT_LEADER_OR_FOLLOWER and the leader-epoch errors carry the leader and epoch the metadata
  *   cache knows (v12's tagged currentLeader), so the client need not refresh its metadata first.
+ * - v13 names topics by id (KIP-516): ids are resolved to names through the metadata cache, and a
+ *   topic whose id the cache does not know is UNKNOWN_TOPIC_ID for each of its partitions.
+ *   @platformatic/kafka needs v13: at v12 it sends the topic id's text where the name belongs.
  */
 import { errorId, kafka, type wire } from '@sluice/protocol'
 import type { MetadataCache } from '../../metadata-cache.js'
@@ -35,11 +38,14 @@ const LEADER_HINT_ERRORS = new Set([
 export const fetchHandler: KafkaApiHandler<kafka.FetchRequest, kafka.FetchResponseInput> = {
   codec: kafka.FetchApi,
   minVersion: 4,
-  maxVersion: 12,
-  async handle(req, _version, ctx) {
+  maxVersion: 13,
+  async handle(req, version, ctx) {
     const refusal = requestRefusal(req, ctx)
     if (refusal !== undefined) return { errorCode: refusal, sessionId: 0, responses: [] }
-    const wireReq = toWireFetch(req, ctx)
+    // v13+: the name of each requested topic id ('' for an unknown id, which no topic has).
+    const names =
+      version >= TOPIC_IDS_FROM ? req.topics.map((t) => topicNameOf(ctx.broker.cache, t.topicId)) : undefined
+    const wireReq = toWireFetch(req, ctx, names)
     let res: wire.FetchResponse | undefined
     try {
       res = await handleFetch(ctx.broker, wireReq, ctx.signal)
@@ -48,8 +54,31 @@ export const fetchHandler: KafkaApiHandler<kafka.FetchRequest, kafka.FetchRespon
     }
     if (res === undefined) return undefined // the connection closed or the broker is stopping
     ctx.broker.metrics?.fetchAnswered(false, res)
-    return toKafkaFetch(res, ctx.broker.cache, req.isolationLevel === READ_COMMITTED)
+    const answer = toKafkaFetch(res, ctx.broker.cache, req.isolationLevel === READ_COMMITTED)
+    if (names !== undefined) withTopicIds(answer, req, names)
+    return answer
   },
+}
+
+/** The first Fetch version that names topics by id. */
+const TOPIC_IDS_FROM = 13
+
+function topicNameOf(cache: MetadataCache, topicId: Buffer): string {
+  return cache.topicById(topicId.toString('base64url')) ?? ''
+}
+
+/**
+ * The answer's topics carry the request's ids (the operation answers topics in request order);
+ * an id no topic has is UNKNOWN_TOPIC_ID for each partition, not the operation's
+ * UNKNOWN_TOPIC_OR_PARTITION for the empty name.
+ */
+function withTopicIds(answer: kafka.FetchResponseInput, req: kafka.FetchRequest, names: readonly string[]): void {
+  answer.responses?.forEach((t, i) => {
+    const asked = req.topics[i]
+    if (asked === undefined) return
+    t.topicId = asked.topicId
+    if (names[i] === '') for (const p of t.partitions ?? []) p.errorCode = errorId('UNKNOWN_TOPIC_ID')
+  })
 }
 
 /** The Kafka error code of a request this listener refuses as a whole, or undefined. */
@@ -66,7 +95,11 @@ function requestRefusal(req: kafka.FetchRequest, ctx: KafkaRequestContext): numb
   return undefined
 }
 
-function toWireFetch(req: kafka.FetchRequest, ctx: KafkaRequestContext): wire.FetchRequest__Output {
+function toWireFetch(
+  req: kafka.FetchRequest,
+  ctx: KafkaRequestContext,
+  names: readonly string[] | undefined,
+): wire.FetchRequest__Output {
   return {
     correlation_id: String(ctx.header.correlationId),
     replica_id: req.replicaId,
@@ -76,8 +109,8 @@ function toWireFetch(req: kafka.FetchRequest, ctx: KafkaRequestContext): wire.Fe
     isolation_level: req.isolationLevel,
     client_id: ctx.clientId ?? '',
     replica_epoch: '-1',
-    topics: req.topics.map((t) => ({
-      topic: t.topic,
+    topics: req.topics.map((t, i) => ({
+      topic: names?.[i] ?? t.topic,
       partitions: t.partitions.map((p) => ({
         partition: p.partition,
         fetch_offset: int64ToWire(p.fetchOffset),

@@ -1,6 +1,8 @@
 /**
  * InitProducerId 0-4, forwarded to the controller, which hands out producer ids for idempotent
- * producers (an existing id and epoch, v3+, bumps the epoch). Sluice has no transactions: a
+ * producers. As in Kafka, a request without a transactional id always gets a new producer id:
+ * the producer id and epoch it carries (v3+, which @platformatic/kafka sends as 0/0) are
+ * ignored, since only a transactional producer may bump its epoch. Sluice has no transactions: a
  * transactional id is refused with UNSUPPORTED_VERSION, which a Kafka client reports at once
  * rather than retrying.
  */
@@ -25,8 +27,8 @@ export const initProducerIdHandler: KafkaApiHandler<kafka.InitProducerIdRequest,
     const grpcReq: wire.InitProducerIdRequest = {
       transactional_id: '',
       transaction_timeout_ms: req.transactionTimeoutMs,
-      producer_id: int64ToWire(req.producerId),
-      producer_epoch: req.producerEpoch,
+      producer_id: int64ToWire(-1n),
+      producer_epoch: -1,
     }
     try {
       const res = await toController<wire.InitProducerIdResponse__Output>(ctx, (c, o, cb) =>
