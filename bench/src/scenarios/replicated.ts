@@ -90,12 +90,7 @@ export async function runReplicated(ctx: BenchContext): Promise<void> {
       )
     }
     if (wants(ctx, '6')) {
-      await cluster.createTopic({
-        name: 'bench-s6',
-        partitions: 6,
-        replicationFactor: 3,
-        configs: { 'min.insync.replicas': '2' },
-      })
+      await latencyTopic(cluster, 'bench-s6')
       const row = await runLatency(
         ctx,
         cluster,
@@ -106,12 +101,7 @@ export async function runReplicated(ctx: BenchContext): Promise<void> {
       )
       row.notes.push((await replicationNote(cluster, 'bench-s6')).note)
       add(row)
-      await cluster.createTopic({
-        name: 'bench-s6-200',
-        partitions: 6,
-        replicationFactor: 3,
-        configs: { 'min.insync.replicas': '2' },
-      })
+      await latencyTopic(cluster, 'bench-s6-200')
       add(
         await runLatency(
           ctx,
@@ -126,12 +116,7 @@ export async function runReplicated(ctx: BenchContext): Promise<void> {
       )
     }
     if (wants(ctx, '6k')) {
-      await cluster.createTopic({
-        name: 'bench-s6k',
-        partitions: 6,
-        replicationFactor: 3,
-        configs: { 'min.insync.replicas': '2' },
-      })
+      await latencyTopic(cluster, 'bench-s6k')
       // kafkajs on both ends, over the Kafka listener: acks=-1, one request in flight.
       add(
         await runLatency(
@@ -164,4 +149,9 @@ export async function runReplicated(ctx: BenchContext): Promise<void> {
   } finally {
     await cluster.stop()
   }
+}
+
+/** A topic of scenario 6's shape: 6 partitions, RF3, min.insync.replicas 2. */
+async function latencyTopic(cluster: BenchCluster, name: string): Promise<void> {
+  await cluster.createTopic({ name, partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } })
 }

@@ -10,8 +10,9 @@
  *   1r scenario 1 with librdkafka (kcat -P) over the Kafka listener, fast enough to compare the
  *      broker's CPU per MB with scenario 1's at a similar rate.
  */
-import { startBenchCluster } from '../bench-cluster.js'
+import { startBenchCluster, type BenchCluster } from '../bench-cluster.js'
 import { runLoad } from '../run-load.js'
+import type { BenchClient } from '../worker-protocol.js'
 import {
   consumerConfig,
   loadRow,
@@ -53,66 +54,20 @@ export async function runSingleBroker(ctx: BenchContext): Promise<void> {
       logRow(ctx, row)
     }
     if (wants(ctx, '4') && s1Total !== undefined) {
-      const out = await runLoad(cluster, {
-        consumer: consumerConfig(cluster, 'bench-s1', { expectRecords: s1Total }),
-        consumerFlags: profileFlags(ctx),
-      })
-      noteLoad(ctx, 'scenario 4', out)
-      const notes =
-        out.consumer?.timedOut === true ? [`timed out after ${out.consumer.totalRecords} of ${s1Total} records`] : []
-      const row = loadRow(
-        '4',
-        'consumer from beginning',
-        `${s1Total.toLocaleString('en-US')} records of 6p`,
-        out,
-        notes,
-      )
-      ctx.rows.push(row)
-      logRow(ctx, row)
+      await drainRow(ctx, cluster, '4', 'consumer from beginning', s1Total, 'sluice')
     }
     if (wants(ctx, '1k')) {
-      await cluster.createTopic({ name: 'bench-s1k', partitions: 6, replicationFactor: 1 })
-      const out = await runLoad(cluster, {
-        // kafkajs has no linger: one send() is one batch, sized like the SDK's batchBytes.
-        producer: producerConfig(ctx, cluster, 'bench-s1k', 6, {
-          client: 'kafkajs',
-          chunkRecords: Math.floor(ctx.tuning.batchBytes / 100),
-          tuning: { acks: 1 },
-        }),
-        producerFlags: profileFlags(ctx),
+      // kafkajs has no linger: one send() is one batch, sized like the SDK's batchBytes.
+      await kafkaProducerRow(ctx, cluster, '1k', 'producer, kafkajs (Kafka listener)', {
+        client: 'kafkajs',
+        chunkRecords: Math.floor(ctx.tuning.batchBytes / 100),
       })
-      noteLoad(ctx, 'scenario 1k', out)
-      const row = loadRow('1k', 'producer, kafkajs (Kafka listener)', 'RF1 acks=1 6p', out)
-      ctx.rows.push(row)
-      logRow(ctx, row)
     }
     if (wants(ctx, '1r')) {
-      await cluster.createTopic({ name: 'bench-s1r', partitions: 6, replicationFactor: 1 })
-      const out = await runLoad(cluster, {
-        producer: producerConfig(ctx, cluster, 'bench-s1r', 6, { client: 'kcat', tuning: { acks: 1 } }),
-      })
-      noteLoad(ctx, 'scenario 1r', out)
-      const row = loadRow('1r', 'producer, kcat/librdkafka (Kafka listener)', 'RF1 acks=1 6p', out)
-      ctx.rows.push(row)
-      logRow(ctx, row)
+      await kafkaProducerRow(ctx, cluster, '1r', 'producer, kcat/librdkafka (Kafka listener)', { client: 'kcat' })
     }
     if (wants(ctx, '4k') && s1Total !== undefined) {
-      const out = await runLoad(cluster, {
-        consumer: consumerConfig(cluster, 'bench-s1', { client: 'kafkajs', expectRecords: s1Total }),
-        consumerFlags: profileFlags(ctx),
-      })
-      noteLoad(ctx, 'scenario 4k', out)
-      const notes =
-        out.consumer?.timedOut === true ? [`timed out after ${out.consumer.totalRecords} of ${s1Total} records`] : []
-      const row = loadRow(
-        '4k',
-        'consumer, kafkajs (Kafka listener)',
-        `${s1Total.toLocaleString('en-US')} records of 6p`,
-        out,
-        notes,
-      )
-      ctx.rows.push(row)
-      logRow(ctx, row)
+      await drainRow(ctx, cluster, '4k', 'consumer, kafkajs (Kafka listener)', s1Total, 'kafkajs')
     }
     if (wants(ctx, '5')) {
       await cluster.createTopic({ name: 'bench-s5', partitions: 6, replicationFactor: 1 })
@@ -172,4 +127,45 @@ export async function runSingleBroker(ctx: BenchContext): Promise<void> {
   } finally {
     await cluster.stop()
   }
+}
+
+/** Scenario 4 or 4k: one consumer reads scenario 1's topic from the beginning to its end. */
+async function drainRow(
+  ctx: BenchContext,
+  cluster: BenchCluster,
+  id: string,
+  title: string,
+  records: number,
+  client: BenchClient,
+): Promise<void> {
+  const out = await runLoad(cluster, {
+    consumer: consumerConfig(cluster, 'bench-s1', { client, expectRecords: records }),
+    consumerFlags: profileFlags(ctx),
+  })
+  noteLoad(ctx, `scenario ${id}`, out)
+  const notes =
+    out.consumer?.timedOut === true ? [`timed out after ${out.consumer.totalRecords} of ${records} records`] : []
+  const row = loadRow(id, title, `${records.toLocaleString('en-US')} records of 6p`, out, notes)
+  ctx.rows.push(row)
+  logRow(ctx, row)
+}
+
+/** Scenario 1's load through the Kafka listener (1k, 1r), on a fresh topic of its own. */
+async function kafkaProducerRow(
+  ctx: BenchContext,
+  cluster: BenchCluster,
+  id: string,
+  title: string,
+  over: { client: BenchClient; chunkRecords?: number },
+): Promise<void> {
+  const topic = `bench-s${id}`
+  await cluster.createTopic({ name: topic, partitions: 6, replicationFactor: 1 })
+  const out = await runLoad(cluster, {
+    producer: producerConfig(ctx, cluster, topic, 6, { ...over, tuning: { acks: 1 } }),
+    producerFlags: over.client === 'kcat' ? [] : profileFlags(ctx),
+  })
+  noteLoad(ctx, `scenario ${id}`, out)
+  const row = loadRow(id, title, 'RF1 acks=1 6p', out)
+  ctx.rows.push(row)
+  logRow(ctx, row)
 }
