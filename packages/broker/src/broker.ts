@@ -53,6 +53,8 @@ export interface BrokerOptions {
   advertisedKafkaHost?: string
   /** Port Kafka clients are told (default: the bound Kafka port). */
   advertisedKafkaPort?: number
+  /** Idle Kafka connections are closed after this long (connections.max.idle.ms, default 600000). */
+  kafkaConnectionsMaxIdleMs?: number
   rack?: string
   sessionTimeoutMs?: number
   heartbeatIntervalMs?: number
@@ -253,6 +255,7 @@ async function startBrokerServing(options: BrokerOptions, admin: BrokerAdmin | u
                 options.advertisedHost ??
                 reachableHost(options.kafkaHost ?? options.host),
               advertisedPort: options.advertisedKafkaPort,
+              connectionsMaxIdleMs: options.kafkaConnectionsMaxIdleMs,
               logger: logger.child({ component: 'kafka' }),
             })
     } catch (err) {

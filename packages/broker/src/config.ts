@@ -95,6 +95,11 @@ export const brokerConfigSchema = z
     advertisedKafkaPort: int(1, 65535)
       .optional()
       .describe('Port Kafka clients are told to connect to, e.g. behind a NAT or proxy (default: the bound kafkaPort)'),
+    kafkaConnectionsMaxIdleMs: int(1000, 86_400_000)
+      .default(600_000)
+      .describe(
+        'A Kafka connection with no request in flight and no bytes moving for this long is closed (connections.max.idle.ms)',
+      ),
     rack: z.string().optional(),
     sessionTimeoutMs: int(1000, 600_000).default(9000).describe('Metadata session timeout'),
     heartbeatIntervalMs: int(100, 60_000).default(2000).describe('Heartbeat interval to the metadata service'),

@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     kafkaHost: config.kafkaHost,
     advertisedKafkaHost: config.advertisedKafkaHost,
     advertisedKafkaPort: config.advertisedKafkaPort,
+    kafkaConnectionsMaxIdleMs: config.kafkaConnectionsMaxIdleMs,
     rack: config.rack,
     sessionTimeoutMs: config.sessionTimeoutMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,

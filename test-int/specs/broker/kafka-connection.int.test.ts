@@ -94,7 +94,10 @@ function readEcho(frame: Buffer, headerVersion: 0 | 1 = 0): { correlationId: num
   return { correlationId, value }
 }
 
-async function echoListener(maxInFlight = 4): Promise<{ listener: KafkaListener; handler: EchoHandler }> {
+async function echoListener(
+  maxInFlight = 4,
+  connectionsMaxIdleMs?: number,
+): Promise<{ listener: KafkaListener; handler: EchoHandler }> {
   const cluster = await startTestCluster(1)
   const handler = new EchoHandler()
   const listener = await startKafkaListener({
@@ -105,6 +108,7 @@ async function echoListener(maxInFlight = 4): Promise<{ listener: KafkaListener;
     logger: defaultTestLogger(),
     handlers: [handler],
     maxInFlightPerConnection: maxInFlight,
+    connectionsMaxIdleMs,
   })
   onTestFinished(() => listener.stop())
   return { listener, handler }
@@ -206,5 +210,24 @@ describe('a Kafka connection', () => {
     await a.expectClosed()
     await b.expectClosed()
     expect(listener.connectionCount).toBe(0)
+  })
+
+  it('closes an idle connection (a partial frame that never completes), but not one with a request in flight', async () => {
+    const { listener, handler } = await echoListener(4, 300)
+    const partial = await KafkaTestSocket.connect(listener.port)
+    const frame = echo(7, 1)
+    partial.write(frame.subarray(0, frame.length - 2))
+    const busy = await KafkaTestSocket.connect(listener.port)
+    handler.hold(2)
+    busy.write(echo(2, 1))
+    await waitFor(() => handler.signals.has(2), { timeoutMs: 10_000, description: 'the held request served' })
+    await partial.expectClosed()
+    // A second idle connection, opened after the first closed, closes too: by then the busy one
+    // has been quiet for two idle periods, and its request must still be alive.
+    const second = await KafkaTestSocket.connect(listener.port)
+    await second.expectClosed()
+    expect(handler.signals.get(2)!.aborted).toBe(false)
+    handler.open(2)
+    expect(readEcho(await busy.next())).toEqual({ correlationId: 1, value: 2 })
   })
 })

@@ -17,6 +17,10 @@
  * destroyed after DRAIN_TIMEOUT_MS. A handler that throws, or returns an answer that does not
  * encode, is a bug: the connection is destroyed at once. Nothing here throws out of a socket
  * callback.
+ *
+ * Idle connections are closed after `idleMs` (Kafka's connections.max.idle.ms): one with a
+ * partial frame that never completes would otherwise hold its socket forever. A connection with
+ * a request in flight (a parked fetch) is not idle, whatever its socket does.
  */
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
@@ -39,6 +43,8 @@ export interface KafkaConnectionOptions {
   /** Requests served at once before reading pauses. */
   readonly maxInFlight: number
   readonly maxFrameBytes: number
+  /** A connection with nothing in flight and no bytes moving for this long is closed. */
+  readonly idleMs: number
   /** Logs why a connection is being closed for bad input (the listener rate-limits it). */
   readonly onRefused: (details: Record<string, unknown>, message: string) => void
   /** Called once, when the socket has closed. */
@@ -84,6 +90,20 @@ export class KafkaConnection {
   start(): void {
     // Answers are whole frames written at once; Nagle's delay would only add latency.
     this.socket.setNoDelay(true)
+    this.socket.setTimeout(this.options.idleMs)
+    this.socket.on('timeout', () =>
+      this.guarded(() => {
+        if (this.answers.length > 0) {
+          this.socket.setTimeout(this.options.idleMs) // busy, not idle: look again later
+          return
+        }
+        this.options.logger.debug(
+          { connection: this.id, idleMs: this.options.idleMs },
+          'closing an idle Kafka connection',
+        )
+        this.close()
+      }),
+    )
     this.socket.on('data', (chunk: Buffer) => this.guarded(() => this.onData(chunk)))
     this.socket.on('drain', () => this.guarded(() => this.pump()))
     this.socket.on('error', (err) => {

@@ -33,7 +33,11 @@ export interface KafkaListenerOptions {
   readonly maxInFlightPerConnection?: number
   /** The largest request accepted (Kafka's socket.request.max.bytes, default 100 MiB). */
   readonly maxFrameBytes?: number
+  /** Idle connections are closed after this long (Kafka's connections.max.idle.ms, default 10 min). */
+  readonly connectionsMaxIdleMs?: number
 }
+
+export const DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000
 
 export interface KafkaListener {
   /** The bound port. */
@@ -74,6 +78,7 @@ export async function startKafkaListener(options: KafkaListenerOptions): Promise
       logger,
       maxInFlight: options.maxInFlightPerConnection ?? DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION,
       maxFrameBytes: options.maxFrameBytes ?? kafka.DEFAULT_MAX_FRAME_BYTES,
+      idleMs: options.connectionsMaxIdleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS,
       onRefused,
       onClosed: () => connections.delete(connection),
     })
