@@ -2,9 +2,6 @@ import type { KafkaReader } from './kafka-reader.js'
 import { KafkaWireError } from './kafka-wire-error.js'
 import type { KafkaWriter } from './kafka-writer.js'
 
-/** The slab frames that span chunks are cut from (KafkaFrameSplitter.slabView). */
-const SLAB_BYTES = 4 * 1024 * 1024
-
 /** Kafka's socket.request.max.bytes default: the largest request a broker accepts. */
 export const DEFAULT_MAX_FRAME_BYTES = 104857600
 
@@ -20,8 +17,6 @@ export class KafkaFrameSplitter {
   private bodySize = -1
   /** Bytes of the stream consumed before the pending ones, for error positions. */
   private streamOffset = 0
-  private slab: Buffer | undefined
-  private slabUsed = 0
 
   constructor(readonly maxFrameBytes = DEFAULT_MAX_FRAME_BYTES) {}
 
@@ -72,23 +67,6 @@ export class KafkaFrameSplitter {
     return Buffer.concat([prefix, tail])
   }
 
-  /**
-   * Room for a frame that spans chunks, carved from a shared slab: one large allocation for many
-   * frames instead of one per frame, which at hundreds of 256 KiB produce requests a second is
-   * what drove the garbage collector (external-memory pressure). A slab lives while any frame
-   * cut from it does; frames over a quarter of the slab get their own buffer.
-   */
-  private slabView(n: number): Buffer {
-    if (n > SLAB_BYTES / 4) return Buffer.allocUnsafeSlow(n)
-    if (this.slab === undefined || this.slabUsed + n > this.slab.length) {
-      this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
-      this.slabUsed = 0
-    }
-    const view = this.slab.subarray(this.slabUsed, this.slabUsed + n)
-    this.slabUsed += n
-    return view
-  }
-
   private take(n: number): Buffer {
     this.pendingBytes -= n
     this.streamOffset += n
@@ -98,7 +76,9 @@ export class KafkaFrameSplitter {
       else this.pending[0] = first.subarray(n)
       return first.subarray(0, n)
     }
-    const out = this.slabView(n)
+    // One buffer per frame: views into a shared slab made the log's writes of these records
+    // cost more per MB (BENCHMARKS.md, issue 15), so every frame that spans chunks is its own.
+    const out = Buffer.allocUnsafeSlow(n)
     let filled = 0
     while (filled < n) {
       const c = this.pending[0]!
