@@ -71,14 +71,21 @@ export class TraceWriter {
     this.pending.push(`${ns} ${hop} ${node} ${topic} ${partition} ${from} ${to}\n`)
   }
 
-  /** Writes what is pending (synchronously: a few tens of kB every 100 ms, off the hot path). */
+  /**
+   * Writes what is pending (synchronously: a few tens of kB every 100 ms, off the hot path). A
+   * failed write loses those events, never the process.
+   */
   flush(): void {
     if (this.pending.length === 0 && this.dropped === 0) return
     let text = this.pending.join('')
     this.pending = []
     if (this.dropped > 0) text += `# dropped ${this.dropped}\n`
     this.dropped = 0
-    appendFileSync(this.options.file, text)
+    try {
+      appendFileSync(this.options.file, text)
+    } catch {
+      // The trace is a diagnostic: a missing directory or a full disk must not stop the broker.
+    }
   }
 
   close(): void {
