@@ -6,7 +6,8 @@
  * are joined per batch (anatomy-join.ts) and the median and p99 of every hop printed.
  *
  * Only on request (`--anatomy` or `--only 6a`): tracing costs a little on every hop, so its
- * end-to-end figures are not scenario 6's.
+ * end-to-end figures are not scenario 6's. SLUICE_BENCH_KEEP_TRACES=1 keeps the trace files
+ * (their path is printed) for a closer look; otherwise they are removed.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -27,6 +28,46 @@ export async function runAnatomy(ctx: BenchContext): Promise<void> {
   if (ctx.only?.has('6a') !== true) return
   const traceDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-anatomy-'))
   ctx.log(`scenario 6a: latency anatomy, traces in ${traceDir}`)
+  try {
+    const { loads, events, dropped } = await measure(ctx, traceDir)
+    if (dropped > 0)
+      ctx.log(`warning: the processes dropped ${dropped} trace events (buffers full); rounds may miss stamps`)
+    for (const { topic, label, rate, out } of loads) {
+      const mine = events.filter((e) => e.topic === topic)
+      const rounds = joinRounds(mine, BigInt(out.windowUs.from) * 1000n, BigInt(out.windowUs.to) * 1000n)
+      const stats = hopStats(rounds)
+      ctx.log(
+        `\n${formatHopTable(`anatomy @${rate.toLocaleString('en-US')} rec/s: ${rounds.length} batches in the measured window`, stats)}`,
+      )
+      const row: ScenarioRow = {
+        id: `6a/${label}`,
+        title: `latency anatomy @${rate.toLocaleString('en-US')}/s (traced)`,
+        setup: 'RF3 acks=all minISR2 6p',
+        recordsPerSec: out.consumer?.recordsPerSec,
+        mbPerSec: out.consumer?.mbPerSec,
+        latency: out.consumer?.latency,
+        latencyKind: 'produce (intended send time) to consumer delivery, with tracing on',
+        usage: out.usage,
+        extra: { anatomy: { batches: rounds.length, hops: stats }, producer: out.producer, consumer: out.consumer },
+        notes: [`${mine.length} trace events, ${rounds.length} batches joined`],
+      }
+      ctx.rows.push(row)
+      logRow(ctx, row)
+    }
+  } finally {
+    if (process.env.SLUICE_BENCH_KEEP_TRACES !== '1') await rm(traceDir, { recursive: true, force: true })
+  }
+}
+
+/** Runs both loads on a traced cluster, stops it (every process flushes its trace) and reads the traces. */
+async function measure(
+  ctx: BenchContext,
+  traceDir: string,
+): Promise<{
+  loads: Array<{ topic: string; label: string; rate: number; out: LoadOutcome }>
+  events: TraceEvent[]
+  dropped: number
+}> {
   const env = { ...process.env, SLUICE_TRACE_DIR: traceDir }
   const cluster = await startBenchCluster({ brokers: 3, env })
   notePids(ctx, 'anatomy cluster:', cluster.pids)
@@ -46,37 +87,18 @@ export async function runAnatomy(ctx: BenchContext): Promise<void> {
   } finally {
     await cluster.stop()
   }
-  const events = await readTraces(traceDir)
-  for (const { topic, label, rate, out } of loads) {
-    const mine = events.filter((e) => e.topic === topic)
-    const rounds = joinRounds(mine, BigInt(out.windowUs.from) * 1000n, BigInt(out.windowUs.to) * 1000n)
-    const stats = hopStats(rounds)
-    ctx.log(
-      `\n${formatHopTable(`anatomy @${rate.toLocaleString('en-US')} rec/s: ${rounds.length} batches in the measured window`, stats)}`,
-    )
-    const row: ScenarioRow = {
-      id: `6a/${label}`,
-      title: `latency anatomy @${rate.toLocaleString('en-US')}/s (traced)`,
-      setup: 'RF3 acks=all minISR2 6p',
-      recordsPerSec: out.consumer?.recordsPerSec,
-      mbPerSec: out.consumer?.mbPerSec,
-      latency: out.consumer?.latency,
-      latencyKind: 'produce (intended send time) to consumer delivery, with tracing on',
-      usage: out.usage,
-      extra: { anatomy: { batches: rounds.length, hops: stats }, producer: out.producer, consumer: out.consumer },
-      notes: [`${mine.length} trace events, ${rounds.length} batches joined`],
-    }
-    ctx.rows.push(row)
-    logRow(ctx, row)
-  }
-  await rm(traceDir, { recursive: true, force: true })
+  return { loads, ...(await readTraces(traceDir)) }
 }
 
-async function readTraces(dir: string): Promise<TraceEvent[]> {
-  const out: TraceEvent[] = []
+/** Every process's events, and how many the processes dropped (their buffers were full). */
+async function readTraces(dir: string): Promise<{ events: TraceEvent[]; dropped: number }> {
+  const events: TraceEvent[] = []
+  let dropped = 0
   for (const f of await readdir(dir)) {
     if (!f.startsWith('trace-')) continue
-    for (const e of parseTrace(await readFile(path.join(dir, f), 'utf8'))) out.push(e)
+    const text = await readFile(path.join(dir, f), 'utf8')
+    for (const e of parseTrace(text)) events.push(e)
+    for (const m of text.matchAll(/^# dropped (\d+)$/gm)) dropped += Number(m[1])
   }
-  return out
+  return { events, dropped }
 }
