@@ -55,15 +55,18 @@ export const STAMPS = [
   'leaderReceived',
   'appended',
   'fetchAnsweredA',
+  'followerReceivedA',
   'followerAppendedA',
   'nextFetchA',
   'fetchAnsweredB',
+  'followerReceivedB',
   'followerAppendedB',
   'nextFetchB',
   'hwAdvanced',
   'produceAnswered',
   'acked',
   'consumerFetchAnswered',
+  'consumerReceived',
   'delivered',
 ] as const
 
@@ -73,16 +76,19 @@ export const HOPS: ReadonlyArray<{ name: string; from: string; to: string }> = [
   { name: 'network: request sent -> leader received', from: 'sent', to: 'leaderReceived' },
   { name: 'leader: received -> appended', from: 'leaderReceived', to: 'appended' },
   { name: 'leader: appended -> fetch answered to follower A', from: 'appended', to: 'fetchAnsweredA' },
-  { name: 'follower A: answer sent -> appended', from: 'fetchAnsweredA', to: 'followerAppendedA' },
+  { name: 'network: answer to A sent -> A received it', from: 'fetchAnsweredA', to: 'followerReceivedA' },
+  { name: 'follower A: received -> appended', from: 'followerReceivedA', to: 'followerAppendedA' },
   { name: 'follower A: appended -> next fetch at leader', from: 'followerAppendedA', to: 'nextFetchA' },
   { name: 'leader: appended -> fetch answered to follower B', from: 'appended', to: 'fetchAnsweredB' },
-  { name: 'follower B: answer sent -> appended', from: 'fetchAnsweredB', to: 'followerAppendedB' },
+  { name: 'network: answer to B sent -> B received it', from: 'fetchAnsweredB', to: 'followerReceivedB' },
+  { name: 'follower B: received -> appended', from: 'followerReceivedB', to: 'followerAppendedB' },
   { name: 'follower B: appended -> next fetch at leader', from: 'followerAppendedB', to: 'nextFetchB' },
   { name: 'leader: next fetch of B -> HW advanced', from: 'nextFetchB', to: 'hwAdvanced' },
   { name: 'leader: HW advanced -> produce answered', from: 'hwAdvanced', to: 'produceAnswered' },
   { name: 'network: produce answered -> producer acked', from: 'produceAnswered', to: 'acked' },
   { name: 'leader: HW advanced -> consumer fetch answered', from: 'hwAdvanced', to: 'consumerFetchAnswered' },
-  { name: 'consumer: fetch answered -> delivered', from: 'consumerFetchAnswered', to: 'delivered' },
+  { name: 'network: consumer fetch answered -> received', from: 'consumerFetchAnswered', to: 'consumerReceived' },
+  { name: 'consumer: received -> delivered', from: 'consumerReceived', to: 'delivered' },
   { name: 'end to end: enqueue -> producer acked', from: 'enqueue', to: 'acked' },
   { name: 'end to end: enqueue -> consumer delivered', from: 'enqueue', to: 'delivered' },
 ]
@@ -137,7 +143,12 @@ class Index {
 }
 
 /** Hops whose streams are per broker (a follower's own sequence of fetches and appends). */
-const RANGE_HOPS_BY_NODE = new Set(['follower-fetch-answered', 'follower-append-done', 'follower-fetch-received'])
+const RANGE_HOPS_BY_NODE = new Set([
+  'follower-fetch-answered',
+  'follower-response-received',
+  'follower-append-done',
+  'follower-fetch-received',
+])
 
 function firstIndex<T>(a: readonly T[], pred: (x: T) => boolean): number {
   let lo = 0
@@ -174,11 +185,13 @@ export function joinRounds(events: readonly TraceEvent[], fromNs?: bigint, toNs?
       set('produceAnswered', ix.exactNs('produce-answered', topic, partition, base))
       set('hwAdvanced', ix.covering('hw-advanced', topic, partition, '*', base))
       set('consumerFetchAnswered', ix.covering('consumer-fetch-answered', topic, partition, '*', base))
+      set('consumerReceived', ix.covering('consumer-response-received', topic, partition, '*', base))
       set('delivered', ix.covering('consumer-delivered', topic, partition, '*', base))
       const followers = [...(ix.followers.get(`${topic} ${partition}`) ?? [])]
         .filter((n) => n !== e.node)
         .map((n) => ({
           answered: ix.covering('follower-fetch-answered', topic, partition, n, base),
+          received: ix.covering('follower-response-received', topic, partition, n, base),
           appended: ix.covering('follower-append-done', topic, partition, n, base),
           next: ix.after('follower-fetch-received', topic, partition, n, base),
         }))
@@ -186,6 +199,7 @@ export function joinRounds(events: readonly TraceEvent[], fromNs?: bigint, toNs?
       followers.slice(0, 2).forEach((f, i) => {
         const tag = i === 0 ? 'A' : 'B'
         set(`fetchAnswered${tag}`, f.answered)
+        set(`followerReceived${tag}`, f.received)
         set(`followerAppended${tag}`, f.appended)
         set(`nextFetch${tag}`, f.next)
       })

@@ -30,11 +30,13 @@ export type TraceHop =
   | 'leader-received'
   | 'append-done'
   | 'follower-fetch-answered'
+  | 'follower-response-received'
   | 'follower-append-done'
   | 'follower-fetch-received'
   | 'hw-advanced'
   | 'produce-answered'
   | 'consumer-fetch-answered'
+  | 'consumer-response-received'
   | 'consumer-delivered'
 
 export interface TraceWriterOptions {

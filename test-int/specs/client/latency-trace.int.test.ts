@@ -41,11 +41,13 @@ const HOPS = [
   'leader-received',
   'append-done',
   'follower-fetch-answered',
+  'follower-response-received',
   'follower-append-done',
   'follower-fetch-received',
   'hw-advanced',
   'produce-answered',
   'consumer-fetch-answered',
+  'consumer-response-received',
   'consumer-delivered',
 ]
 

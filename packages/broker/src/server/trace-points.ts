@@ -40,6 +40,29 @@ export function traceFetchAnswered(brokerId: number, req: wire.FetchRequest__Out
   }
 }
 
+/**
+ * A follower's fetch response arrived (the replica fetcher, before applying it): one event per
+ * partition that carries records, covering them (node: this follower).
+ */
+export function traceFollowerResponse(brokerId: number, res: wire.FetchResponse__Output): void {
+  const ns = traceNow()
+  for (const t of res.topics) {
+    for (const p of t.partitions) {
+      if (p.records.length < 8) continue
+      const from = p.records.readBigInt64BE(0)
+      traceHop(
+        'follower-response-received',
+        brokerId,
+        t.topic,
+        p.partition,
+        from,
+        batchesEndOffset(p.records, from),
+        ns,
+      )
+    }
+  }
+}
+
 /** A produce answer leaves: one event per partition that succeeded, at its base offset. */
 export function traceProduceAnswered(brokerId: number, topics: readonly wire.TopicProduceResponse[]): void {
   const ns = traceNow()
