@@ -16,7 +16,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts'],
+          // bench/src holds pure helpers with unit tests too (the anatomy's join); never a benchmark.
+          include: ['packages/*/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
         },
       },
       {

@@ -57,9 +57,10 @@ interface Servers {
 
 const QUIET = ['--log-level', 'warn']
 
-async function spawnServers(brokers: number): Promise<Servers> {
+async function spawnServers(brokers: number, env: NodeJS.ProcessEnv | undefined): Promise<Servers> {
   const spawned = await spawnCluster({
     brokers,
+    env,
     brokerArgs: QUIET,
     metadataArgs: QUIET,
     readyTimeoutMs: 60_000,
@@ -185,10 +186,16 @@ async function spawnProfiledServers(brokers: number, profileDir: string): Promis
   }
 }
 
-export async function startBenchCluster(options: { brokers: number; profileDir?: string }): Promise<BenchCluster> {
+export async function startBenchCluster(options: {
+  brokers: number
+  profileDir?: string
+  /** Environment of the cluster's processes (default: this process's), e.g. SLUICE_TRACE_DIR. */
+  env?: NodeJS.ProcessEnv
+}): Promise<BenchCluster> {
+  if (options.profileDir !== undefined && options.env !== undefined) throw new Error('profiling takes no env')
   const servers =
     options.profileDir === undefined
-      ? await spawnServers(options.brokers)
+      ? await spawnServers(options.brokers, options.env)
       : await spawnProfiledServers(options.brokers, options.profileDir)
   const admin = await connect({ bootstrap: servers.bootstrap, clientId: 'bench-admin', requestTimeoutMs: 120_000 })
   const { pids, adminPorts } = servers

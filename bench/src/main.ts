@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--full] [--only 1,3,8] [--profile] [--label name]` from the repository root
+ * `pnpm bench [--full] [--only 1,3,8] [--profile] [--anatomy] [--label name]` from the repository root
  * (the script builds with `tsc -b bench` first). Never part of the test command.
  *
  * The cluster runs as separate processes (testkit's spawnCluster over the built dist/); each
@@ -10,10 +10,14 @@
  * --profile runs scenarios 1, 3, 4 and 6 (or --only's) with every broker and worker under
  * `node --cpu-prof`, keeps the profiles in bench/results/profiles-<timestamp>/ and prints where
  * the time went (profile-summary.ts).
+ *
+ * --anatomy (the same as --only 6a) runs scenario 6's setup with every process tracing and prints
+ * the median and p99 of every hop of a round at 200 and 10,000 records/s (anatomy/).
  */
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { stopAll } from '@sluice/testkit'
+import { runAnatomy } from './anatomy/anatomy-scenario.js'
 import { describeMachine, machineInfo } from './machine.js'
 import { describeWakeups, probeWakeups } from './wakeup-probe.js'
 import { CLIENT_NODE_FLAGS } from './worker-protocol.js'
@@ -45,15 +49,17 @@ function parseArgs(argv: readonly string[]): Args {
     if (a === '--') continue
     else if (a === '--full') args.full = true
     else if (a === '--profile') args.profile = true
+    else if (a === '--anatomy') args.only = new Set([...(args.only ?? []), '6a'])
     else if (a.startsWith('--only'))
-      args.only = new Set(
-        value()
+      args.only = new Set([
+        ...(args.only ?? []),
+        ...value()
           .split(',')
           .map((s) => s.trim())
           .filter((s) => s !== ''),
-      )
+      ])
     else if (a.startsWith('--label')) args.label = value()
-    else throw new Error(`unknown argument ${a}; use --full, --only 1,3, --profile, --label name`)
+    else throw new Error(`unknown argument ${a}; use --full, --only 1,3, --profile, --anatomy, --label name`)
   }
   if (args.profile && args.only === undefined) args.only = new Set(['1', '3', '4', '6'])
   return args
@@ -120,6 +126,7 @@ async function main(): Promise<void> {
   await runSingleBroker(ctx)
   await runReplicated(ctx)
   await runPartitionScale(ctx)
+  await runAnatomy(ctx)
   const after = machineInfo()
   console.log(`\n${formatTable(rows)}`)
   const profiles =

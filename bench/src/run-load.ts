@@ -22,6 +22,8 @@ export interface LoadSpec {
   /** node flags per worker, e.g. --cpu-prof. */
   producerFlags?: string[]
   consumerFlags?: string[]
+  /** Environment of both workers (default: this process's), e.g. SLUICE_TRACE_DIR for the anatomy. */
+  env?: NodeJS.ProcessEnv
 }
 
 export interface LoadOutcome {
@@ -55,9 +57,9 @@ async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise
 
 export async function runLoad(cluster: BenchCluster, spec: LoadSpec): Promise<LoadOutcome> {
   const p: RunningWorker<ProducerWorkerResult> | undefined =
-    spec.producer === undefined ? undefined : startWorker('producer', spec.producer, spec.producerFlags)
+    spec.producer === undefined ? undefined : startWorker('producer', spec.producer, spec.producerFlags, spec.env)
   const c: RunningWorker<ConsumerWorkerResult> | undefined =
-    spec.consumer === undefined ? undefined : startWorker('consumer', spec.consumer, spec.consumerFlags)
+    spec.consumer === undefined ? undefined : startWorker('consumer', spec.consumer, spec.consumerFlags, spec.env)
   let sampler: ProcSampler | undefined
   let usage: Record<string, ProcUsage> | undefined
   const windowUs = { from: 0, to: 0 }

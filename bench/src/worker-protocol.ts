@@ -125,11 +125,13 @@ export function startWorker<R>(
   kind: 'producer' | 'consumer',
   config: object,
   nodeFlags: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
 ): RunningWorker<R> {
   const client = (config as { client?: BenchClient }).client ?? 'sluice'
   const script = path.join(workersDir, `${client === 'sluice' ? '' : `${client}-`}${kind}-worker.js`)
   const child = spawn(process.execPath, [...CLIENT_NODE_FLAGS, ...nodeFlags, script, JSON.stringify(config)], {
     stdio: ['pipe', 'pipe', 'pipe'],
+    env,
   })
   registerChild(child)
   const tail: string[] = []

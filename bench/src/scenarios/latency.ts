@@ -13,7 +13,7 @@
  */
 import type { BenchCluster } from '../bench-cluster.js'
 import type { ScenarioRow } from '../results.js'
-import { runLoad } from '../run-load.js'
+import { runLoad, type LoadSpec } from '../run-load.js'
 import type { BenchClient, ProducerTuning } from '../worker-protocol.js'
 import { consumerConfig, loadRow, noteLoad, producerConfig, profileFlags, type BenchContext } from './context.js'
 
@@ -26,18 +26,16 @@ export const LATENCY_TUNING: Partial<ProducerTuning> = {
   ...(JSON.parse(process.env.SLUICE_BENCH_LATENCY_TUNING ?? '{}') as Partial<ProducerTuning>),
 }
 
-export async function runLatency(
+/** Scenario 6's load: the producer at `ratePerSec` and the consumer at the end of the topic. */
+export function latencyLoad(
   ctx: BenchContext,
   cluster: BenchCluster,
   topic: string,
-  id: string,
-  title: string,
-  setup: string,
   durationMs = ctx.mode.latencyDurationMs,
   ratePerSec = LATENCY_RATE,
   client: BenchClient = 'sluice',
-): Promise<ScenarioRow> {
-  const out = await runLoad(cluster, {
+): LoadSpec {
+  return {
     producer: producerConfig(ctx, cluster, topic, 6, {
       client,
       mode: 'rate',
@@ -55,7 +53,21 @@ export async function runLatency(
     }),
     producerFlags: profileFlags(ctx),
     consumerFlags: profileFlags(ctx),
-  })
+  }
+}
+
+export async function runLatency(
+  ctx: BenchContext,
+  cluster: BenchCluster,
+  topic: string,
+  id: string,
+  title: string,
+  setup: string,
+  durationMs = ctx.mode.latencyDurationMs,
+  ratePerSec = LATENCY_RATE,
+  client: BenchClient = 'sluice',
+): Promise<ScenarioRow> {
+  const out = await runLoad(cluster, latencyLoad(ctx, cluster, topic, durationMs, ratePerSec, client))
   noteLoad(ctx, `scenario ${id}`, out)
   const p = out.producer
   const notes = [

@@ -40,7 +40,7 @@
  * Event-loop only.
  */
 import assert from 'node:assert/strict'
-import { SluiceError, systemClock, type BatchSpan, type Clock, type wire } from '@sluice/protocol'
+import { SluiceError, systemClock, traceHop, traceOn, type BatchSpan, type Clock, type wire } from '@sluice/protocol'
 import type { PartitionLog } from './log/index.js'
 import type { PartitionStateView } from './metadata-cache.js'
 import { lastFetchedEpoch } from './replication/divergence.js'
@@ -404,6 +404,15 @@ export class Partition {
       if (loading !== undefined) await loading
       const result = await this.log.appendReplicated(records)
       this.producers.recordReplicated(records, result.lastOffset)
+      if (traceOn)
+        traceHop(
+          'follower-append-done',
+          this.brokerId,
+          this.topic,
+          this.partition,
+          result.firstOffset,
+          result.lastOffset + 1n,
+        )
       return result
     })
   }
@@ -506,6 +515,7 @@ export class Partition {
     // A maximal-ISR member this leader has no state for (not in the replica list it knows) holds the HW.
     if (maximal.some((id) => id !== this.brokerId && this.followers.get(id) === undefined)) return
     if (candidate <= this.hw) return
+    if (traceOn) traceHop('hw-advanced', this.brokerId, this.topic, this.partition, this.hw, candidate)
     this.hw = candidate
     const bytes = this.unreportedBytes
     this.unreportedBytes = 0

@@ -31,3 +31,4 @@ export {
   type MemberAssignment,
 } from './group/consumer-protocol.js'
 export * as kafka from './kafka/index.js'
+export * from './trace.js'

@@ -27,11 +27,13 @@ import {
   systemClock,
   toBigInt,
   toInt64String,
+  traceOn,
   type Clock,
   type wire,
 } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
 import type { Partition } from '../partition.js'
+import { traceFollowerResponse } from '../server/trace-points.js'
 import { truncationFor } from './divergence.js'
 
 export interface ReplicaFetcherOptions {
@@ -135,6 +137,7 @@ export class ReplicaFetcher {
       let response: wire.FetchResponse__Output
       try {
         response = await this.exchange(endpoint, request.message)
+        if (traceOn) traceFollowerResponse(this.options.brokerId, response)
       } catch (err) {
         if (this.stopped) break
         this.options.logger.debug(

@@ -21,7 +21,7 @@
  * position for the ISR and HW, records up to the log end offset). They park on the partitions'
  * follower keys, which leader appends notify; a diverging answer is returned at once.
  */
-import { SluiceError, toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import { SluiceError, toBigInt, toInt64String, traceOn, type wire } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
 import { followerFetchKey, readForFollower } from '../replication/follower-fetch.js'
 import {
@@ -35,6 +35,7 @@ import {
   type ErrorFields,
   type FetchOffsets,
 } from './context.js'
+import { traceFetchAnswered, traceFetchReceived } from './trace-points.js'
 
 /** A response must fit in one gRPC message (64 MiB); leave room for framing and headers. */
 const RESPONSE_BYTES_MAX = 60 * 1024 * 1024
@@ -52,6 +53,7 @@ export async function handleFetch(
   req: wire.FetchRequest__Output,
   signal: AbortSignal,
 ): Promise<wire.FetchResponse | undefined> {
+  if (traceOn) traceFetchReceived(req)
   const first = await readAll(ctx, req, true)
   const fromFollower = req.replica_id >= 0
   const keys = req.topics.flatMap((t) =>
@@ -61,7 +63,7 @@ export async function handleFetch(
     }),
   )
   if (first.failed || first.bytes >= req.min_bytes || req.max_wait_ms <= 0 || keys.length === 0 || signal.aborted) {
-    return response(req, first)
+    return response(ctx, req, first)
   }
   const outcome = await new Promise<string>((resolve) => {
     let onAbort: (() => void) | undefined
@@ -81,11 +83,13 @@ export async function handleFetch(
     }
   })
   if (outcome === 'cancelled') return undefined // the stream closed or the broker is stopping
-  return response(req, await readAll(ctx, req, false))
+  return response(ctx, req, await readAll(ctx, req, false))
 }
 
-function response(req: wire.FetchRequest__Output, outcome: ReadOutcome): wire.FetchResponse {
-  return { correlation_id: req.correlation_id, ...NO_ERROR, topics: outcome.topics, throttle_time_ms: 0 }
+function response(ctx: BrokerContext, req: wire.FetchRequest__Output, outcome: ReadOutcome): wire.FetchResponse {
+  const res = { correlation_id: req.correlation_id, ...NO_ERROR, topics: outcome.topics, throttle_time_ms: 0 }
+  if (traceOn) traceFetchAnswered(ctx.brokerId, req, res)
+  return res
 }
 
 async function readAll(ctx: BrokerContext, req: wire.FetchRequest__Output, firstRead: boolean): Promise<ReadOutcome> {

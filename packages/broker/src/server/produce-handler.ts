@@ -23,6 +23,9 @@ import {
   SluiceError,
   crc32c,
   toInt64String,
+  traceHop,
+  traceNow,
+  traceOn,
   validateBatches,
   type BatchSpan,
   type wire,
@@ -35,6 +38,7 @@ import {
   type BrokerContext,
   type ErrorFields,
 } from './context.js'
+import { traceProduceAnswered } from './trace-points.js'
 
 const VALID_ACKS = new Set([-1, 0, 1])
 /** acks=-1 waits this long when the request names no timeout. */
@@ -57,6 +61,7 @@ export async function handleProduce(
     })),
   )
   ctx.metrics?.produceAnswered(topics)
+  if (traceOn) traceProduceAnswered(ctx.brokerId, topics)
   if (req.acks === 0) return undefined
   return { correlation_id: req.correlation_id, topics, throttle_time_ms: 0 }
 }
@@ -83,6 +88,7 @@ async function producePartition(
   data: wire.PartitionProduceData__Output,
 ): Promise<wire.PartitionProduceResponse> {
   const partition = data.partition
+  const received = traceOn ? traceNow() : 0n
   try {
     const replica = leaderReplica(ctx, topic, partition)
     if ('error_code' in replica) return failedWith(partition, replica)
@@ -100,6 +106,7 @@ async function producePartition(
     }
     const result = await replica.appendAsLeader(data.records, spans, req.acks === -1, config['min.insync.replicas'])
     if (result.duplicate !== true) ctx.metrics?.produced(topic, data.records.length, spans)
+    if (traceOn) traceLeaderAppend(ctx.brokerId, topic, partition, result.firstOffset, result.lastOffset, received)
     if (req.acks === -1) {
       const { isrSize } = await replica.waitForHighWatermark(
         result.lastOffset + 1n,
@@ -128,6 +135,19 @@ async function producePartition(
   } catch (err) {
     return failedWith(partition, errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Produce' }))
   }
+}
+
+/** The anatomy's two leader stamps, written once the append assigned the batch its offsets. */
+function traceLeaderAppend(
+  node: number,
+  topic: string,
+  partition: number,
+  first: bigint,
+  last: bigint,
+  at: bigint,
+): void {
+  traceHop('leader-received', node, topic, partition, first, last + 1n, at)
+  traceHop('append-done', node, topic, partition, first, last + 1n)
 }
 
 function failed(

@@ -17,7 +17,7 @@
  * anyway, now made earlier; they are not counted in the buffered bytes (a batch is at least 61
  * bytes and usually kilobytes, its header object a few hundred).
  */
-import { CONTROL_MASK, SluiceError, frameBatchAt, walkBatch } from '@sluice/protocol'
+import { CONTROL_MASK, SluiceError, frameBatchAt, traceHop, traceOn, walkBatch } from '@sluice/protocol'
 import type { BatchHeader, RecordHeader, RecordSink } from '@sluice/protocol'
 import type { ConsumerBatch, ConsumerMessage } from './consumer-types.js'
 import type { FetchedRecords, PartitionState } from './subscription.js'
@@ -111,6 +111,7 @@ export function takeNextBatch(
       reportOnce(s)
       continue
     } // decoding may have failed just now
+    if (traceOn) traceDelivered(s, taken.messages)
     return {
       s,
       batch: { topic: s.topic, partition: s.partition, messages: taken.messages, highWatermark: taken.highWatermark },
@@ -118,6 +119,15 @@ export function takeNextBatch(
     }
   }
   return undefined
+}
+
+/** The anatomy's last stamp: these messages are handed to the application now. */
+function traceDelivered(s: PartitionState, messages: readonly ConsumerMessage[]): void {
+  const first = messages[0]
+  const last = messages[messages.length - 1]
+  if (first !== undefined && last !== undefined) {
+    traceHop('consumer-delivered', -1, s.topic, s.partition, first.offset, last.offset + 1n)
+  }
 }
 
 /**

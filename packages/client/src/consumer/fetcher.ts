@@ -20,7 +20,7 @@
  * NOT_LEADER and other stale-metadata errors refresh metadata and retry after a backoff (the
  * next fetch goes to the new leader); OFFSET_OUT_OF_RANGE follows `offsetReset`.
  */
-import { SluiceError, toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import { SluiceError, toBigInt, toInt64String, traceHop, traceOn, type wire } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
 import type { ConnectionPool } from '../network/connection-pool.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
@@ -329,6 +329,7 @@ export class Fetcher {
       }
       return
     }
+    if (traceOn) traceHop('consumer-response-received', -1, s.topic, s.partition, offset, scan.nextOffset)
     s.fetched.push({
       records: p.records.subarray(0, scan.completeBytes),
       batches: scan.batches,

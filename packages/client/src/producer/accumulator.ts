@@ -16,7 +16,7 @@
  * hasOpenBatch) does a Map lookup by topic name and an array index, and builds no string.
  * Single-threaded: called only from the event loop.
  */
-import { systemClock, type Clock, type RecordInput } from '@sluice/protocol'
+import { systemClock, traceMark, traceOn, type Clock, type RecordInput } from '@sluice/protocol'
 import { ProducerBatch } from './producer-batch.js'
 
 export const BATCH_OVERHEAD_BYTES = 61
@@ -89,6 +89,7 @@ export class RecordAccumulator {
       if (batch !== undefined) batch.closed = true
       batch = new ProducerBatch(topic, partition, this.clock.nowMs())
       batch.sizeBytes = BATCH_OVERHEAD_BYTES
+      if (traceOn) traceMark(batch, 0)
       q.push(batch)
       this.queuedCount++
     }

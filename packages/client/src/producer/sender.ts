@@ -25,6 +25,9 @@ import {
   encodeRecordBatch,
   systemClock,
   toBigInt,
+  traceMark,
+  traceOn,
+  traceProduced,
   type Clock,
   type CompressionType,
   type Timer,
@@ -251,6 +254,7 @@ export class Sender {
             timeoutMs: this.options.requestTimeoutMs + 5000,
             expectResponse: this.options.acks !== 0,
           })
+    if (traceOn) for (const b of batches) traceMark(b, 1)
     sent
       .then(
         (res) => {
@@ -309,6 +313,7 @@ export class Sender {
           }),
         )
       } else if (p.error_code === 0) {
+        if (traceOn) traceProduced(b, toBigInt(p.base_offset))
         this.finish(b, { baseOffset: toBigInt(p.base_offset), logAppendTimeMs: toBigInt(p.log_append_time_ms) })
       } else {
         this.onError(b, SluiceError.fromId(p.error_code, p.error_message, { topic: b.topic, partition: b.partition }))

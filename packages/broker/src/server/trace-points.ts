@@ -1,0 +1,76 @@
+/**
+ * The broker's latency-anatomy stamps that look at whole requests and responses (the trace
+ * itself is @sluice/protocol's trace.ts). Every function here is called only behind `traceOn`,
+ * so none of this work happens when tracing is off.
+ */
+import { batchesEndOffset, toBigInt, traceHop, traceNow, type wire } from '@sluice/protocol'
+
+/** A follower's fetch arrived: one event per partition at its fetch offset (node: the follower). */
+export function traceFetchReceived(req: wire.FetchRequest__Output): void {
+  if (req.replica_id < 0) return
+  const ns = traceNow()
+  for (const t of req.topics) {
+    for (const p of t.partitions) {
+      const offset = toBigInt(p.fetch_offset)
+      traceHop('follower-fetch-received', req.replica_id, t.topic, p.partition, offset, offset, ns)
+    }
+  }
+}
+
+/**
+ * A fetch is answered: one event per partition that carries records, covering them (node: the
+ * follower for a follower fetch, this broker for a consumer's).
+ */
+export function traceFetchAnswered(brokerId: number, req: wire.FetchRequest__Output, res: wire.FetchResponse): void {
+  const ns = traceNow()
+  const follower = req.replica_id >= 0
+  const offsets = new Map<string, bigint>()
+  for (const t of req.topics)
+    for (const p of t.partitions) offsets.set(`${t.topic} ${p.partition}`, toBigInt(p.fetch_offset))
+  for (const t of res.topics ?? []) {
+    for (const p of t.partitions ?? []) {
+      const records = p.records
+      if (!(records instanceof Buffer) || records.length === 0) continue
+      const partition = p.partition ?? 0
+      const from = offsets.get(`${t.topic} ${partition}`) ?? 0n
+      const to = batchesEndOffset(records, from)
+      if (follower) traceHop('follower-fetch-answered', req.replica_id, t.topic ?? '', partition, from, to, ns)
+      else traceHop('consumer-fetch-answered', brokerId, t.topic ?? '', partition, from, to, ns)
+    }
+  }
+}
+
+/**
+ * A follower's fetch response arrived (the replica fetcher, before applying it): one event per
+ * partition that carries records, covering them (node: this follower).
+ */
+export function traceFollowerResponse(brokerId: number, res: wire.FetchResponse__Output): void {
+  const ns = traceNow()
+  for (const t of res.topics) {
+    for (const p of t.partitions) {
+      if (p.records.length < 8) continue
+      const from = p.records.readBigInt64BE(0)
+      traceHop(
+        'follower-response-received',
+        brokerId,
+        t.topic,
+        p.partition,
+        from,
+        batchesEndOffset(p.records, from),
+        ns,
+      )
+    }
+  }
+}
+
+/** A produce answer leaves: one event per partition that succeeded, at its base offset. */
+export function traceProduceAnswered(brokerId: number, topics: readonly wire.TopicProduceResponse[]): void {
+  const ns = traceNow()
+  for (const t of topics) {
+    for (const p of t.partitions ?? []) {
+      if ((p.error_code ?? 0) !== 0 || p.base_offset === undefined) continue
+      const base = toBigInt(String(p.base_offset))
+      traceHop('produce-answered', brokerId, t.topic ?? '', p.partition ?? 0, base, base + 1n, ns)
+    }
+  }
+}
