@@ -2,813 +2,106 @@
 // Do not edit: regenerate (docs/kafka-api.md §3).
 /* biome-ignore-all lint: generated code */
 import type { KafkaApiCodec } from '../kafka-api-codec.js'
-import {
-  readProduceRequest,
-  writeProduceRequest,
-  type ProduceRequest,
-  type ProduceRequestInput,
-} from './produce-request.js'
-import {
-  readProduceResponse,
-  writeProduceResponse,
-  type ProduceResponse,
-  type ProduceResponseInput,
-} from './produce-response.js'
-import { readFetchRequest, writeFetchRequest, type FetchRequest, type FetchRequestInput } from './fetch-request.js'
-import { readFetchResponse, writeFetchResponse, type FetchResponse, type FetchResponseInput } from './fetch-response.js'
-import {
-  readListOffsetsRequest,
-  writeListOffsetsRequest,
-  type ListOffsetsRequest,
-  type ListOffsetsRequestInput,
-} from './list-offsets-request.js'
-import {
-  readListOffsetsResponse,
-  writeListOffsetsResponse,
-  type ListOffsetsResponse,
-  type ListOffsetsResponseInput,
-} from './list-offsets-response.js'
-import {
-  readMetadataRequest,
-  writeMetadataRequest,
-  type MetadataRequest,
-  type MetadataRequestInput,
-} from './metadata-request.js'
-import {
-  readMetadataResponse,
-  writeMetadataResponse,
-  type MetadataResponse,
-  type MetadataResponseInput,
-} from './metadata-response.js'
-import {
-  readOffsetCommitRequest,
-  writeOffsetCommitRequest,
-  type OffsetCommitRequest,
-  type OffsetCommitRequestInput,
-} from './offset-commit-request.js'
-import {
-  readOffsetCommitResponse,
-  writeOffsetCommitResponse,
-  type OffsetCommitResponse,
-  type OffsetCommitResponseInput,
-} from './offset-commit-response.js'
-import {
-  readOffsetFetchRequest,
-  writeOffsetFetchRequest,
-  type OffsetFetchRequest,
-  type OffsetFetchRequestInput,
-} from './offset-fetch-request.js'
-import {
-  readOffsetFetchResponse,
-  writeOffsetFetchResponse,
-  type OffsetFetchResponse,
-  type OffsetFetchResponseInput,
-} from './offset-fetch-response.js'
-import {
-  readFindCoordinatorRequest,
-  writeFindCoordinatorRequest,
-  type FindCoordinatorRequest,
-  type FindCoordinatorRequestInput,
-} from './find-coordinator-request.js'
-import {
-  readFindCoordinatorResponse,
-  writeFindCoordinatorResponse,
-  type FindCoordinatorResponse,
-  type FindCoordinatorResponseInput,
-} from './find-coordinator-response.js'
-import {
-  readJoinGroupRequest,
-  writeJoinGroupRequest,
-  type JoinGroupRequest,
-  type JoinGroupRequestInput,
-} from './join-group-request.js'
-import {
-  readJoinGroupResponse,
-  writeJoinGroupResponse,
-  type JoinGroupResponse,
-  type JoinGroupResponseInput,
-} from './join-group-response.js'
-import {
-  readHeartbeatRequest,
-  writeHeartbeatRequest,
-  type HeartbeatRequest,
-  type HeartbeatRequestInput,
-} from './heartbeat-request.js'
-import {
-  readHeartbeatResponse,
-  writeHeartbeatResponse,
-  type HeartbeatResponse,
-  type HeartbeatResponseInput,
-} from './heartbeat-response.js'
-import {
-  readLeaveGroupRequest,
-  writeLeaveGroupRequest,
-  type LeaveGroupRequest,
-  type LeaveGroupRequestInput,
-} from './leave-group-request.js'
-import {
-  readLeaveGroupResponse,
-  writeLeaveGroupResponse,
-  type LeaveGroupResponse,
-  type LeaveGroupResponseInput,
-} from './leave-group-response.js'
-import {
-  readSyncGroupRequest,
-  writeSyncGroupRequest,
-  type SyncGroupRequest,
-  type SyncGroupRequestInput,
-} from './sync-group-request.js'
-import {
-  readSyncGroupResponse,
-  writeSyncGroupResponse,
-  type SyncGroupResponse,
-  type SyncGroupResponseInput,
-} from './sync-group-response.js'
-import {
-  readDescribeGroupsRequest,
-  writeDescribeGroupsRequest,
-  type DescribeGroupsRequest,
-  type DescribeGroupsRequestInput,
-} from './describe-groups-request.js'
-import {
-  readDescribeGroupsResponse,
-  writeDescribeGroupsResponse,
-  type DescribeGroupsResponse,
-  type DescribeGroupsResponseInput,
-} from './describe-groups-response.js'
-import {
-  readListGroupsRequest,
-  writeListGroupsRequest,
-  type ListGroupsRequest,
-  type ListGroupsRequestInput,
-} from './list-groups-request.js'
-import {
-  readListGroupsResponse,
-  writeListGroupsResponse,
-  type ListGroupsResponse,
-  type ListGroupsResponseInput,
-} from './list-groups-response.js'
-import {
-  readApiVersionsRequest,
-  writeApiVersionsRequest,
-  type ApiVersionsRequest,
-  type ApiVersionsRequestInput,
-} from './api-versions-request.js'
-import {
-  readApiVersionsResponse,
-  writeApiVersionsResponse,
-  type ApiVersionsResponse,
-  type ApiVersionsResponseInput,
-} from './api-versions-response.js'
-import {
-  readCreateTopicsRequest,
-  writeCreateTopicsRequest,
-  type CreateTopicsRequest,
-  type CreateTopicsRequestInput,
-} from './create-topics-request.js'
-import {
-  readCreateTopicsResponse,
-  writeCreateTopicsResponse,
-  type CreateTopicsResponse,
-  type CreateTopicsResponseInput,
-} from './create-topics-response.js'
-import {
-  readDeleteTopicsRequest,
-  writeDeleteTopicsRequest,
-  type DeleteTopicsRequest,
-  type DeleteTopicsRequestInput,
-} from './delete-topics-request.js'
-import {
-  readDeleteTopicsResponse,
-  writeDeleteTopicsResponse,
-  type DeleteTopicsResponse,
-  type DeleteTopicsResponseInput,
-} from './delete-topics-response.js'
-import {
-  readDeleteRecordsRequest,
-  writeDeleteRecordsRequest,
-  type DeleteRecordsRequest,
-  type DeleteRecordsRequestInput,
-} from './delete-records-request.js'
-import {
-  readDeleteRecordsResponse,
-  writeDeleteRecordsResponse,
-  type DeleteRecordsResponse,
-  type DeleteRecordsResponseInput,
-} from './delete-records-response.js'
-import {
-  readInitProducerIdRequest,
-  writeInitProducerIdRequest,
-  type InitProducerIdRequest,
-  type InitProducerIdRequestInput,
-} from './init-producer-id-request.js'
-import {
-  readInitProducerIdResponse,
-  writeInitProducerIdResponse,
-  type InitProducerIdResponse,
-  type InitProducerIdResponseInput,
-} from './init-producer-id-response.js'
-import {
-  readOffsetForLeaderEpochRequest,
-  writeOffsetForLeaderEpochRequest,
-  type OffsetForLeaderEpochRequest,
-  type OffsetForLeaderEpochRequestInput,
-} from './offset-for-leader-epoch-request.js'
-import {
-  readOffsetForLeaderEpochResponse,
-  writeOffsetForLeaderEpochResponse,
-  type OffsetForLeaderEpochResponse,
-  type OffsetForLeaderEpochResponseInput,
-} from './offset-for-leader-epoch-response.js'
-import {
-  readDescribeConfigsRequest,
-  writeDescribeConfigsRequest,
-  type DescribeConfigsRequest,
-  type DescribeConfigsRequestInput,
-} from './describe-configs-request.js'
-import {
-  readDescribeConfigsResponse,
-  writeDescribeConfigsResponse,
-  type DescribeConfigsResponse,
-  type DescribeConfigsResponseInput,
-} from './describe-configs-response.js'
-import {
-  readAlterConfigsRequest,
-  writeAlterConfigsRequest,
-  type AlterConfigsRequest,
-  type AlterConfigsRequestInput,
-} from './alter-configs-request.js'
-import {
-  readAlterConfigsResponse,
-  writeAlterConfigsResponse,
-  type AlterConfigsResponse,
-  type AlterConfigsResponseInput,
-} from './alter-configs-response.js'
-import {
-  readCreatePartitionsRequest,
-  writeCreatePartitionsRequest,
-  type CreatePartitionsRequest,
-  type CreatePartitionsRequestInput,
-} from './create-partitions-request.js'
-import {
-  readCreatePartitionsResponse,
-  writeCreatePartitionsResponse,
-  type CreatePartitionsResponse,
-  type CreatePartitionsResponseInput,
-} from './create-partitions-response.js'
-import {
-  readDeleteGroupsRequest,
-  writeDeleteGroupsRequest,
-  type DeleteGroupsRequest,
-  type DeleteGroupsRequestInput,
-} from './delete-groups-request.js'
-import {
-  readDeleteGroupsResponse,
-  writeDeleteGroupsResponse,
-  type DeleteGroupsResponse,
-  type DeleteGroupsResponseInput,
-} from './delete-groups-response.js'
-import {
-  readIncrementalAlterConfigsRequest,
-  writeIncrementalAlterConfigsRequest,
-  type IncrementalAlterConfigsRequest,
-  type IncrementalAlterConfigsRequestInput,
-} from './incremental-alter-configs-request.js'
-import {
-  readIncrementalAlterConfigsResponse,
-  writeIncrementalAlterConfigsResponse,
-  type IncrementalAlterConfigsResponse,
-  type IncrementalAlterConfigsResponseInput,
-} from './incremental-alter-configs-response.js'
-import {
-  readDescribeClusterRequest,
-  writeDescribeClusterRequest,
-  type DescribeClusterRequest,
-  type DescribeClusterRequestInput,
-} from './describe-cluster-request.js'
-import {
-  readDescribeClusterResponse,
-  writeDescribeClusterResponse,
-  type DescribeClusterResponse,
-  type DescribeClusterResponseInput,
-} from './describe-cluster-response.js'
+import { ProduceApi } from './produce-api.js'
+import { FetchApi } from './fetch-api.js'
+import { ListOffsetsApi } from './list-offsets-api.js'
+import { MetadataApi } from './metadata-api.js'
+import { OffsetCommitApi } from './offset-commit-api.js'
+import { OffsetFetchApi } from './offset-fetch-api.js'
+import { FindCoordinatorApi } from './find-coordinator-api.js'
+import { JoinGroupApi } from './join-group-api.js'
+import { HeartbeatApi } from './heartbeat-api.js'
+import { LeaveGroupApi } from './leave-group-api.js'
+import { SyncGroupApi } from './sync-group-api.js'
+import { DescribeGroupsApi } from './describe-groups-api.js'
+import { ListGroupsApi } from './list-groups-api.js'
+import { ApiVersionsApi } from './api-versions-api.js'
+import { CreateTopicsApi } from './create-topics-api.js'
+import { DeleteTopicsApi } from './delete-topics-api.js'
+import { DeleteRecordsApi } from './delete-records-api.js'
+import { InitProducerIdApi } from './init-producer-id-api.js'
+import { OffsetForLeaderEpochApi } from './offset-for-leader-epoch-api.js'
+import { DescribeConfigsApi } from './describe-configs-api.js'
+import { AlterConfigsApi } from './alter-configs-api.js'
+import { CreatePartitionsApi } from './create-partitions-api.js'
+import { DeleteGroupsApi } from './delete-groups-api.js'
+import { IncrementalAlterConfigsApi } from './incremental-alter-configs-api.js'
+import { DescribeClusterApi } from './describe-cluster-api.js'
 export * from './produce-request.js'
 export * from './produce-response.js'
+export * from './produce-api.js'
 export * from './fetch-request.js'
 export * from './fetch-response.js'
+export * from './fetch-api.js'
 export * from './list-offsets-request.js'
 export * from './list-offsets-response.js'
+export * from './list-offsets-api.js'
 export * from './metadata-request.js'
 export * from './metadata-response.js'
+export * from './metadata-api.js'
 export * from './offset-commit-request.js'
 export * from './offset-commit-response.js'
+export * from './offset-commit-api.js'
 export * from './offset-fetch-request.js'
 export * from './offset-fetch-response.js'
+export * from './offset-fetch-api.js'
 export * from './find-coordinator-request.js'
 export * from './find-coordinator-response.js'
+export * from './find-coordinator-api.js'
 export * from './join-group-request.js'
 export * from './join-group-response.js'
+export * from './join-group-api.js'
 export * from './heartbeat-request.js'
 export * from './heartbeat-response.js'
+export * from './heartbeat-api.js'
 export * from './leave-group-request.js'
 export * from './leave-group-response.js'
+export * from './leave-group-api.js'
 export * from './sync-group-request.js'
 export * from './sync-group-response.js'
+export * from './sync-group-api.js'
 export * from './describe-groups-request.js'
 export * from './describe-groups-response.js'
+export * from './describe-groups-api.js'
 export * from './list-groups-request.js'
 export * from './list-groups-response.js'
+export * from './list-groups-api.js'
 export * from './api-versions-request.js'
 export * from './api-versions-response.js'
+export * from './api-versions-api.js'
 export * from './create-topics-request.js'
 export * from './create-topics-response.js'
+export * from './create-topics-api.js'
 export * from './delete-topics-request.js'
 export * from './delete-topics-response.js'
+export * from './delete-topics-api.js'
 export * from './delete-records-request.js'
 export * from './delete-records-response.js'
+export * from './delete-records-api.js'
 export * from './init-producer-id-request.js'
 export * from './init-producer-id-response.js'
+export * from './init-producer-id-api.js'
 export * from './offset-for-leader-epoch-request.js'
 export * from './offset-for-leader-epoch-response.js'
+export * from './offset-for-leader-epoch-api.js'
 export * from './describe-configs-request.js'
 export * from './describe-configs-response.js'
+export * from './describe-configs-api.js'
 export * from './alter-configs-request.js'
 export * from './alter-configs-response.js'
+export * from './alter-configs-api.js'
 export * from './create-partitions-request.js'
 export * from './create-partitions-response.js'
+export * from './create-partitions-api.js'
 export * from './delete-groups-request.js'
 export * from './delete-groups-response.js'
+export * from './delete-groups-api.js'
 export * from './incremental-alter-configs-request.js'
 export * from './incremental-alter-configs-response.js'
+export * from './incremental-alter-configs-api.js'
 export * from './describe-cluster-request.js'
 export * from './describe-cluster-response.js'
-
-export const ProduceApi: KafkaApiCodec<ProduceRequest, ProduceResponse, ProduceRequestInput, ProduceResponseInput> = {
-  apiKey: 0,
-  name: 'Produce',
-  minVersion: 0,
-  maxVersion: 11,
-  flexibleFrom: 9,
-  readRequest: readProduceRequest,
-  writeRequest: writeProduceRequest,
-  readResponse: readProduceResponse,
-  writeResponse: writeProduceResponse,
-  requestHeaderVersion: (v) => (v >= 9 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 9 ? 1 : 0),
-}
-
-export const FetchApi: KafkaApiCodec<FetchRequest, FetchResponse, FetchRequestInput, FetchResponseInput> = {
-  apiKey: 1,
-  name: 'Fetch',
-  minVersion: 0,
-  maxVersion: 17,
-  flexibleFrom: 12,
-  readRequest: readFetchRequest,
-  writeRequest: writeFetchRequest,
-  readResponse: readFetchResponse,
-  writeResponse: writeFetchResponse,
-  requestHeaderVersion: (v) => (v >= 12 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 12 ? 1 : 0),
-}
-
-export const ListOffsetsApi: KafkaApiCodec<
-  ListOffsetsRequest,
-  ListOffsetsResponse,
-  ListOffsetsRequestInput,
-  ListOffsetsResponseInput
-> = {
-  apiKey: 2,
-  name: 'ListOffsets',
-  minVersion: 0,
-  maxVersion: 10,
-  flexibleFrom: 6,
-  readRequest: readListOffsetsRequest,
-  writeRequest: writeListOffsetsRequest,
-  readResponse: readListOffsetsResponse,
-  writeResponse: writeListOffsetsResponse,
-  requestHeaderVersion: (v) => (v >= 6 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 6 ? 1 : 0),
-}
-
-export const MetadataApi: KafkaApiCodec<
-  MetadataRequest,
-  MetadataResponse,
-  MetadataRequestInput,
-  MetadataResponseInput
-> = {
-  apiKey: 3,
-  name: 'Metadata',
-  minVersion: 0,
-  maxVersion: 12,
-  flexibleFrom: 9,
-  readRequest: readMetadataRequest,
-  writeRequest: writeMetadataRequest,
-  readResponse: readMetadataResponse,
-  writeResponse: writeMetadataResponse,
-  requestHeaderVersion: (v) => (v >= 9 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 9 ? 1 : 0),
-}
-
-export const OffsetCommitApi: KafkaApiCodec<
-  OffsetCommitRequest,
-  OffsetCommitResponse,
-  OffsetCommitRequestInput,
-  OffsetCommitResponseInput
-> = {
-  apiKey: 8,
-  name: 'OffsetCommit',
-  minVersion: 0,
-  maxVersion: 9,
-  flexibleFrom: 8,
-  readRequest: readOffsetCommitRequest,
-  writeRequest: writeOffsetCommitRequest,
-  readResponse: readOffsetCommitResponse,
-  writeResponse: writeOffsetCommitResponse,
-  requestHeaderVersion: (v) => (v >= 8 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 8 ? 1 : 0),
-}
-
-export const OffsetFetchApi: KafkaApiCodec<
-  OffsetFetchRequest,
-  OffsetFetchResponse,
-  OffsetFetchRequestInput,
-  OffsetFetchResponseInput
-> = {
-  apiKey: 9,
-  name: 'OffsetFetch',
-  minVersion: 0,
-  maxVersion: 9,
-  flexibleFrom: 6,
-  readRequest: readOffsetFetchRequest,
-  writeRequest: writeOffsetFetchRequest,
-  readResponse: readOffsetFetchResponse,
-  writeResponse: writeOffsetFetchResponse,
-  requestHeaderVersion: (v) => (v >= 6 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 6 ? 1 : 0),
-}
-
-export const FindCoordinatorApi: KafkaApiCodec<
-  FindCoordinatorRequest,
-  FindCoordinatorResponse,
-  FindCoordinatorRequestInput,
-  FindCoordinatorResponseInput
-> = {
-  apiKey: 10,
-  name: 'FindCoordinator',
-  minVersion: 0,
-  maxVersion: 6,
-  flexibleFrom: 3,
-  readRequest: readFindCoordinatorRequest,
-  writeRequest: writeFindCoordinatorRequest,
-  readResponse: readFindCoordinatorResponse,
-  writeResponse: writeFindCoordinatorResponse,
-  requestHeaderVersion: (v) => (v >= 3 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 3 ? 1 : 0),
-}
-
-export const JoinGroupApi: KafkaApiCodec<
-  JoinGroupRequest,
-  JoinGroupResponse,
-  JoinGroupRequestInput,
-  JoinGroupResponseInput
-> = {
-  apiKey: 11,
-  name: 'JoinGroup',
-  minVersion: 0,
-  maxVersion: 9,
-  flexibleFrom: 6,
-  readRequest: readJoinGroupRequest,
-  writeRequest: writeJoinGroupRequest,
-  readResponse: readJoinGroupResponse,
-  writeResponse: writeJoinGroupResponse,
-  requestHeaderVersion: (v) => (v >= 6 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 6 ? 1 : 0),
-}
-
-export const HeartbeatApi: KafkaApiCodec<
-  HeartbeatRequest,
-  HeartbeatResponse,
-  HeartbeatRequestInput,
-  HeartbeatResponseInput
-> = {
-  apiKey: 12,
-  name: 'Heartbeat',
-  minVersion: 0,
-  maxVersion: 4,
-  flexibleFrom: 4,
-  readRequest: readHeartbeatRequest,
-  writeRequest: writeHeartbeatRequest,
-  readResponse: readHeartbeatResponse,
-  writeResponse: writeHeartbeatResponse,
-  requestHeaderVersion: (v) => (v >= 4 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 4 ? 1 : 0),
-}
-
-export const LeaveGroupApi: KafkaApiCodec<
-  LeaveGroupRequest,
-  LeaveGroupResponse,
-  LeaveGroupRequestInput,
-  LeaveGroupResponseInput
-> = {
-  apiKey: 13,
-  name: 'LeaveGroup',
-  minVersion: 0,
-  maxVersion: 5,
-  flexibleFrom: 4,
-  readRequest: readLeaveGroupRequest,
-  writeRequest: writeLeaveGroupRequest,
-  readResponse: readLeaveGroupResponse,
-  writeResponse: writeLeaveGroupResponse,
-  requestHeaderVersion: (v) => (v >= 4 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 4 ? 1 : 0),
-}
-
-export const SyncGroupApi: KafkaApiCodec<
-  SyncGroupRequest,
-  SyncGroupResponse,
-  SyncGroupRequestInput,
-  SyncGroupResponseInput
-> = {
-  apiKey: 14,
-  name: 'SyncGroup',
-  minVersion: 0,
-  maxVersion: 5,
-  flexibleFrom: 4,
-  readRequest: readSyncGroupRequest,
-  writeRequest: writeSyncGroupRequest,
-  readResponse: readSyncGroupResponse,
-  writeResponse: writeSyncGroupResponse,
-  requestHeaderVersion: (v) => (v >= 4 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 4 ? 1 : 0),
-}
-
-export const DescribeGroupsApi: KafkaApiCodec<
-  DescribeGroupsRequest,
-  DescribeGroupsResponse,
-  DescribeGroupsRequestInput,
-  DescribeGroupsResponseInput
-> = {
-  apiKey: 15,
-  name: 'DescribeGroups',
-  minVersion: 0,
-  maxVersion: 5,
-  flexibleFrom: 5,
-  readRequest: readDescribeGroupsRequest,
-  writeRequest: writeDescribeGroupsRequest,
-  readResponse: readDescribeGroupsResponse,
-  writeResponse: writeDescribeGroupsResponse,
-  requestHeaderVersion: (v) => (v >= 5 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 5 ? 1 : 0),
-}
-
-export const ListGroupsApi: KafkaApiCodec<
-  ListGroupsRequest,
-  ListGroupsResponse,
-  ListGroupsRequestInput,
-  ListGroupsResponseInput
-> = {
-  apiKey: 16,
-  name: 'ListGroups',
-  minVersion: 0,
-  maxVersion: 5,
-  flexibleFrom: 3,
-  readRequest: readListGroupsRequest,
-  writeRequest: writeListGroupsRequest,
-  readResponse: readListGroupsResponse,
-  writeResponse: writeListGroupsResponse,
-  requestHeaderVersion: (v) => (v >= 3 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 3 ? 1 : 0),
-}
-
-export const ApiVersionsApi: KafkaApiCodec<
-  ApiVersionsRequest,
-  ApiVersionsResponse,
-  ApiVersionsRequestInput,
-  ApiVersionsResponseInput
-> = {
-  apiKey: 18,
-  name: 'ApiVersions',
-  minVersion: 0,
-  maxVersion: 4,
-  flexibleFrom: 3,
-  readRequest: readApiVersionsRequest,
-  writeRequest: writeApiVersionsRequest,
-  readResponse: readApiVersionsResponse,
-  writeResponse: writeApiVersionsResponse,
-  requestHeaderVersion: (v) => (v >= 3 ? 2 : 1),
-  // ApiVersions answers with header v0 in every version, so a client that sent a version the broker
-  // does not know can still read the answer.
-  responseHeaderVersion: () => 0,
-}
-
-export const CreateTopicsApi: KafkaApiCodec<
-  CreateTopicsRequest,
-  CreateTopicsResponse,
-  CreateTopicsRequestInput,
-  CreateTopicsResponseInput
-> = {
-  apiKey: 19,
-  name: 'CreateTopics',
-  minVersion: 0,
-  maxVersion: 7,
-  flexibleFrom: 5,
-  readRequest: readCreateTopicsRequest,
-  writeRequest: writeCreateTopicsRequest,
-  readResponse: readCreateTopicsResponse,
-  writeResponse: writeCreateTopicsResponse,
-  requestHeaderVersion: (v) => (v >= 5 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 5 ? 1 : 0),
-}
-
-export const DeleteTopicsApi: KafkaApiCodec<
-  DeleteTopicsRequest,
-  DeleteTopicsResponse,
-  DeleteTopicsRequestInput,
-  DeleteTopicsResponseInput
-> = {
-  apiKey: 20,
-  name: 'DeleteTopics',
-  minVersion: 0,
-  maxVersion: 6,
-  flexibleFrom: 4,
-  readRequest: readDeleteTopicsRequest,
-  writeRequest: writeDeleteTopicsRequest,
-  readResponse: readDeleteTopicsResponse,
-  writeResponse: writeDeleteTopicsResponse,
-  requestHeaderVersion: (v) => (v >= 4 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 4 ? 1 : 0),
-}
-
-export const DeleteRecordsApi: KafkaApiCodec<
-  DeleteRecordsRequest,
-  DeleteRecordsResponse,
-  DeleteRecordsRequestInput,
-  DeleteRecordsResponseInput
-> = {
-  apiKey: 21,
-  name: 'DeleteRecords',
-  minVersion: 0,
-  maxVersion: 2,
-  flexibleFrom: 2,
-  readRequest: readDeleteRecordsRequest,
-  writeRequest: writeDeleteRecordsRequest,
-  readResponse: readDeleteRecordsResponse,
-  writeResponse: writeDeleteRecordsResponse,
-  requestHeaderVersion: (v) => (v >= 2 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 2 ? 1 : 0),
-}
-
-export const InitProducerIdApi: KafkaApiCodec<
-  InitProducerIdRequest,
-  InitProducerIdResponse,
-  InitProducerIdRequestInput,
-  InitProducerIdResponseInput
-> = {
-  apiKey: 22,
-  name: 'InitProducerId',
-  minVersion: 0,
-  maxVersion: 5,
-  flexibleFrom: 2,
-  readRequest: readInitProducerIdRequest,
-  writeRequest: writeInitProducerIdRequest,
-  readResponse: readInitProducerIdResponse,
-  writeResponse: writeInitProducerIdResponse,
-  requestHeaderVersion: (v) => (v >= 2 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 2 ? 1 : 0),
-}
-
-export const OffsetForLeaderEpochApi: KafkaApiCodec<
-  OffsetForLeaderEpochRequest,
-  OffsetForLeaderEpochResponse,
-  OffsetForLeaderEpochRequestInput,
-  OffsetForLeaderEpochResponseInput
-> = {
-  apiKey: 23,
-  name: 'OffsetForLeaderEpoch',
-  minVersion: 0,
-  maxVersion: 4,
-  flexibleFrom: 4,
-  readRequest: readOffsetForLeaderEpochRequest,
-  writeRequest: writeOffsetForLeaderEpochRequest,
-  readResponse: readOffsetForLeaderEpochResponse,
-  writeResponse: writeOffsetForLeaderEpochResponse,
-  requestHeaderVersion: (v) => (v >= 4 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 4 ? 1 : 0),
-}
-
-export const DescribeConfigsApi: KafkaApiCodec<
-  DescribeConfigsRequest,
-  DescribeConfigsResponse,
-  DescribeConfigsRequestInput,
-  DescribeConfigsResponseInput
-> = {
-  apiKey: 32,
-  name: 'DescribeConfigs',
-  minVersion: 0,
-  maxVersion: 4,
-  flexibleFrom: 4,
-  readRequest: readDescribeConfigsRequest,
-  writeRequest: writeDescribeConfigsRequest,
-  readResponse: readDescribeConfigsResponse,
-  writeResponse: writeDescribeConfigsResponse,
-  requestHeaderVersion: (v) => (v >= 4 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 4 ? 1 : 0),
-}
-
-export const AlterConfigsApi: KafkaApiCodec<
-  AlterConfigsRequest,
-  AlterConfigsResponse,
-  AlterConfigsRequestInput,
-  AlterConfigsResponseInput
-> = {
-  apiKey: 33,
-  name: 'AlterConfigs',
-  minVersion: 0,
-  maxVersion: 2,
-  flexibleFrom: 2,
-  readRequest: readAlterConfigsRequest,
-  writeRequest: writeAlterConfigsRequest,
-  readResponse: readAlterConfigsResponse,
-  writeResponse: writeAlterConfigsResponse,
-  requestHeaderVersion: (v) => (v >= 2 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 2 ? 1 : 0),
-}
-
-export const CreatePartitionsApi: KafkaApiCodec<
-  CreatePartitionsRequest,
-  CreatePartitionsResponse,
-  CreatePartitionsRequestInput,
-  CreatePartitionsResponseInput
-> = {
-  apiKey: 37,
-  name: 'CreatePartitions',
-  minVersion: 0,
-  maxVersion: 3,
-  flexibleFrom: 2,
-  readRequest: readCreatePartitionsRequest,
-  writeRequest: writeCreatePartitionsRequest,
-  readResponse: readCreatePartitionsResponse,
-  writeResponse: writeCreatePartitionsResponse,
-  requestHeaderVersion: (v) => (v >= 2 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 2 ? 1 : 0),
-}
-
-export const DeleteGroupsApi: KafkaApiCodec<
-  DeleteGroupsRequest,
-  DeleteGroupsResponse,
-  DeleteGroupsRequestInput,
-  DeleteGroupsResponseInput
-> = {
-  apiKey: 42,
-  name: 'DeleteGroups',
-  minVersion: 0,
-  maxVersion: 2,
-  flexibleFrom: 2,
-  readRequest: readDeleteGroupsRequest,
-  writeRequest: writeDeleteGroupsRequest,
-  readResponse: readDeleteGroupsResponse,
-  writeResponse: writeDeleteGroupsResponse,
-  requestHeaderVersion: (v) => (v >= 2 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 2 ? 1 : 0),
-}
-
-export const IncrementalAlterConfigsApi: KafkaApiCodec<
-  IncrementalAlterConfigsRequest,
-  IncrementalAlterConfigsResponse,
-  IncrementalAlterConfigsRequestInput,
-  IncrementalAlterConfigsResponseInput
-> = {
-  apiKey: 44,
-  name: 'IncrementalAlterConfigs',
-  minVersion: 0,
-  maxVersion: 1,
-  flexibleFrom: 1,
-  readRequest: readIncrementalAlterConfigsRequest,
-  writeRequest: writeIncrementalAlterConfigsRequest,
-  readResponse: readIncrementalAlterConfigsResponse,
-  writeResponse: writeIncrementalAlterConfigsResponse,
-  requestHeaderVersion: (v) => (v >= 1 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 1 ? 1 : 0),
-}
-
-export const DescribeClusterApi: KafkaApiCodec<
-  DescribeClusterRequest,
-  DescribeClusterResponse,
-  DescribeClusterRequestInput,
-  DescribeClusterResponseInput
-> = {
-  apiKey: 60,
-  name: 'DescribeCluster',
-  minVersion: 0,
-  maxVersion: 1,
-  flexibleFrom: 0,
-  readRequest: readDescribeClusterRequest,
-  writeRequest: writeDescribeClusterRequest,
-  readResponse: readDescribeClusterResponse,
-  writeResponse: writeDescribeClusterResponse,
-  requestHeaderVersion: (v) => (v >= 0 ? 2 : 1),
-  responseHeaderVersion: (v) => (v >= 0 ? 1 : 0),
-}
+export * from './describe-cluster-api.js'
 
 /** Every API above, by api key. */
 export const KAFKA_API_CODECS: ReadonlyMap<number, KafkaApiCodec<unknown, unknown, any, any>> = new Map([
@@ -838,4 +131,4 @@ export const KAFKA_API_CODECS: ReadonlyMap<number, KafkaApiCodec<unknown, unknow
   [44, IncrementalAlterConfigsApi as KafkaApiCodec<unknown, unknown, any, any>],
   [60, DescribeClusterApi as KafkaApiCodec<unknown, unknown, any, any>],
 ])
-// body sha256 c0a91f042c2dbcfa4103962a52d397cf575552e7caeac218b35c8f7ab70a3443
+// body sha256 d930dcd899c4d25bc7c9fe1130bf51aea16057c6bf6ebf285732021437ffcbbb
