@@ -34,6 +34,11 @@ export class RecentBatches {
     return this.count
   }
 
+  /** File position of the oldest batch held (bytes from here on were written moments ago), or undefined. */
+  get tailStart(): number | undefined {
+    return this.count === 0 ? undefined : this.data[this.head * FIELDS + 2]
+  }
+
   /** Records a published batch that follows the newest entry in the file. */
   push(relBase: number, relLast: number, position: number, sizeBytes: number): void {
     let slot: number

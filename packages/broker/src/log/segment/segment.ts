@@ -28,7 +28,7 @@ import type { PlannedBatch } from '../partition/append-plan.js'
 import type { FileHandleCache } from '../io/file-handle-cache.js'
 import { HeaderReader } from './header-scan.js'
 import { freshIndexCursor, maybeTimeEntry, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
-import { readAt, readExactly, writeFully } from '../io/file-io.js'
+import { readAt, readAtSync, readExactly, writeFully } from '../io/file-io.js'
 import { DELETED_SUFFIX, type SegmentPaths } from './log-files.js'
 import { RecentBatches } from './recent-batches.js'
 import type { ScanOutcome } from './segment-scan.js'
@@ -453,8 +453,15 @@ export class Segment {
     await this.cache.use(this.paths.log, (fh) => fh.datasync())
   }
 
-  /** Reads up to `length` bytes of the .log at `position`. */
+  /**
+   * Reads up to `length` bytes of the .log at `position`. The tail of the active segment (the
+   * recent batches: what followers and caught-up consumers ask for) was written moments ago and
+   * is read on the event loop (file-io.ts says why); older bytes are read by the thread pool.
+   */
   async readLog(position: number, length: number): Promise<Buffer> {
+    const tailStart = this.active?.recent.tailStart
+    if (tailStart !== undefined && position >= tailStart)
+      return await this.cache.use(this.paths.log, async (fh) => readAtSync(fh, position, length))
     return await this.cache.use(this.paths.log, (fh) => readAt(fh, position, length))
   }
 
