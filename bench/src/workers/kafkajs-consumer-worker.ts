@@ -3,6 +3,9 @@
  * and counting as consumer-worker.ts). kafkajs consumes only in a group: a fresh group per run,
  * so 'beginning' reads from the log start and 'end' from the end. READY once the group is
  * joined; batches that arrive before GO wait for GO, so the join is not in the measured window.
+ * Offsets are not committed (autoCommit off): the SDK's bench consumer is assigned and commits
+ * nothing either, and kafkajs commits in its fetch loop, so with commits on every fetch waits
+ * for an OffsetCommit round (a replicated write of __consumer_offsets) before the next one.
  */
 import { Kafka, logLevel } from 'kafkajs'
 import { workerStdin, type ConsumerWorkerConfig } from '../worker-protocol.js'
@@ -25,6 +28,7 @@ async function main(): Promise<void> {
   const counter = new ConsumedCounter(config)
   void go.then(() => counter.start())
   await consumer.run({
+    autoCommit: false,
     eachBatch: async ({ batch }) => {
       await go
       counter.onBatch(batch.messages.map((m) => m.value))
