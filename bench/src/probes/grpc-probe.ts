@@ -8,7 +8,9 @@
  *   records (the leader -> follower and leader -> consumer legs).
  * Every stamp is taken at the first JS line that sees a decoded message (a 'data' handler) or
  * just before call.write, as the broker's trace stamps are, so encode and decode are inside
- * the legs. Messages are built before the series.
+ * the legs. The peer's CPU per message (decode, answer, encode, HTTP/2, its wake-ups) is
+ * reported with its turnaround: the cost per request the broker pays in grpc-js alone.
+ * Messages are built before the series.
  */
 import type * as grpc from '@grpc/grpc-js'
 import type { wire } from '@sluice/protocol'
@@ -34,7 +36,9 @@ export async function probeGrpc(
     const client = await brokerClient(peer.port)
     try {
       for (const pace of paces) {
+        await peer.reset()
         const s = kind === 'produce' ? await produceSeries(client, pace, bytes) : await fetchSeries(client, pace)
+        const peerCpuUs = (await peer.report()).cpuUs
         const base = {
           probe: kind === 'produce' ? ('grpc-produce' as const) : ('grpc-fetch' as const),
           variant: 'grpc-js bidi',
@@ -46,7 +50,12 @@ export async function probeGrpc(
           { ...base, leg: 'one-way request', ...sampleStats(s.request) },
           { ...base, leg: 'one-way answer', ...sampleStats(s.answer) },
           { ...base, leg: 'round trip', ...sampleStats(s.roundTrip) },
-          { ...base, leg: 'peer turnaround', ...sampleStats(s.turnaround) },
+          {
+            ...base,
+            leg: 'peer turnaround',
+            ...sampleStats(s.turnaround),
+            cpuUsPerMessage: Math.round(peerCpuUs / (pace.warmup + pace.count)),
+          },
         )
       }
     } finally {

@@ -16,7 +16,10 @@ export interface ProbeResult extends SampleStats {
   readonly ratePerSec: number
   /** Message (or write) size in bytes. */
   readonly bytes: number
-  /** CPU the receiving process spent per message over the measured window (µs), where measured. */
+  /**
+   * CPU the peer (the receiving or answering process) spent per message over the series, its
+   * warm-up included (µs), where measured.
+   */
   readonly cpuUsPerMessage?: number
   /** The peer could not keep up with the rate: the figures are a queue's, not a floor (paced-loop.ts). */
   readonly saturated?: boolean

@@ -5,7 +5,7 @@
  * framed TCP (tcp-probe.ts), grpc-js Produce and Fetch streams (grpc-probe.ts), a process
  * wake-up (wakeup-latency-probe.ts), page-cache file writes and reads (file-io-probe.ts), and
  * chains of 2 to 5 processes (chain-probe.ts). The anatomy report maps its hops onto these
- * results (hop-floors.ts). About a minute and a half.
+ * results (hop-floors.ts). About two and a half minutes.
  */
 import os from 'node:os'
 import { probeChains } from './chain-probe.js'

@@ -5,7 +5,8 @@
  * before socket.write), the peer (tcp-peer.ts, 'tcp-echo') stamps at its first JS line and
  * again before writing the frame back, and this process stamps at the first JS line of its
  * 'data' handler. Legs: request (here -> peer), answer (peer -> here), round trip, and the
- * peer's own turnaround. Frames are built before the series so the loop only stamps and writes.
+ * peer's own turnaround, with the peer's CPU per message (its wake-ups included). Frames are
+ * built before the series so the loop only stamps and writes.
  */
 import type net from 'node:net'
 import { AnswerTracker, seriesTimeoutMs } from './answer-tracker.js'
@@ -38,7 +39,9 @@ export async function probeTcp(
   try {
     for (const bytes of sizes) {
       for (const pace of paces) {
+        await peer.reset()
         const s = await series(socket, pace, bytes)
+        const peerCpuUs = (await peer.report()).cpuUs
         minReq = Math.min(minReq, ...s.request)
         minAns = Math.min(minAns, ...s.answer)
         const base = {
@@ -52,7 +55,12 @@ export async function probeTcp(
           { ...base, leg: 'one-way request', ...sampleStats(s.request) },
           { ...base, leg: 'one-way answer', ...sampleStats(s.answer) },
           { ...base, leg: 'round trip', ...sampleStats(s.roundTrip) },
-          { ...base, leg: 'peer turnaround', ...sampleStats(s.turnaround) },
+          {
+            ...base,
+            leg: 'peer turnaround',
+            ...sampleStats(s.turnaround),
+            cpuUsPerMessage: Math.round(peerCpuUs / (pace.warmup + pace.count)),
+          },
         )
       }
     }
