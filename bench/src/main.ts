@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--full] [--only 1,3,8] [--profile] [--anatomy] [--probes] [--probes-file path|latest] [--label name]`
+ * `pnpm bench [--full] [--only 1,3,8] [--profile] [--anatomy] [--probes] [--probes-file path|latest] [--floors kafka-tcp|grpc] [--label name]`
  * from the repository root
  * (the script builds with `tsc -b bench` first). Never part of the test command.
  *
@@ -18,12 +18,15 @@
  * --probes (the same as --only probes; --with-probes is another name for it) measures the floor
  * of each kind of hop on this machine before any cluster starts (probes/) and writes
  * bench/results/probes-<timestamp>.json; with --anatomy in the same run, or --probes-file naming
- * such a file (or `latest`), the anatomy prints every hop beside its floor and the ratio.
+ * such a file (or `latest`), the anatomy prints every hop beside its floor and the ratio;
+ * --floors kafka-tcp (default: Kafka's protocol on TCP, sync log writes) or grpc says which data
+ * path's floors the hops meet (probes/hop-floors.ts).
  */
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { stopAll } from '@sluice/testkit'
 import { runAnatomy } from './anatomy/anatomy-scenario.js'
+import { FLOOR_PROFILES, type FloorProfile } from './probes/hop-floors.js'
 import type { ProbeReport } from './probes/probe-result.js'
 import { readProbeReport, writeProbeReport } from './probes/probe-report-file.js'
 import { runProbes } from './probes/run-probes.js'
@@ -43,10 +46,18 @@ interface Args {
   profile: boolean
   label: string | undefined
   probesFile: string | undefined
+  floors: FloorProfile
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { full: false, only: undefined, profile: false, label: undefined, probesFile: undefined }
+  const args: Args = {
+    full: false,
+    only: undefined,
+    profile: false,
+    label: undefined,
+    probesFile: undefined,
+    floors: 'kafka-tcp',
+  }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     const value = (): string => {
@@ -62,7 +73,12 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--anatomy') args.only = new Set([...(args.only ?? []), '6a'])
     else if (a === '--probes' || a === '--with-probes') args.only = new Set([...(args.only ?? []), 'probes'])
     else if (a.startsWith('--probes-file')) args.probesFile = value()
-    else if (a.startsWith('--only'))
+    else if (a.startsWith('--floors')) {
+      const v = value()
+      if (!(FLOOR_PROFILES as readonly string[]).includes(v))
+        throw new Error(`--floors takes ${FLOOR_PROFILES.join(' or ')}, not ${v}`)
+      args.floors = v as FloorProfile
+    } else if (a.startsWith('--only'))
       args.only = new Set([
         ...(args.only ?? []),
         ...value()
@@ -73,7 +89,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a.startsWith('--label')) args.label = value()
     else
       throw new Error(
-        `unknown argument ${a}; use --full, --only 1,3, --profile, --anatomy, --probes, --probes-file path|latest, --label name`,
+        `unknown argument ${a}; use --full, --only 1,3, --profile, --anatomy, --probes, --probes-file path|latest, --floors kafka-tcp|grpc, --label name`,
       )
   }
   if (args.profile && args.only === undefined) args.only = new Set(['1', '3', '4', '6'])
@@ -157,7 +173,7 @@ async function main(): Promise<void> {
   await runSingleBroker(ctx)
   await runReplicated(ctx)
   await runPartitionScale(ctx)
-  await runAnatomy(ctx, probes)
+  await runAnatomy(ctx, probes, args.floors)
   const after = machineInfo()
   console.log(`\n${formatTable(rows)}`)
   const profiles =

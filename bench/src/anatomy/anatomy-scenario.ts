@@ -11,7 +11,7 @@
  *
  * With floor probe results (`--probes` in the same run, or `--probes-file`, probes/), each
  * table is followed by the same hops beside the floor their kind has on this machine and the
- * ratio (probes/hop-floors.ts).
+ * ratio (probes/hop-floors.ts), for the data path `--floors` names (default kafka-tcp).
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -21,7 +21,7 @@ import type { ScenarioRow } from '../results.js'
 import { runLoad, type LoadOutcome } from '../run-load.js'
 import { logRow, notePids, type BenchContext } from '../scenarios/context.js'
 import { latencyLoad } from '../scenarios/latency.js'
-import { floorRows, formatFloorTable } from '../probes/hop-floors.js'
+import { type FloorProfile, floorRows, formatFloorTable } from '../probes/hop-floors.js'
 import type { ProbeReport } from '../probes/probe-result.js'
 import { formatHopTable, hopStats, joinRounds, parseTrace, type TraceEvent } from './anatomy-join.js'
 
@@ -30,7 +30,11 @@ const RATES: ReadonlyArray<{ rate: number; label: string }> = [
   { rate: 10_000, label: '10k' },
 ]
 
-export async function runAnatomy(ctx: BenchContext, probes?: ProbeReport): Promise<void> {
+export async function runAnatomy(
+  ctx: BenchContext,
+  probes?: ProbeReport,
+  floorProfile: FloorProfile = 'kafka-tcp',
+): Promise<void> {
   if (ctx.only?.has('6a') !== true) return
   const traceDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-anatomy-'))
   ctx.log(`scenario 6a: latency anatomy, traces in ${traceDir}`)
@@ -45,10 +49,10 @@ export async function runAnatomy(ctx: BenchContext, probes?: ProbeReport): Promi
       ctx.log(
         `\n${formatHopTable(`anatomy @${rate.toLocaleString('en-US')} rec/s: ${rounds.length} batches in the measured window`, stats)}`,
       )
-      const floors = probes === undefined ? undefined : floorRows(stats, rate, probes.results)
+      const floors = probes === undefined ? undefined : floorRows(stats, rate, probes.results, floorProfile)
       if (floors !== undefined)
         ctx.log(
-          `\n${formatFloorTable(`anatomy @${rate.toLocaleString('en-US')} rec/s beside this machine's floors (probes of ${probes?.startedAt})`, floors)}`,
+          `\n${formatFloorTable(`anatomy @${rate.toLocaleString('en-US')} rec/s beside this machine's floors (${floorProfile} data path; probes of ${probes?.startedAt})`, floors)}`,
         )
       const row: ScenarioRow = {
         id: `6a/${label}`,

@@ -20,9 +20,22 @@ const result = (over: Partial<ProbeResult>): ProbeResult => ({
 })
 
 describe('hop floors', () => {
-  it('maps only hops the anatomy has', () => {
+  it('maps only hops the anatomy has, the same hops in every profile', () => {
     const names = new Set(HOPS.map((h) => h.name))
-    for (const hop of HOP_FLOORS.keys()) expect(names.has(hop), hop).toBe(true)
+    const grpc = [...HOP_FLOORS.get('grpc')!.keys()]
+    for (const hop of grpc) expect(names.has(hop), hop).toBe(true)
+    expect([...HOP_FLOORS.get('kafka-tcp')!.keys()]).toEqual(grpc)
+  })
+
+  it('meets each hop with the floor of the data path it crossed', () => {
+    const tcp = HOP_FLOORS.get('kafka-tcp')!
+    const grpc = HOP_FLOORS.get('grpc')!
+    const hop = 'network: answer to A sent -> A received it'
+    expect(tcp.get(hop)).toMatchObject({ probe: 'tcp', leg: 'one-way answer' })
+    expect(grpc.get(hop)).toMatchObject({ probe: 'grpc-fetch', leg: 'one-way answer' })
+    expect(tcp.get('leader: received -> appended')).toMatchObject({ variant: 'writeSync/readSync' })
+    expect(grpc.get('leader: received -> appended')).toMatchObject({ variant: 'FileHandle (thread pool)' })
+    expect(tcp.get('end to end: enqueue -> consumer delivered')).toMatchObject({ variant: chainVariant('tcp', 5) })
   })
 
   it('compares 200 records/s with the 200/s probes and 10,000 records/s with the 1,000/s ones', () => {
@@ -47,6 +60,7 @@ describe('hop floors', () => {
       ],
       200,
       results,
+      'grpc',
     )
     expect(rows[0]).toMatchObject({ floorP50Ms: 0.4, ratioP50: 1.4, ratioP99: 2.6 })
     expect(rows[0]!.floor).toContain('100 B @200/s')
@@ -56,7 +70,7 @@ describe('hop floors', () => {
     // Mapped, but the probes did not measure the produce answer: no invented figure.
     expect(rows[4]).toMatchObject({ floor: undefined, floorP50Ms: undefined, ratioP50: undefined })
 
-    const at10k = floorRows([stats('network: request sent -> leader received', 0.59, 4.89)], 10_000, results)
+    const at10k = floorRows([stats('network: request sent -> leader received', 0.59, 4.89)], 10_000, results, 'grpc')
     expect(at10k[0]).toMatchObject({ floorP50Ms: 0.5, ratioP50: 1.2 })
     expect(at10k[0]!.floor).toContain('1024 B @1000/s')
 
@@ -70,9 +84,12 @@ describe('hop floors', () => {
   })
 
   it('gives a saturated floor no ratio', () => {
-    const rows = floorRows([stats('network: request sent -> leader received', 0.56, 5.21)], 200, [
-      result({ saturated: true, p50Ms: 400 }),
-    ])
+    const rows = floorRows(
+      [stats('network: request sent -> leader received', 0.56, 5.21)],
+      200,
+      [result({ saturated: true, p50Ms: 400 })],
+      'grpc',
+    )
     expect(rows[0]!.floor).toContain('(saturated)')
     expect(rows[0]!.ratioP50).toBeUndefined()
   })

@@ -35,69 +35,81 @@ export function probeRateFor(anatomyRate: number): number {
 
 const bySize = (anatomyRate: number): number => (anatomyRate <= 1000 ? 100 : 1024)
 const small = (): number => 100
-const GRPC = 'grpc-js bidi'
 
-const produceRequest: FloorRef = {
-  label: 'grpc Produce request one-way',
-  probe: 'grpc-produce',
-  variant: GRPC,
-  leg: 'one-way request',
-  bytes: bySize,
-}
-const produceAnswer: FloorRef = {
-  label: 'grpc Produce answer one-way',
-  probe: 'grpc-produce',
-  variant: GRPC,
-  leg: 'one-way answer',
-  bytes: bySize,
-}
-const fetchAnswer: FloorRef = {
-  label: 'grpc Fetch answer one-way',
-  probe: 'grpc-fetch',
-  variant: GRPC,
-  leg: 'one-way answer',
-  bytes: bySize,
-}
-const fetchRequest: FloorRef = {
-  label: 'grpc Fetch request one-way',
-  probe: 'grpc-fetch',
-  variant: GRPC,
-  leg: 'one-way request',
-  bytes: small,
-}
-const append: FloorRef = {
-  label: 'FileHandle.write (page cache)',
-  probe: 'file-write',
-  variant: 'FileHandle (thread pool)',
-  leg: 'operation',
-  bytes: bySize,
-}
-const fourHops: FloorRef = {
-  label: 'grpc chain, 5 processes (4 hops, no appends)',
-  probe: 'chain',
-  variant: chainVariant('grpc', 5),
-  leg: 'one-way',
-  bytes: small,
+/**
+ * Which data path the anatomy's cluster ran, so each hop meets the floor of what it crossed:
+ * - 'kafka-tcp': produce, replication and consumer fetches over Kafka's protocol on plain TCP
+ *   connections and small log writes with fs.writeSync (issue 16's data path);
+ * - 'grpc': the same over grpc-js bidi streams, log writes through FileHandle.write (before).
+ */
+export type FloorProfile = 'kafka-tcp' | 'grpc'
+export const FLOOR_PROFILES: readonly FloorProfile[] = ['kafka-tcp', 'grpc']
+
+const floorRef = (
+  label: string,
+  probe: ProbeName,
+  variant: string,
+  leg: ProbeLeg,
+  bytes: FloorRef['bytes'],
+): FloorRef => ({
+  label,
+  probe,
+  variant,
+  leg,
+  bytes,
+})
+
+function floorsOf(profile: FloorProfile): ReadonlyMap<string, FloorRef> {
+  const tcp = profile === 'kafka-tcp'
+  // Framed TCP echoes the same size both ways, so one probe serves requests and answers.
+  const net = (
+    what: string,
+    probe: 'grpc-produce' | 'grpc-fetch',
+    leg: ProbeLeg,
+    bytes: FloorRef['bytes'],
+  ): FloorRef =>
+    tcp
+      ? floorRef(`framed TCP ${leg} (${what})`, 'tcp', 'framed TCP', leg, bytes)
+      : floorRef(`grpc ${what} ${leg}`, probe, 'grpc-js bidi', leg, bytes)
+  const produceRequest = net('Produce', 'grpc-produce', 'one-way request', bySize)
+  const produceAnswer = net('Produce answer', 'grpc-produce', 'one-way answer', small)
+  const fetchAnswer = net('Fetch answer', 'grpc-fetch', 'one-way answer', bySize)
+  const fetchRequest = net('Fetch', 'grpc-fetch', 'one-way request', small)
+  const append = tcp
+    ? floorRef('fs.writeSync (page cache)', 'file-write', 'writeSync/readSync', 'operation', bySize)
+    : floorRef('FileHandle.write (page cache)', 'file-write', 'FileHandle (thread pool)', 'operation', bySize)
+  const fourHops = floorRef(
+    `${tcp ? 'TCP' : 'grpc'} chain, 5 processes (4 hops, no appends)`,
+    'chain',
+    chainVariant(tcp ? 'tcp' : 'grpc', 5),
+    'one-way',
+    small,
+  )
+  return new Map([
+    ['network: request sent -> leader received', produceRequest],
+    ['leader: received -> appended', append],
+    ['network: answer to A sent -> A received it', fetchAnswer],
+    ['follower A: received -> appended', append],
+    ['follower A: appended -> next fetch at leader', fetchRequest],
+    ['network: answer to B sent -> B received it', fetchAnswer],
+    ['follower B: received -> appended', append],
+    ['follower B: appended -> next fetch at leader', fetchRequest],
+    ['network: produce answered -> producer acked', produceAnswer],
+    ['network: consumer fetch answered -> received', fetchAnswer],
+    ['end to end: enqueue -> producer acked', fourHops],
+    ['end to end: enqueue -> consumer delivered', fourHops],
+  ])
 }
 
-/** Hop name -> its floor; hops inside one process have none (no probe isolates them). */
-export const HOP_FLOORS: ReadonlyMap<string, FloorRef> = new Map([
-  ['network: request sent -> leader received', produceRequest],
-  ['leader: received -> appended', append],
-  ['network: answer to A sent -> A received it', fetchAnswer],
-  ['follower A: received -> appended', append],
-  ['follower A: appended -> next fetch at leader', fetchRequest],
-  ['network: answer to B sent -> B received it', fetchAnswer],
-  ['follower B: received -> appended', append],
-  ['follower B: appended -> next fetch at leader', fetchRequest],
-  ['network: produce answered -> producer acked', produceAnswer],
-  ['network: consumer fetch answered -> received', fetchAnswer],
-  ['end to end: enqueue -> producer acked', fourHops],
-  ['end to end: enqueue -> consumer delivered', fourHops],
-])
+/** Per profile: hop name -> its floor; hops inside one process have none (no probe isolates them). */
+export const HOP_FLOORS: ReadonlyMap<FloorProfile, ReadonlyMap<string, FloorRef>> = new Map(
+  FLOOR_PROFILES.map((p) => [p, floorsOf(p)]),
+)
 
 export interface FloorRow {
   readonly hop: string
+  /** Whether the hop has a probe at all (false: a step inside one process). */
+  readonly mapped: boolean
   readonly p50Ms: number | undefined
   readonly p99Ms: number | undefined
   /** Undefined when the hop has no probe, or the probes did not measure that one. */
@@ -134,13 +146,16 @@ export function floorRows(
   stats: readonly HopStats[],
   anatomyRate: number,
   results: readonly ProbeResult[],
+  profile: FloorProfile,
 ): FloorRow[] {
+  const floors = HOP_FLOORS.get(profile)!
   return stats.map((s) => {
-    const ref = HOP_FLOORS.get(s.hop)
+    const ref = floors.get(s.hop)
     const found = ref === undefined ? undefined : findFloor(ref, anatomyRate, results)
     const usable = found !== undefined && found.saturated !== true
     return {
       hop: s.hop,
+      mapped: ref !== undefined,
       p50Ms: s.p50Ms,
       p99Ms: s.p99Ms,
       floor:
@@ -164,7 +179,7 @@ export function formatFloorTable(title: string, rows: readonly FloorRow[]): stri
     r.hop,
     num(r.p50Ms),
     num(r.p99Ms),
-    r.floor ?? (HOP_FLOORS.has(r.hop) ? '(not measured)' : '(in one process: no probe)'),
+    r.floor ?? (r.mapped ? '(not measured)' : '(in one process: no probe)'),
     num(r.floorP50Ms),
     num(r.floorP99Ms),
     times(r.ratioP50),

@@ -34,8 +34,11 @@ describe('saturated', () => {
   it('tells a queue from a hop by how long the last messages took to arrive', () => {
     const pace = { ratePerSec: 1000, warmup: 0, count: 1000 } // a 1 s series
     expect(saturated(pace, 5)).toBe(false)
-    expect(saturated(pace, 150)).toBe(false)
-    expect(saturated(pace, 250)).toBe(true)
+    expect(saturated(pace, 45)).toBe(false)
+    expect(saturated(pace, 150)).toBe(true)
+    // Long series: 5 % of it.
+    expect(saturated({ ratePerSec: 200, warmup: 0, count: 4000 }, 900)).toBe(false)
+    expect(saturated({ ratePerSec: 200, warmup: 0, count: 4000 }, 1100)).toBe(true)
     // Short series: at least 50 ms of drain before it counts.
     expect(saturated({ ratePerSec: 1000, warmup: 0, count: 10 }, 40)).toBe(false)
     expect(saturated({ ratePerSec: 1000, warmup: 0, count: 10 }, 60)).toBe(true)

@@ -70,9 +70,11 @@ export function standardPaces(scale = 1): Pace[] {
 /**
  * Whether a series measured a queue instead of a floor: the peer (or chain) could not keep up
  * with the rate, so the last messages arrived well after the last was sent. `drainMs` is the
- * time from the last send to the last arrival; a keeping-up series drains in about one hop.
+ * time from the last send to the last arrival; a keeping-up series drains in about one hop
+ * (plus, for a chain, the 20 ms at which its last process is polled), so more than 50 ms, or 5 %
+ * of the series, means a queue built up.
  */
 export function saturated(pace: Pace, drainMs: number): boolean {
   const seriesMs = ((pace.warmup + pace.count) / pace.ratePerSec) * 1000
-  return drainMs > Math.max(50, 0.2 * seriesMs)
+  return drainMs > Math.max(50, 0.05 * seriesMs)
 }
