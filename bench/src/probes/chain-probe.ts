@@ -46,6 +46,7 @@ export async function probeChains(
             ratePerSec: pace.ratePerSec,
             bytes: CHAIN_BYTES,
             ...sampleStats(report.samplesMs),
+            drainMs: report.drainMs,
             ...(report.saturated ? { saturated: true } : {}),
           })
         }

@@ -44,6 +44,7 @@ export async function probeGrpc(
           variant: 'grpc-js bidi',
           ratePerSec: pace.ratePerSec,
           bytes,
+          drainMs: Math.round(s.drainMs),
           ...(saturated(pace, s.drainMs) ? { saturated: true } : {}),
         }
         results.push(

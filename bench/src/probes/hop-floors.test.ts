@@ -83,6 +83,17 @@ describe('hop floors', () => {
     expect(lines[6]).toContain('(not measured)')
   })
 
+  it('says when a hop is well below its floor', () => {
+    const rows = floorRows(
+      [stats('network: request sent -> leader received', 0.3, 1)],
+      200,
+      [result({ p50Ms: 17, p99Ms: 100 })],
+      'grpc',
+    )
+    expect(rows[0]!.ratioP50).toBe(0)
+    expect(formatFloorTable('t', rows).split('\n')[2]).toMatch(/below its floor: probe noisy$/)
+  })
+
   it('gives a saturated floor no ratio', () => {
     const rows = floorRows(
       [stats('network: request sent -> leader received', 0.56, 5.21)],

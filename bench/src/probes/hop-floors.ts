@@ -72,8 +72,8 @@ function floorsOf(profile: FloorProfile): ReadonlyMap<string, FloorRef> {
       ? floorRef(`framed TCP ${leg} (${what})`, 'tcp', 'framed TCP', leg, bytes)
       : floorRef(`grpc ${what} ${leg}`, probe, 'grpc-js bidi', leg, bytes)
   const produceRequest = net('Produce', 'grpc-produce', 'one-way request', bySize)
-  const produceAnswer = net('Produce answer', 'grpc-produce', 'one-way answer', small)
-  const fetchAnswer = net('Fetch answer', 'grpc-fetch', 'one-way answer', bySize)
+  const produceAnswer = net('Produce', 'grpc-produce', 'one-way answer', small)
+  const fetchAnswer = net('Fetch', 'grpc-fetch', 'one-way answer', bySize)
   const fetchRequest = net('Fetch', 'grpc-fetch', 'one-way request', small)
   const append = tcp
     ? floorRef('fs.writeSync (page cache)', 'file-write', 'writeSync/readSync', 'operation', bySize)
@@ -170,7 +170,10 @@ export function floorRows(
   })
 }
 
-/** The table as text; a hop within 1.5× of its floor (issue 16's bar) is marked `≤1.5`. */
+/**
+ * The table as text; a hop within 1.5× of its floor (issue 16's bar) is marked `≤1.5`, and one
+ * well below its floor is marked as such: the probe then measured a bad moment, not a floor.
+ */
 export function formatFloorTable(title: string, rows: readonly FloorRow[]): string {
   const num = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(3))
   const times = (v: number | undefined): string => (v === undefined ? '-' : `${v.toFixed(1)}x`)
@@ -184,7 +187,7 @@ export function formatFloorTable(title: string, rows: readonly FloorRow[]): stri
     num(r.floorP99Ms),
     times(r.ratioP50),
     times(r.ratioP99),
-    r.ratioP50 !== undefined && r.ratioP50 <= 1.5 ? '≤1.5' : '',
+    r.ratioP50 === undefined ? '' : r.ratioP50 < 0.8 ? 'below its floor: probe noisy' : r.ratioP50 <= 1.5 ? '≤1.5' : '',
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
   const line = (cells: string[]): string =>

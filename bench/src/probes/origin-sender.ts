@@ -23,7 +23,7 @@ export async function sendOneWay(
   last: PeerHandle,
   pace: Pace,
   bytes: number,
-): Promise<PeerReport & { saturated: boolean }> {
+): Promise<PeerReport & { saturated: boolean; drainMs: number }> {
   const total = pace.warmup + pace.count
   await last.reset()
   const write =
@@ -42,7 +42,7 @@ export async function sendOneWay(
       `${transport} one-way series`,
     )
     const drainMs = performance.now() - lastSentMs
-    return { ...(await last.report()), saturated: saturated(pace, drainMs) }
+    return { ...(await last.report()), saturated: saturated(pace, drainMs), drainMs: Math.round(drainMs) }
   } finally {
     write.close()
   }

@@ -21,6 +21,8 @@ export interface ProbeResult extends SampleStats {
    * warm-up included (µs), where measured.
    */
   readonly cpuUsPerMessage?: number
+  /** From the last send to the last arrival (ms): how saturation was judged (paced-loop.ts). */
+  readonly drainMs?: number
   /** The peer could not keep up with the rate: the figures are a queue's, not a floor (paced-loop.ts). */
   readonly saturated?: boolean
 }

@@ -86,7 +86,9 @@ export function describeClock(c: ClockCheckResult): string {
 /** The wake-up's share of a hop: idle receiver's median minus spinning receiver's, per rate. */
 export function describeWakeupShare(results: readonly ProbeResult[]): string {
   const parts: string[] = []
-  for (const rate of [...new Set(results.filter((r) => r.probe === 'wakeup').map((r) => r.ratePerSec))]) {
+  for (const rate of [...new Set(results.filter((r) => r.probe === 'wakeup').map((r) => r.ratePerSec))].sort(
+    (a, b) => a - b,
+  )) {
     const idle = results.find((r) => r.probe === 'wakeup' && r.ratePerSec === rate && r.variant === 'receiver idle')
     const spin = results.find((r) => r.probe === 'wakeup' && r.ratePerSec === rate && r.variant === 'receiver spinning')
     if (idle?.p50Ms === undefined || spin?.p50Ms === undefined) continue

@@ -49,6 +49,7 @@ export async function probeTcp(
           variant: 'framed TCP',
           ratePerSec: pace.ratePerSec,
           bytes,
+          drainMs: Math.round(s.drainMs),
           ...(saturated(pace, s.drainMs) ? { saturated: true } : {}),
         }
         results.push(

@@ -30,6 +30,7 @@ export async function probeWakeup(paces: readonly Pace[], placement: PeerPlaceme
           ratePerSec: pace.ratePerSec,
           bytes: WAKEUP_BYTES,
           ...sampleStats(report.samplesMs),
+          drainMs: report.drainMs,
           ...(report.saturated ? { saturated: true } : {}),
           // A spinning receiver burns a core whatever arrives: its CPU says nothing per message.
           ...(spin ? {} : { cpuUsPerMessage: Math.round(report.cpuUs / messages) }),
