@@ -175,7 +175,8 @@ async function main(): Promise<void> {
   await runPartitionScale(ctx)
   await runAnatomy(ctx, probes, args.floors)
   const after = machineInfo()
-  console.log(`\n${formatTable(rows)}`)
+  // --probes alone runs no scenario: no empty table then.
+  if (rows.length > 0) console.log(`\n${formatTable(rows)}`)
   const profiles =
     profileDir === undefined ? undefined : await summarizeProfiles(profileDir, ctx.pidRoles, ctx.windowsUs)
   const file = await writeResults(args.label === undefined ? stamp : `${stamp}-${args.label}`, {
