@@ -1,5 +1,6 @@
 /**
- * `pnpm bench [--full] [--only 1,3,8] [--profile] [--anatomy] [--label name]` from the repository root
+ * `pnpm bench [--full] [--only 1,3,8] [--profile] [--anatomy] [--probes] [--probes-file path|latest] [--floors kafka-tcp|grpc] [--label name]`
+ * from the repository root
  * (the script builds with `tsc -b bench` first). Never part of the test command.
  *
  * The cluster runs as separate processes (testkit's spawnCluster over the built dist/); each
@@ -13,11 +14,22 @@
  *
  * --anatomy (the same as --only 6a) runs scenario 6's setup with every process tracing and prints
  * the median and p99 of every hop of a round at 200 and 10,000 records/s (anatomy/).
+ *
+ * --probes (the same as --only probes; --with-probes is another name for it) measures the floor
+ * of each kind of hop on this machine before any cluster starts (probes/) and writes
+ * bench/results/probes-<timestamp>.json; with --anatomy in the same run, or --probes-file naming
+ * such a file (or `latest`), the anatomy prints every hop beside its floor and the ratio;
+ * --floors kafka-tcp (default: Kafka's protocol on TCP, sync log writes) or grpc says which data
+ * path's floors the hops meet (probes/hop-floors.ts).
  */
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { stopAll } from '@sluice/testkit'
 import { runAnatomy } from './anatomy/anatomy-scenario.js'
+import { FLOOR_PROFILES, type FloorProfile } from './probes/hop-floors.js'
+import type { ProbeReport } from './probes/probe-result.js'
+import { readProbeReport, writeProbeReport } from './probes/probe-report-file.js'
+import { runProbes } from './probes/run-probes.js'
 import { describeMachine, machineInfo } from './machine.js'
 import { describeWakeups, probeWakeups } from './wakeup-probe.js'
 import { CLIENT_NODE_FLAGS } from './worker-protocol.js'
@@ -33,10 +45,19 @@ interface Args {
   only: Set<string> | undefined
   profile: boolean
   label: string | undefined
+  probesFile: string | undefined
+  floors: FloorProfile
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { full: false, only: undefined, profile: false, label: undefined }
+  const args: Args = {
+    full: false,
+    only: undefined,
+    profile: false,
+    label: undefined,
+    probesFile: undefined,
+    floors: 'kafka-tcp',
+  }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     const value = (): string => {
@@ -50,7 +71,14 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--full') args.full = true
     else if (a === '--profile') args.profile = true
     else if (a === '--anatomy') args.only = new Set([...(args.only ?? []), '6a'])
-    else if (a.startsWith('--only'))
+    else if (a === '--probes' || a === '--with-probes') args.only = new Set([...(args.only ?? []), 'probes'])
+    else if (a.startsWith('--probes-file')) args.probesFile = value()
+    else if (a.startsWith('--floors')) {
+      const v = value()
+      if (!(FLOOR_PROFILES as readonly string[]).includes(v))
+        throw new Error(`--floors takes ${FLOOR_PROFILES.join(' or ')}, not ${v}`)
+      args.floors = v as FloorProfile
+    } else if (a.startsWith('--only'))
       args.only = new Set([
         ...(args.only ?? []),
         ...value()
@@ -59,7 +87,10 @@ function parseArgs(argv: readonly string[]): Args {
           .filter((s) => s !== ''),
       ])
     else if (a.startsWith('--label')) args.label = value()
-    else throw new Error(`unknown argument ${a}; use --full, --only 1,3, --profile, --anatomy, --label name`)
+    else
+      throw new Error(
+        `unknown argument ${a}; use --full, --only 1,3, --profile, --anatomy, --probes, --probes-file path|latest, --floors kafka-tcp|grpc, --label name`,
+      )
   }
   if (args.profile && args.only === undefined) args.only = new Set(['1', '3', '4', '6'])
   return args
@@ -80,6 +111,20 @@ async function summarizeProfiles(
     out.push({ ...s, role })
   }
   return out
+}
+
+/** The floor probes' report: measured now (--probes), read from a file (--probes-file), or none. */
+async function floorProbes(args: Args, stamp: string): Promise<ProbeReport | undefined> {
+  if (args.only?.has('probes') === true) {
+    console.log('')
+    const report = await runProbes({ log: (line) => console.log(line) })
+    console.log(`probes: ${await writeProbeReport(stamp, report)}`)
+    return report
+  }
+  if (args.probesFile === undefined) return undefined
+  const { file, report } = await readProbeReport(args.probesFile)
+  console.log(`floor probes from ${file} (${report.startedAt}, load average ${report.machine.loadAvgBefore.join(' ')})`)
+  return report
 }
 
 async function main(): Promise<void> {
@@ -123,12 +168,15 @@ async function main(): Promise<void> {
       `warning: load average ${before.loadAvg[0]} before starting: other work shares the ${before.cpus} cores and lowers the figures`,
     )
   }
+  // Before any cluster starts, so the floors are the machine's alone.
+  const probes = await floorProbes(args, stamp)
   await runSingleBroker(ctx)
   await runReplicated(ctx)
   await runPartitionScale(ctx)
-  await runAnatomy(ctx)
+  await runAnatomy(ctx, probes, args.floors)
   const after = machineInfo()
-  console.log(`\n${formatTable(rows)}`)
+  // --probes alone runs no scenario: no empty table then.
+  if (rows.length > 0) console.log(`\n${formatTable(rows)}`)
   const profiles =
     profileDir === undefined ? undefined : await summarizeProfiles(profileDir, ctx.pidRoles, ctx.windowsUs)
   const file = await writeResults(args.label === undefined ? stamp : `${stamp}-${args.label}`, {
@@ -143,6 +191,7 @@ async function main(): Promise<void> {
     markdown: formatMarkdown(rows),
     profiles,
     profileDir,
+    probes,
   })
   console.log(
     `\nload average after: ${after.loadAvg.join(' ')}; elapsed ${((performance.now() - started) / 1000).toFixed(0)} s`,

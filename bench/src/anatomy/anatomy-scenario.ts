@@ -8,6 +8,10 @@
  * Only on request (`--anatomy` or `--only 6a`): tracing costs a little on every hop, so its
  * end-to-end figures are not scenario 6's. SLUICE_BENCH_KEEP_TRACES=1 keeps the trace files
  * (their path is printed) for a closer look; otherwise they are removed.
+ *
+ * With floor probe results (`--probes` in the same run, or `--probes-file`, probes/), each
+ * table is followed by the same hops beside the floor their kind has on this machine and the
+ * ratio (probes/hop-floors.ts), for the data path `--floors` names (default kafka-tcp).
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -17,6 +21,8 @@ import type { ScenarioRow } from '../results.js'
 import { runLoad, type LoadOutcome } from '../run-load.js'
 import { logRow, notePids, type BenchContext } from '../scenarios/context.js'
 import { latencyLoad } from '../scenarios/latency.js'
+import { type FloorProfile, floorRows, formatFloorTable } from '../probes/hop-floors.js'
+import type { ProbeReport } from '../probes/probe-result.js'
 import { formatHopTable, hopStats, joinRounds, parseTrace, type TraceEvent } from './anatomy-join.js'
 
 const RATES: ReadonlyArray<{ rate: number; label: string }> = [
@@ -24,7 +30,11 @@ const RATES: ReadonlyArray<{ rate: number; label: string }> = [
   { rate: 10_000, label: '10k' },
 ]
 
-export async function runAnatomy(ctx: BenchContext): Promise<void> {
+export async function runAnatomy(
+  ctx: BenchContext,
+  probes?: ProbeReport,
+  floorProfile: FloorProfile = 'kafka-tcp',
+): Promise<void> {
   if (ctx.only?.has('6a') !== true) return
   const traceDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-anatomy-'))
   ctx.log(`scenario 6a: latency anatomy, traces in ${traceDir}`)
@@ -39,6 +49,11 @@ export async function runAnatomy(ctx: BenchContext): Promise<void> {
       ctx.log(
         `\n${formatHopTable(`anatomy @${rate.toLocaleString('en-US')} rec/s: ${rounds.length} batches in the measured window`, stats)}`,
       )
+      const floors = probes === undefined ? undefined : floorRows(stats, rate, probes.results, floorProfile)
+      if (floors !== undefined)
+        ctx.log(
+          `\n${formatFloorTable(`anatomy @${rate.toLocaleString('en-US')} rec/s beside this machine's floors (${floorProfile} data path; probes of ${probes?.startedAt})`, floors)}`,
+        )
       const row: ScenarioRow = {
         id: `6a/${label}`,
         title: `latency anatomy @${rate.toLocaleString('en-US')}/s (traced)`,
@@ -48,7 +63,11 @@ export async function runAnatomy(ctx: BenchContext): Promise<void> {
         latency: out.consumer?.latency,
         latencyKind: 'produce (intended send time) to consumer delivery, with tracing on',
         usage: out.usage,
-        extra: { anatomy: { batches: rounds.length, hops: stats }, producer: out.producer, consumer: out.consumer },
+        extra: {
+          anatomy: { batches: rounds.length, hops: stats, floors },
+          producer: out.producer,
+          consumer: out.consumer,
+        },
         notes: [`${mine.length} trace events, ${rounds.length} batches joined`],
       }
       ctx.rows.push(row)
