@@ -276,7 +276,10 @@ export class Fetcher {
     const route = dataRoute(node, this.options.dataTransport ?? DEFAULT_DATA_TRANSPORT)
     const existing = this.streams.get(brokerId)
     if (existing !== undefined && existing.key === route.key) return existing
-    existing?.stream.close()
+    // The broker moved (or its Kafka listener did): a fetch still in flight there is retried.
+    existing?.stream.close(
+      new SluiceError('NETWORK_EXCEPTION', `broker ${brokerId}'s address changed; the connection was replaced`),
+    )
     const name = `fetch from broker ${brokerId}`
     let stream: FetchStream
     if (route.transport === 'kafka') {

@@ -10,6 +10,7 @@
  * connection breaks or a request times out, and open a fresh connection for the next request;
  * after close() requests fail with CLIENT_CLOSED.
  */
+import type { SluiceError } from '@sluice/protocol'
 import type { RequestOptions } from './request-stream.js'
 
 export interface DataChannel<Req, Res> {
@@ -18,6 +19,10 @@ export interface DataChannel<Req, Res> {
   readonly hasFreeSlot: boolean
   /** Sends one request (waiting for a free slot first) and resolves with its answer. */
   request(req: Req, options: RequestOptions): Promise<Res | undefined>
-  /** Fails everything outstanding with CLIENT_CLOSED and releases the connection. */
-  close(): void
+  /**
+   * Fails everything outstanding and releases the connection. Requests in flight fail with
+   * `reason` where the adapter can say it (the Kafka one; a channel replaced because the broker's
+   * address changed passes a retriable error), else with CLIENT_CLOSED; later ones with CLIENT_CLOSED.
+   */
+  close(reason?: SluiceError): void
 }

@@ -159,6 +159,18 @@ describe('KafkaDataChannel', () => {
     expect((await rejection(c.request(produce(1), { timeoutMs: 5_000 }))).code).toBe('CLIENT_CLOSED')
   })
 
+  it("fails what is in flight with close()'s reason when it gives one (a replaced channel: retriable)", async () => {
+    const b = await broker(() => {})
+    const c = channel(b.port)
+    const pending = c.request(produce(0), { timeoutMs: 5_000 })
+    await until(() => b.requests.length === 1, 'the request at the broker')
+    c.close(new SluiceError('NETWORK_EXCEPTION', 'moved'))
+    const err = await rejection(pending)
+    expect(err.code).toBe('NETWORK_EXCEPTION')
+    expect(err.retriable).toBe(true)
+    expect((await rejection(c.request(produce(1), { timeoutMs: 5_000 }))).code).toBe('CLIENT_CLOSED')
+  })
+
   it('refuses requests the broker never answers (acks=0), sending nothing', async () => {
     const b = await broker(answerOk)
     const err = await rejection(channel(b.port).request(produce(0), { timeoutMs: 5_000, expectResponse: false }))

@@ -16,7 +16,7 @@
  *   NETWORK_EXCEPTION;
  * - an answer that does not decode puts the stream out of step: it is a broken connection, so
  *   NETWORK_EXCEPTION too (the cause says what did not decode);
- * - after close(), CLIENT_CLOSED.
+ * - after close(), CLIENT_CLOSED (requests in flight: close()'s reason when it gives one).
  * Requests the broker never answers (acks=0 produce) cannot be carried: Kafka sends nothing back,
  * so only gRPC can tell that one was written; the channel refuses them (the sender uses gRPC).
  */
@@ -85,14 +85,14 @@ export class KafkaDataChannel<Req, Res, KReq, KRes, KReqIn, KResIn> implements D
     }
   }
 
-  close(): void {
+  close(reason?: SluiceError): void {
     if (this.closed) return
     this.closed = true
     const connection = this.connection
     this.connection = undefined
     connection?.then(
       (c) => {
-        c.close(new SluiceError('CLIENT_CLOSED', `${this.options.name} connection closed`))
+        c.close(reason ?? new SluiceError('CLIENT_CLOSED', `${this.options.name} connection closed`))
       },
       () => {},
     )

@@ -200,7 +200,8 @@ export class Sender {
     const route = dataRoute(node, this.options.dataTransport ?? DEFAULT_DATA_TRANSPORT, this.options.acks !== 0)
     const existing = this.streams.get(brokerId)
     if (existing !== undefined && existing.key === route.key) return existing.stream
-    existing?.stream.close()
+    // The broker moved (or its Kafka listener did): what is still in flight there is retried.
+    existing?.stream.close(movedError(brokerId))
     const name = `produce to broker ${brokerId}`
     let stream: ProduceStream
     if (route.transport === 'kafka') {
@@ -390,4 +391,9 @@ export class Sender {
     else b.complete(outcome)
     this.onBatchDone()
   }
+}
+
+/** Why requests in flight on a replaced channel failed: retriable, and a reason to refresh metadata. */
+function movedError(brokerId: number): SluiceError {
+  return new SluiceError('NETWORK_EXCEPTION', `broker ${brokerId}'s address changed; the connection was replaced`)
 }
