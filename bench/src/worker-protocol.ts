@@ -199,6 +199,18 @@ export function startWorker<R>(
   }
 }
 
+/**
+ * The SDK workers' data transport (ConnectOptions.dataTransport): SLUICE_BENCH_DATA_TRANSPORT
+ * ('kafka' or 'grpc') picks one for a comparison run; unset, the SDK's default. Read in the worker,
+ * whose environment is the bench's.
+ */
+export function benchDataTransport(): 'kafka' | 'grpc' | undefined {
+  const v = process.env.SLUICE_BENCH_DATA_TRANSPORT
+  if (v === undefined || v === '') return undefined
+  if (v !== 'kafka' && v !== 'grpc') throw new Error(`SLUICE_BENCH_DATA_TRANSPORT must be kafka or grpc, got ${v}`)
+  return v
+}
+
 /** Worker side: the config from argv, and a promise per stdin command. */
 export function workerStdin(): { config: unknown; go: Promise<void>; stop: Promise<void> } {
   const config = JSON.parse(process.argv[2] ?? '{}') as unknown

@@ -1,18 +1,23 @@
 /**
- * Consumer load generator with the SDK over gRPC (one process; protocol in
+ * Consumer load generator with the SDK (one process; protocol in
  * ../worker-protocol.ts, counting in consumer-load.ts). Assigns every partition of the topic at
  * the beginning or the end, reports READY once the start positions are known, and on GO
  * consumes with run({ eachBatch }).
  */
 import { connect } from '@sluice/client'
-import { workerStdin, type ConsumerWorkerConfig } from '../worker-protocol.js'
+import { benchDataTransport, workerStdin, type ConsumerWorkerConfig } from '../worker-protocol.js'
 import { awaitConsumed, ConsumedCounter } from './consumer-load.js'
 
 const { config: raw, go, stop } = workerStdin()
 const config = raw as ConsumerWorkerConfig
 
 async function main(): Promise<void> {
-  const client = await connect({ bootstrap: config.bootstrap, clientId: 'bench-consumer' })
+  const dataTransport = benchDataTransport()
+  const client = await connect({
+    bootstrap: config.bootstrap,
+    clientId: 'bench-consumer',
+    ...(dataTransport !== undefined ? { dataTransport } : {}),
+  })
   const consumer = client.consumer({
     maxWaitMs: config.maxWaitMs,
     maxPartitionBytes: config.maxPartitionBytes,

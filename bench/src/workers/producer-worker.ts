@@ -1,19 +1,24 @@
 /**
- * Producer load generator with the SDK over gRPC (one process; protocol in
+ * Producer load generator with the SDK (one process; protocol in
  * ../worker-protocol.ts, the measured loop in producer-load.ts). Record values are generated
  * before GO and reused (the producer copies them into its batches when it encodes), so the run
  * measures the client and the cluster, not data generation; the producer's own bufferBytes
  * back-pressure decides the pace.
  */
 import { connect, type ProducerRecord } from '@sluice/client'
-import { workerStdin, type ProducerWorkerConfig } from '../worker-protocol.js'
+import { benchDataTransport, workerStdin, type ProducerWorkerConfig } from '../worker-protocol.js'
 import { runProducerLoad } from './producer-load.js'
 
 const { config: raw, go } = workerStdin()
 const config = raw as ProducerWorkerConfig
 
 async function main(): Promise<void> {
-  const client = await connect({ bootstrap: config.bootstrap, clientId: 'bench-producer' })
+  const dataTransport = benchDataTransport()
+  const client = await connect({
+    bootstrap: config.bootstrap,
+    clientId: 'bench-producer',
+    ...(dataTransport !== undefined ? { dataTransport } : {}),
+  })
   const producer = client.producer({
     acks: config.tuning.acks,
     lingerMs: config.tuning.lingerMs,

@@ -1,7 +1,7 @@
 /** @sluice/client: the typed Sluice SDK. Only interfaces, types and factories are public. */
 export { connect } from './client.js'
 export type { SluiceClient } from './client.js'
-export type { ConnectOptions, RetryOptions } from './options.js'
+export type { ConnectOptions, DataTransport, RetryOptions } from './options.js'
 export type { Logger, LogFn } from './logger.js'
 export type {
   Admin,

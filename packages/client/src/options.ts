@@ -30,7 +30,19 @@ export interface ConnectOptions {
   retry?: Partial<RetryOptions>
   /** Minimum time between two metadata refreshes. Default 100 ms. */
   metadataMinRefreshMs?: number
+  /**
+   * What producers and consumers send Produce and Fetch over. 'kafka' (the default): Kafka's own
+   * Produce v9 and Fetch v12 on a plain TCP connection to each broker's Kafka listener, the
+   * lowest-latency path; a broker that advertises no Kafka listener, and acks=0 producers (Kafka
+   * answers nothing to those, so only gRPC can tell the request was written), use gRPC. 'grpc':
+   * the brokers' gRPC Produce and Fetch streams for everything. Metadata, admin and group requests
+   * are gRPC either way.
+   */
+  dataTransport?: DataTransport
 }
+
+/** The transport of the producer's and consumer's data path (ConnectOptions.dataTransport). */
+export type DataTransport = 'kafka' | 'grpc'
 
 export interface ResolvedConnectOptions {
   bootstrap: string[]
@@ -39,7 +51,11 @@ export interface ResolvedConnectOptions {
   requestTimeoutMs: number
   retry: RetryOptions
   metadataMinRefreshMs: number
+  dataTransport: DataTransport
 }
+
+/** See ConnectOptions.dataTransport. */
+export const DEFAULT_DATA_TRANSPORT: DataTransport = 'kafka'
 
 export const DEFAULT_RETRY: Readonly<RetryOptions> = {
   retries: 8,
@@ -129,6 +145,7 @@ export function resolveConnectOptions(options: ConnectOptions): ResolvedConnectO
   c.check(options.clientId === undefined || typeof options.clientId === 'string', 'clientId must be a string', 'type')
   c.int('requestTimeoutMs', options.requestTimeoutMs, 1)
   c.int('metadataMinRefreshMs', options.metadataMinRefreshMs, 0)
+  c.oneOf('dataTransport', options.dataTransport, ['kafka', 'grpc'])
   const retry = checkRetryOptions(c, options.retry)
   c.done()
   return {
@@ -138,5 +155,6 @@ export function resolveConnectOptions(options: ConnectOptions): ResolvedConnectO
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     retry,
     metadataMinRefreshMs: options.metadataMinRefreshMs ?? 100,
+    dataTransport: options.dataTransport ?? DEFAULT_DATA_TRANSPORT,
   }
 }

@@ -31,4 +31,5 @@ export {
   type MemberAssignment,
 } from './group/consumer-protocol.js'
 export * as kafka from './kafka/index.js'
+export { kafkaErrorCode, sluiceErrorFromKafka } from './kafka/kafka-error-code.js'
 export * from './trace.js'

@@ -1,6 +1,6 @@
 /**
  * A REAL in-process cluster for the SDK's integration tests: one metadata service and N brokers
- * on 127.0.0.1 port 0 in a fresh temp dir, and a connected client; plus the waits and reads those
+ * on 127.0.0.1 port 0 (gRPC and Kafka listeners) in a fresh temp dir, and a connected client; plus the waits and reads those
  * tests share. The caller stops it (afterAll / onTestFinished).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -55,6 +55,8 @@ export async function startRealCluster(options: RealClusterOptions): Promise<Rea
           port: 0,
           dataDir: join(dir, `b${id}`),
           metadataEndpoints: [metadata.endpoint],
+          // A Kafka listener too, so the SDK's data path runs over Kafka (its default transport).
+          kafkaPort: 0,
           ...options.broker,
         }),
       )

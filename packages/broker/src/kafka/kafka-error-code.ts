@@ -1,24 +1,6 @@
 /**
- * Kafka error codes for the per-item error ids the broker operations answer with. Sluice's error
- * table uses Kafka's own id wherever Kafka has the error, so those ids pass through unchanged; the
- * Sluice-only ids (10000 and up) mean nothing to a Kafka client and become the nearest Kafka error.
+ * The Sluice ↔ Kafka error-code table lives in @sluice/protocol (kafka/kafka-error-code.ts), so the
+ * broker's Kafka listener and the SDK's Kafka data path share one copy; the handlers import it
+ * from here.
  */
-import { ErrorCode, errorNameFromId, type ErrorCodeName } from '@sluice/protocol'
-
-const FIRST_SLUICE_ONLY_ID = 10_000
-
-const NEAREST_KAFKA_ERROR: Partial<Record<ErrorCodeName, ErrorCodeName>> = {
-  // Bad magic, truncation, inconsistent header fields: Kafka calls all of these a corrupt message.
-  INVALID_BATCH: 'CORRUPT_MESSAGE',
-  INVALID_ARGUMENT: 'INVALID_REQUEST',
-  // Retriable for a Kafka client too: it refreshes its metadata and tries again.
-  METADATA_UNAVAILABLE: 'BROKER_NOT_AVAILABLE',
-  DELIVERY_TIMEOUT: 'REQUEST_TIMED_OUT',
-}
-
-/** The Kafka error code for a wire error id (absent = no error). */
-export function kafkaErrorCode(id: number | undefined): number {
-  if (id === undefined) return 0
-  if (id < FIRST_SLUICE_ONLY_ID) return id
-  return ErrorCode[NEAREST_KAFKA_ERROR[errorNameFromId(id)] ?? 'UNKNOWN_SERVER_ERROR'].id
-}
+export { kafkaErrorCode } from '@sluice/protocol'

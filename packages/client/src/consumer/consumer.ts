@@ -36,6 +36,7 @@ export function resolveConsumerOptions(o: ConsumerOptions, client: ResolvedConne
     requestTimeoutMs: client.requestTimeoutMs,
     clientId: client.clientId,
     retry: client.retry,
+    dataTransport: client.dataTransport,
   }
 }
 

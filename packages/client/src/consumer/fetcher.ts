@@ -4,8 +4,9 @@
  *    ListOffsets;
  * 2. fetchable partitions (position known, not paused or stopped, no fetch in flight) are
  *    grouped by leader, and each leader without a fetch in flight gets one long-poll Fetch
- *    request carrying all of them, on a bidi Fetch stream per broker (one request in flight per
- *    broker).
+ *    request carrying all of them, on a data channel per broker (one request in flight per
+ *    broker; network/data-channel.ts: Kafka Fetch on a TCP connection to the broker's Kafka
+ *    listener, or a gRPC bidi Fetch stream; network/data-route.ts picks).
  * Prefetch: a partition is fetched again as soon as its previous answer arrived, while the
  * application still works through what is buffered, so long polls overlap with processing.
  * Memory is bounded by `maxBufferedBytes`: the bytes buffered (fetched, not yet delivered) plus
@@ -23,10 +24,14 @@
 import { SluiceError, toBigInt, toInt64String, traceHop, traceOn, type wire } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
 import type { ConnectionPool } from '../network/connection-pool.js'
+import type { DataChannel } from '../network/data-channel.js'
+import { dataRoute } from '../network/data-route.js'
+import { KafkaDataChannel } from '../network/kafka-data-channel.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
 import { RequestStream } from '../network/request-stream.js'
-import type { RetryOptions } from '../options.js'
+import { DEFAULT_DATA_TRANSPORT, type DataTransport, type RetryOptions } from '../options.js'
 import { fetchedBytes, scanFetched, type ScanResult } from './fetched-records.js'
+import { kafkaFetchMapping } from './kafka-fetch-mapping.js'
 import { listOffsets, seekTimestamp } from './list-offsets.js'
 import type { PartitionState, SubscriptionState } from './subscription.js'
 
@@ -42,9 +47,11 @@ export interface FetcherOptions {
   requestTimeoutMs: number
   clientId: string
   retry: RetryOptions
+  /** What Fetch travels over (ConnectOptions.dataTransport; default DEFAULT_DATA_TRANSPORT). */
+  dataTransport?: DataTransport
 }
 
-type FetchStream = RequestStream<wire.FetchRequest, wire.FetchResponse__Output>
+type FetchStream = DataChannel<wire.FetchRequest, wire.FetchResponse__Output>
 interface Sent {
   s: PartitionState
   generation: number
@@ -52,7 +59,7 @@ interface Sent {
 }
 
 export class Fetcher {
-  private readonly streams = new Map<number, { endpoint: string; stream: FetchStream }>()
+  private readonly streams = new Map<number, { key: string; transport: DataTransport; stream: FetchStream }>()
   private readonly busy = new Set<number>()
   /** max_bytes of the fetch in flight per broker: counted against maxBufferedBytes. */
   private readonly reserved = new Map<number, number>()
@@ -139,6 +146,11 @@ export class Fetcher {
     return wakeMs
   }
 
+  /** @internal tests: what the Fetch channel to each broker it has talked to travels over. */
+  transports(): Map<number, DataTransport> {
+    return new Map([...this.streams].map(([id, e]) => [id, e.transport]))
+  }
+
   /** @internal tests: bytes buffered (fetched, not delivered) and reserved by fetches in flight. */
   bufferedBytes(): { buffered: number; reserved: number } {
     let buffered = 0
@@ -200,17 +212,7 @@ export class Fetcher {
   }
 
   private fetch(brokerId: number, parts: PartitionState[], maxBytes: number): void {
-    const node = this.cache.brokers.get(brokerId)!
-    let entry = this.streams.get(brokerId)
-    if (entry === undefined || entry.endpoint !== node.endpoint) {
-      entry?.stream.close()
-      const client = this.pool.brokerClient(node.endpoint)
-      entry = {
-        endpoint: node.endpoint,
-        stream: new RequestStream(() => client.Fetch(), 1, `fetch from broker ${brokerId}`),
-      }
-      this.streams.set(brokerId, entry)
-    }
+    const entry = this.streamFor(brokerId)
     this.busy.add(brokerId)
     this.reserved.set(brokerId, maxBytes)
     // The broker fills partitions in request order: rotate, so a tight budget is shared.
@@ -266,6 +268,36 @@ export class Fetcher {
         for (const { s } of sent) s.fetching = false
         this.subs.notify()
       })
+  }
+
+  /** The broker's fetch channel (one request in flight), replaced when its route changed. */
+  private streamFor(brokerId: number): { key: string; transport: DataTransport; stream: FetchStream } {
+    const node = this.cache.brokers.get(brokerId)!
+    const route = dataRoute(node, this.options.dataTransport ?? DEFAULT_DATA_TRANSPORT)
+    const existing = this.streams.get(brokerId)
+    if (existing !== undefined && existing.key === route.key) return existing
+    // The broker moved (or its Kafka listener did): a fetch still in flight there is retried.
+    existing?.stream.close(
+      new SluiceError('NETWORK_EXCEPTION', `broker ${brokerId}'s address changed; the connection was replaced`),
+    )
+    const name = `fetch from broker ${brokerId}`
+    let stream: FetchStream
+    if (route.transport === 'kafka') {
+      stream = new KafkaDataChannel(kafkaFetchMapping, {
+        host: route.host,
+        port: route.port,
+        clientId: this.options.clientId,
+        maxInFlight: 1,
+        name,
+        connectTimeoutMs: this.options.requestTimeoutMs,
+      })
+    } else {
+      const client = this.pool.brokerClient(route.endpoint)
+      stream = new RequestStream(() => client.Fetch(), 1, name)
+    }
+    const entry = { key: route.key, transport: route.transport, stream }
+    this.streams.set(brokerId, entry)
+    return entry
   }
 
   private current(x: Sent): boolean {

@@ -9,7 +9,10 @@ const RESPONSE = {
   cluster_id: 'c',
   controller_id: 3000,
   metadata_endpoints: [],
-  brokers: [{ broker_id: 1, host: '127.0.0.1', port: 9092, rack: '' }],
+  brokers: [
+    { broker_id: 1, host: '127.0.0.1', port: 9092, rack: '', kafka_host: '', kafka_port: 0 },
+    { broker_id: 2, host: '127.0.0.1', port: 9093, rack: '', kafka_host: 'kafka.local', kafka_port: 19092 },
+  ],
   topics: [],
 } as unknown as wire.MetadataResponse__Output
 
@@ -45,6 +48,7 @@ describe('MetadataCache', () => {
         requestTimeoutMs: 1000,
         retry: DEFAULT_RETRY,
         metadataMinRefreshMs: 500,
+        dataTransport: 'kafka',
       },
       clock,
     )
@@ -62,5 +66,21 @@ describe('MetadataCache', () => {
     await second
     expect(done).toBe(true)
     expect(requests()).toBe(2)
+  })
+
+  it("exposes each broker's advertised Kafka listener, and none for a broker without one (kafka_port 0)", async () => {
+    const { pool } = fakePool()
+    const cache = new MetadataCache(pool, {
+      bootstrap: ['127.0.0.1:9092'],
+      clientId: 't',
+      logger: silentLogger,
+      requestTimeoutMs: 1000,
+      retry: DEFAULT_RETRY,
+      metadataMinRefreshMs: 0,
+      dataTransport: 'kafka',
+    })
+    await cache.refresh()
+    expect(cache.brokers.get(1)?.kafkaEndpoint).toBeUndefined()
+    expect(cache.brokers.get(2)?.kafkaEndpoint).toEqual({ host: 'kafka.local', port: 19092 })
   })
 })

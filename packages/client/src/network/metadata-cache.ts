@@ -21,6 +21,8 @@ export interface BrokerNode {
   port: number
   rack: string
   endpoint: string
+  /** The broker's advertised Kafka listener; undefined when it has none (kafka_port 0). */
+  kafkaEndpoint: { host: string; port: number } | undefined
 }
 
 export interface PartitionInfo {
@@ -200,6 +202,7 @@ export class MetadataCache {
         port: b.port,
         rack: b.rack,
         endpoint: `${b.host}:${b.port}`,
+        kafkaEndpoint: b.kafka_port > 0 && b.kafka_host !== '' ? { host: b.kafka_host, port: b.kafka_port } : undefined,
       })
     }
     for (const t of res.topics) {

@@ -205,6 +205,7 @@ export class ProducerImpl implements Producer {
         clientId: client.clientId,
         retry: client.retry,
         idempotence,
+        dataTransport: client.dataTransport,
       },
       log,
     )

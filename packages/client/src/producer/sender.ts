@@ -1,7 +1,8 @@
 /**
  * The sender moves ready batches from the accumulator to the brokers: one Produce request per
- * leader broker per round, on a long-lived bidi Produce stream per broker with at most
- * `maxInFlight` requests outstanding. It runs in rounds triggered by wakeups (new or full batch,
+ * leader broker per round, on a long-lived data channel per broker (network/data-channel.ts:
+ * Kafka Produce on a TCP connection to the broker's Kafka listener, or a gRPC bidi Produce stream;
+ * network/data-route.ts picks) with at most `maxInFlight` requests outstanding. It runs in rounds triggered by wakeups (new or full batch,
  * response, metadata refresh) and by one timer set to the earliest linger expiry.
  *
  * Per partition outcome: success completes the batch; a retriable error (NOT_LEADER, unknown
@@ -35,12 +36,16 @@ import {
 } from '@sluice/protocol'
 import type { Logger } from '../logger.js'
 import type { ConnectionPool } from '../network/connection-pool.js'
+import type { DataChannel } from '../network/data-channel.js'
+import { dataRoute } from '../network/data-route.js'
+import { KafkaDataChannel } from '../network/kafka-data-channel.js'
 import type { MetadataCache } from '../network/metadata-cache.js'
 import { RequestStream } from '../network/request-stream.js'
-import type { RetryOptions } from '../options.js'
+import { DEFAULT_DATA_TRANSPORT, type DataTransport, type RetryOptions } from '../options.js'
 import { backoffMs } from '../retry.js'
 import type { RecordAccumulator } from './accumulator.js'
 import type { IdempotenceManager } from './idempotence.js'
+import { kafkaProduceMapping } from './kafka-produce-mapping.js'
 import type { ProducerBatch } from './producer-batch.js'
 
 /** Upper bound of one Produce request; well under the 64 MiB gRPC message limit. */
@@ -58,12 +63,14 @@ export interface SenderOptions {
   idempotence?: IdempotenceManager
   /** Times linger wake-ups, backoffs and delivery timeouts; the accumulator's clock (default: systemClock). */
   clock?: Clock
+  /** What Produce travels over (ConnectOptions.dataTransport; default DEFAULT_DATA_TRANSPORT). */
+  dataTransport?: DataTransport
 }
 
-type ProduceStream = RequestStream<wire.ProduceRequest, wire.ProduceResponse__Output>
+type ProduceStream = DataChannel<wire.ProduceRequest, wire.ProduceResponse__Output>
 
 export class Sender {
-  private readonly streams = new Map<number, { endpoint: string; stream: ProduceStream }>()
+  private readonly streams = new Map<number, { key: string; transport: DataTransport; stream: ProduceStream }>()
   /** Without idempotence: batches in flight per partition, and the partitions at maxInFlight. */
   private readonly partitionInFlight = new Map<string, number>()
   private readonly muted = new Set<string>()
@@ -190,16 +197,27 @@ export class Sender {
   private streamFor(brokerId: number): ProduceStream | undefined {
     const node = this.cache.brokers.get(brokerId)
     if (node === undefined) return undefined
+    const route = dataRoute(node, this.options.dataTransport ?? DEFAULT_DATA_TRANSPORT, this.options.acks !== 0)
     const existing = this.streams.get(brokerId)
-    if (existing !== undefined && existing.endpoint === node.endpoint) return existing.stream
-    existing?.stream.close()
-    const client = this.pool.brokerClient(node.endpoint)
-    const stream: ProduceStream = new RequestStream(
-      () => client.Produce(),
-      this.options.maxInFlight,
-      `produce to broker ${brokerId}`,
-    )
-    this.streams.set(brokerId, { endpoint: node.endpoint, stream })
+    if (existing !== undefined && existing.key === route.key) return existing.stream
+    // The broker moved (or its Kafka listener did): what is still in flight there is retried.
+    existing?.stream.close(movedError(brokerId))
+    const name = `produce to broker ${brokerId}`
+    let stream: ProduceStream
+    if (route.transport === 'kafka') {
+      stream = new KafkaDataChannel(kafkaProduceMapping, {
+        host: route.host,
+        port: route.port,
+        clientId: this.options.clientId,
+        maxInFlight: this.options.maxInFlight,
+        name,
+        connectTimeoutMs: this.options.requestTimeoutMs,
+      })
+    } else {
+      const client = this.pool.brokerClient(route.endpoint)
+      stream = new RequestStream(() => client.Produce(), this.options.maxInFlight, name)
+    }
+    this.streams.set(brokerId, { key: route.key, transport: route.transport, stream })
     return stream
   }
 
@@ -286,6 +304,11 @@ export class Sender {
     else this.muted.delete(key)
   }
 
+  /** @internal tests: what the Produce channel to each broker it has talked to travels over. */
+  transports(): Map<number, DataTransport> {
+    return new Map([...this.streams].map(([id, e]) => [id, e.transport]))
+  }
+
   /** @internal tests: batches of the partition in flight right now. */
   inFlightOf(topic: string, partition: number): number {
     let n = 0
@@ -368,4 +391,9 @@ export class Sender {
     else b.complete(outcome)
     this.onBatchDone()
   }
+}
+
+/** Why requests in flight on a replaced channel failed: retriable, and a reason to refresh metadata. */
+function movedError(brokerId: number): SluiceError {
+  return new SluiceError('NETWORK_EXCEPTION', `broker ${brokerId}'s address changed; the connection was replaced`)
 }

@@ -78,6 +78,7 @@ export function resolveGroupConsumerOptions(
       requestTimeoutMs: client.requestTimeoutMs,
       clientId: client.clientId,
       retry: client.retry,
+      dataTransport: client.dataTransport,
     },
     group: {
       groupId: o.groupId,
