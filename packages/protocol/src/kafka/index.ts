@@ -14,4 +14,9 @@ export {
   writeResponseHeader,
 } from './kafka-frame.js'
 export type { KafkaApiCodec } from './kafka-api-codec.js'
+export {
+  KafkaClientConnection,
+  type KafkaClientConnectionOptions,
+  type KafkaRequestOptions,
+} from './kafka-client-connection.js'
 export * from './messages/index.js'
