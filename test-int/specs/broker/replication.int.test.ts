@@ -102,7 +102,8 @@ async function followerFetch(
 
 describe.each(REPLICA_FETCH_TRANSPORTS)('replication, followers fetching over %s', (transport) => {
   const startCluster = (count: number): Promise<ReplicationCluster> =>
-    ReplicationCluster.start(count, { ...FAST_REPLICATION, replicaFetchTransport: transport })
+    // Every broker runs a Kafka listener: followers fetch there under the 'kafka' transport.
+    ReplicationCluster.start(count, { ...FAST_REPLICATION, kafkaPort: 0, replicaFetchTransport: transport })
 
   it('followers catch up byte for byte, the high watermark advances, and acks=-1 waits for the ISR', async () => {
     const c = await startCluster(3)

@@ -68,8 +68,6 @@ export class ReplicationCluster {
       port: 0,
       dataDir: path.join(this.root, `broker-${id}`),
       metadataEndpoints: [this.metadataEndpoint],
-      // Every broker runs a Kafka listener: followers fetch there under the 'kafka' transport.
-      kafkaPort: 0,
       ...this.defaults,
       ...extra,
     })
