@@ -171,8 +171,11 @@ function leaderHint(cache: MetadataCache, topic: string, partition: number): kaf
   return state === undefined ? {} : { leaderId: state.leader, leaderEpoch: state.leaderEpoch }
 }
 
-/** The v12+ DivergingEpoch of a follower's answer (absent = none; see the file comment for (-1, -1)). */
-function divergingEpochOf(
+/**
+ * The v12+ DivergingEpoch of a follower's answer (absent = none; see the file comment for (-1, -1)).
+ * @internal exported for testing
+ */
+export function divergingEpochOf(
   d: wire.EpochEndOffset | null | undefined,
 ): kafka.FetchResponseEpochEndOffsetInput | undefined {
   if (d === undefined || d === null) return undefined
