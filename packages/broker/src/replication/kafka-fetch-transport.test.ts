@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest'
-import { kafka, type wire } from '@sluice/protocol'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { kafka, SluiceError, type wire } from '@sluice/protocol'
 import { kafkaTopicId } from '../kafka/topic-id.js'
-import { fromKafkaFetch, REPLICA_FETCH_VERSION, toKafkaFetch } from './kafka-fetch-transport.js'
+import { fakeLeader } from './__fixtures__/fake-kafka-leader.js'
+import { fromKafkaFetch, KafkaFetchConnection, REPLICA_FETCH_VERSION, toKafkaFetch } from './kafka-fetch-transport.js'
 
 const ID_A = 'AAECAwQFBgcICQoLDA0ODw' // 16 bytes 0..15 in URL-safe base64
 
@@ -133,5 +134,42 @@ describe('the Kafka transport of follower fetches', () => {
     // "No common epoch" is sent as (-1, 0) because (-1, -1) is the field's default and not written.
     expect(noCommonEpoch!.diverging_epoch).toEqual({ epoch: -1, end_offset: '0' })
     expect(stale!.error_code).toBe(77)
+  })
+})
+
+describe('KafkaFetchConnection', () => {
+  it('asks ApiVersions first, and refuses a leader without Fetch v15 with UNSUPPORTED_VERSION', async () => {
+    const old = await fakeLeader([4, 13])
+    const current = await fakeLeader([4, 15])
+    onTestFinished(async () => {
+      await old.close()
+      await current.close()
+    })
+    let unsupported = 0
+    const refused = new KafkaFetchConnection({
+      address: `127.0.0.1:${old.port}`,
+      clientId: 'test',
+      topicIdOf: () => ID_A,
+      onUnsupported: () => unsupported++,
+    })
+    const err = await refused.fetch(followerRequest()).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(err).toBeInstanceOf(SluiceError)
+    expect((err as SluiceError).code).toBe('UNSUPPORTED_VERSION')
+    expect(unsupported).toBe(1)
+    refused.close(new Error('done'))
+
+    const served = new KafkaFetchConnection({
+      address: `127.0.0.1:${current.port}`,
+      clientId: 'test',
+      topicIdOf: () => ID_A,
+      onUnsupported: () => unsupported++,
+    })
+    const res = await served.fetch(followerRequest())
+    expect([res.correlation_id, res.error_code, res.topics]).toEqual(['9', 0, []])
+    expect(unsupported).toBe(1)
+    served.close(new Error('done'))
   })
 })

@@ -14,13 +14,21 @@
  *
  * Kafka's Fetch answer has no log end offset: it is answered as -1 (unknown), which the fetcher
  * handles (replica-fetcher.ts). Fetch sessions are not used: every request is a full fetch.
+ *
+ * A new connection first asks ApiVersions (one round trip per connection, not per fetch): a
+ * leader that does not serve Fetch v15 (a broker from before follower fetches over Kafka, during
+ * a rolling upgrade) fails the fetch with UNSUPPORTED_VERSION and is reported through
+ * `onUnsupported`, so the fetcher manager fetches from it over gRPC instead.
  */
-import { kafka, type wire } from '@sluice/protocol'
+import { kafka, SluiceError, type wire } from '@sluice/protocol'
 import { isZeroTopicId, kafkaTopicId } from '../kafka/topic-id.js'
 import type { ReplicaFetchConnection } from './replica-fetch-transport.js'
 
 /** Fetch v15: the first version with ReplicaState (the follower's broker epoch). */
 export const REPLICA_FETCH_VERSION = 15
+
+/** ApiVersions v3: flexible, and answered by every Sluice broker with a Kafka listener. */
+const API_VERSIONS_VERSION = 3
 
 /** Answers up to 64 MiB (the leader caps a fetch answer below that, as on gRPC). */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -31,6 +39,8 @@ export interface KafkaFetchConnectionOptions {
   readonly clientId: string
   /** The topic id (Sluice's text form) of `topic` as this broker's metadata knows it. */
   readonly topicIdOf: (topic: string) => string | undefined
+  /** Called when the leader turns out not to serve follower fetches over Kafka (Fetch v15). */
+  readonly onUnsupported?: () => void
 }
 
 export class KafkaFetchConnection implements ReplicaFetchConnection {
@@ -45,10 +55,11 @@ export class KafkaFetchConnection implements ReplicaFetchConnection {
       port,
       clientId: options.clientId,
       maxFrameBytes: MAX_ANSWER_BYTES,
-    }).then((c) => {
+    }).then(async (c) => {
       // Closed while it was opening: nobody will use it.
       if (this.closedBy !== undefined) c.close()
       else this.connection = c
+      await this.checkVersions(c)
       return c
     })
     // A failed connect surfaces from fetch(); do not let it go unhandled when nobody fetches.
@@ -63,6 +74,29 @@ export class KafkaFetchConnection implements ReplicaFetchConnection {
     const body = toKafkaFetch(request, this.options.topicIdOf, names)
     const answer = await connection.request(kafka.FetchApi, REPLICA_FETCH_VERSION, body)
     return fromKafkaFetch(request, answer, names)
+  }
+
+  /** Rejects (and closes `c`) unless the leader serves Fetch v15. */
+  private async checkVersions(c: kafka.KafkaClientConnection): Promise<void> {
+    const versions = await c.request(kafka.ApiVersionsApi, API_VERSIONS_VERSION, {
+      clientSoftwareName: 'sluice-replica-fetcher',
+      clientSoftwareVersion: '1',
+    })
+    const fetch = versions.apiKeys.find((k) => k.apiKey === kafka.FetchApi.apiKey)
+    if (
+      versions.errorCode === 0 &&
+      fetch !== undefined &&
+      fetch.minVersion <= REPLICA_FETCH_VERSION &&
+      fetch.maxVersion >= REPLICA_FETCH_VERSION
+    )
+      return
+    const err = new SluiceError(
+      'UNSUPPORTED_VERSION',
+      `the leader at ${this.options.address} serves Fetch ${fetch === undefined ? 'not at all' : `v${fetch.minVersion}-${fetch.maxVersion}`}; follower fetches need v${REPLICA_FETCH_VERSION}`,
+    )
+    c.close(err)
+    this.options.onUnsupported?.()
+    throw err
   }
 
   close(reason: Error): void {

@@ -5,8 +5,10 @@
  *
  * Transport (replica-fetch-transport.ts, `replicaFetchTransport`): 'kafka' (the default) fetches
  * from the leader's Kafka listener with Kafka's Fetch; 'grpc' from its gRPC port. A leader that
- * registered no Kafka listener (a broker started without one) is fetched from over gRPC, the
- * one transport every broker serves.
+ * registered no Kafka listener (a broker started without one), or whose Kafka listener does not
+ * serve Fetch v15 (an older broker during a rolling upgrade), is fetched from over gRPC, the one
+ * transport every broker serves; the latter until that broker registers again (a new broker
+ * epoch: it may have been upgraded).
  *
  * Addresses: `replicaConnectOverrides` (broker id -> host:port, e.g. a TCP proxy in the e2e
  * suite) wins over the address the metadata cache advertises for the transport (the Kafka
@@ -42,6 +44,8 @@ export class ReplicaFetcherManager {
   private readonly fetchers = new Map<number, ReplicaFetcher>()
   private readonly sourceOf = new Map<string, number>()
   private readonly stopping = new Set<Promise<void>>()
+  /** Leaders whose Kafka listener refused follower fetches -> their broker epoch then. */
+  private readonly kafkaUnsupported = new Map<number, string>()
   private stopped = false
 
   constructor(private readonly options: ReplicaFetcherManagerOptions) {}
@@ -64,7 +68,7 @@ export class ReplicaFetcherManager {
   /** Where and how replication reaches `brokerId`, or undefined when it is unknown. */
   endpointOf(brokerId: number): ReplicaEndpoint | undefined {
     const override = this.options.connectOverrides[String(brokerId)]
-    if (this.transport === 'kafka') {
+    if (this.transport === 'kafka' && !this.kafkaRefusedBy(brokerId)) {
       if (override !== undefined) return { transport: 'kafka', address: override }
       const k = this.options.cache.kafkaEndpoint(brokerId)
       if (k !== undefined) return { transport: 'kafka', address: `${k.host}:${k.port}` }
@@ -75,14 +79,33 @@ export class ReplicaFetcherManager {
     return b === undefined ? undefined : { transport: 'grpc', address: `${b.host}:${b.port}` }
   }
 
-  private readonly connect = (e: ReplicaEndpoint): ReplicaFetchConnection =>
-    e.transport === 'kafka'
-      ? new KafkaFetchConnection({
-          address: e.address,
-          clientId: `replica-fetcher-${this.options.brokerId}`,
-          topicIdOf: (topic) => this.options.cache.topicIdOf(topic),
-        })
-      : new GrpcFetchConnection(e.address)
+  /** True while `brokerId`, in the registration that refused, does not serve follower fetches over Kafka. */
+  private kafkaRefusedBy(brokerId: number): boolean {
+    const refusedIn = this.kafkaUnsupported.get(brokerId)
+    if (refusedIn === undefined) return false
+    if (this.options.cache.broker(brokerId)?.brokerEpoch === refusedIn) return true
+    this.kafkaUnsupported.delete(brokerId)
+    return false
+  }
+
+  /** The connector of the fetcher for `leaderId`. */
+  private connector(leaderId: number): (e: ReplicaEndpoint) => ReplicaFetchConnection {
+    return (e) =>
+      e.transport === 'kafka'
+        ? new KafkaFetchConnection({
+            address: e.address,
+            clientId: `replica-fetcher-${this.options.brokerId}`,
+            topicIdOf: (topic) => this.options.cache.topicIdOf(topic),
+            onUnsupported: () => {
+              this.options.logger.warn(
+                { source: leaderId },
+                'the leader does not serve follower fetches over Kafka (Fetch v15); fetching from it over gRPC',
+              )
+              this.kafkaUnsupported.set(leaderId, this.options.cache.broker(leaderId)?.brokerEpoch ?? '')
+            },
+          })
+        : new GrpcFetchConnection(e.address)
+  }
 
   /** Fetches `replica` from `leaderId` in `leaderEpoch` (moving it from another source if needed). */
   follow(replica: Partition, leaderId: number, leaderEpoch: number): void {
@@ -98,7 +121,7 @@ export class ReplicaFetcherManager {
         brokerId: this.options.brokerId,
         sourceBrokerId: leaderId,
         resolveEndpoint: () => this.endpointOf(leaderId),
-        connect: this.connect,
+        connect: this.connector(leaderId),
         brokerEpoch: this.options.brokerEpoch,
         waitMaxMs: this.options.waitMaxMs,
         minBytes: this.options.minBytes,
