@@ -8,12 +8,12 @@
  * are printed; SLUICE_E2E_KEEP=1 keeps the data dir and process logs.
  */
 import { describe, expect, it, onTestFailed, onTestFinished } from 'vitest'
-import { useFaultCluster, type FaultCluster } from '../src/harness/fault-cluster.js'
+import { useFaultCluster, type FaultCluster, type FaultClusterOptions } from '../src/harness/fault-cluster.js'
 import { isolateBroker, killLeader, rollingRestart, zombieLeader, type StepResult } from '../src/harness/faults.js'
 import { finishWorkload, startWorkload, type Verdict } from '../src/harness/workload.js'
 
-async function cluster(): Promise<FaultCluster> {
-  const c = await useFaultCluster(onTestFinished)
+async function cluster(options?: FaultClusterOptions): Promise<FaultCluster> {
+  const c = await useFaultCluster(onTestFinished, options)
   onTestFailed(() => {
     for (const ref of [...c.brokerIds, 'metadata' as const])
       console.log(`--- ${String(ref)} (last lines) ---\n${c.outputTail(ref, 15)}`)
@@ -69,6 +69,14 @@ describe('replication faults (3 brokers, RF 3, min.insync.replicas 2, acks=all)'
     const w = await startWorkload(c, { topic: 'faults-rolling' })
     const step = await rollingRestart(c, w)
     const verdict = await finishWorkload(c, w, 'rolling-restart')
+    expectSafe(verdict, [step])
+  })
+
+  it('(e) the same isolation with followers on the gRPC fetch transport: the proxies cut that path too', async () => {
+    const c = await cluster({ replicaFetchTransport: 'grpc' })
+    const w = await startWorkload(c, { topic: 'faults-isolate-grpc' })
+    const step = await isolateBroker(c, w, 0, { mode: 'hold', heal: true })
+    const verdict = await finishWorkload(c, w, 'isolate-grpc')
     expectSafe(verdict, [step])
   })
 })

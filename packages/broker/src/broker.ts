@@ -27,6 +27,7 @@ import { ReplicaManager } from './replica-manager.js'
 import { followerFetchKey } from './replication/follower-fetch.js'
 import { readHighWatermarks } from './replication/hw-checkpoint.js'
 import { ReplicaFetcherManager } from './replication/replica-fetcher-manager.js'
+import type { ReplicaFetchTransportKind } from './replication/replica-fetch-transport.js'
 import { LogMaintenance } from './log-maintenance.js'
 import { DelayedFetchPurgatory } from './server/delayed-fetch.js'
 import { startGrpcServer, type BrokerGrpcServer } from './server/grpc-server.js'
@@ -67,8 +68,17 @@ export interface BrokerOptions {
   replicaFetchMinBytes?: number
   /** Per-partition byte limit of follower fetches (default 1 MiB). */
   replicaFetchMaxBytes?: number
-  /** Broker id -> host:port dialled for replication instead of the advertised address. */
+  /**
+   * Broker id -> host:port dialled for replication instead of the advertised address (the
+   * address of `replicaFetchTransport`: the peer's Kafka listener under 'kafka').
+   */
   replicaConnectOverrides?: Readonly<Record<number, string>>
+  /**
+   * What followers fetch over (replication/replica-fetch-transport.ts): Kafka's Fetch on the
+   * leader's Kafka listener ('kafka', the default; a leader without one is fetched over gRPC) or
+   * the gRPC Fetch stream ('grpc').
+   */
+  replicaFetchTransport?: ReplicaFetchTransportKind
   /** How often the replication-offset-checkpoint is written (default 5000). */
   highWatermarkCheckpointIntervalMs?: number
   /** Retention/compaction/checkpoint scheduler period (log.retention.check.interval.ms, default 300000). */
@@ -173,6 +183,7 @@ async function startBrokerServing(options: BrokerOptions, admin: BrokerAdmin | u
     brokerId: options.brokerId,
     cache,
     connectOverrides: Object.fromEntries(Object.entries(options.replicaConnectOverrides ?? {})),
+    transport: options.replicaFetchTransport ?? 'kafka',
     brokerEpoch: () => session?.lastBrokerEpoch,
     waitMaxMs: options.replicaFetchWaitMaxMs ?? 500,
     minBytes: options.replicaFetchMinBytes ?? 1,

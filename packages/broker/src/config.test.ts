@@ -85,6 +85,19 @@ describe('loadBrokerConfig', () => {
     if (!bad.ok) expect(bad.problems.join('\n')).toContain('replicaConnectOverrides')
   })
 
+  it('takes the replica fetch transport from a flag or the environment, kafka by default, and rejects others', () => {
+    const base = ['--broker-id', '1', '--data-dir', '/d', '--metadata-endpoints', 'm:1']
+    const d = loadBrokerConfig(base, {})
+    expect(d.ok && d.config.replicaFetchTransport).toBe('kafka')
+    const f = loadBrokerConfig([...base, '--replica-fetch-transport', 'grpc'], {})
+    expect(f.ok && f.config.replicaFetchTransport).toBe('grpc')
+    const e = loadBrokerConfig(base, { SLUICE_REPLICA_FETCH_TRANSPORT: 'grpc' })
+    expect(e.ok && e.config.replicaFetchTransport).toBe('grpc')
+    const bad = loadBrokerConfig([...base, '--replica-fetch-transport', 'udp'], {})
+    expect(bad.ok).toBe(false)
+    if (!bad.ok) expect(bad.problems.join('\n')).toContain('replicaFetchTransport')
+  })
+
   it('takes the Kafka listener settings from flags and the environment, with 9092 and 9192 as the defaults', () => {
     const base = ['--broker-id', '1', '--data-dir', '/d', '--metadata-endpoints', 'm:1']
     const defaults = loadBrokerConfig(base, {})

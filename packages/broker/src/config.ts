@@ -120,7 +120,15 @@ export const brokerConfigSchema = z
       .describe('How often the replication-offset-checkpoint (high watermarks) is written'),
     replicaConnectOverrides: connectOverrides
       .default({})
-      .describe('broker id=host:port pairs dialled for replication instead of the advertised address'),
+      .describe(
+        "broker id=host:port pairs dialled for replication instead of the advertised address (the peer's Kafka listener under replicaFetchTransport kafka)",
+      ),
+    replicaFetchTransport: z
+      .enum(['kafka', 'grpc'])
+      .default('kafka')
+      .describe(
+        "What followers fetch over: kafka = Kafka's Fetch on the leader's Kafka listener (a leader without one is fetched over gRPC), grpc = the gRPC Fetch stream",
+      ),
     logRetentionCheckIntervalMs: int(10, 86_400_000)
       .default(300_000)
       .describe('How often retention, compaction and the log checkpoints run (log.retention.check.interval.ms)'),

@@ -37,3 +37,10 @@ export { produceHandler } from './kafka/handlers/produce-handler.js'
 export * from './kafka/handlers/coordinator-handlers.js'
 export { MetadataForwarder, closeForwarder, forwarderFor } from './kafka/metadata-forwarder.js'
 export { kafkaHandlers } from './kafka/kafka-handlers.js'
+export { KafkaFetchConnection } from './replication/kafka-fetch-transport.js'
+export { GrpcFetchConnection } from './replication/grpc-fetch-transport.js'
+export {
+  REPLICA_FETCH_TRANSPORTS,
+  type ReplicaFetchConnection,
+  type ReplicaFetchTransportKind,
+} from './replication/replica-fetch-transport.js'

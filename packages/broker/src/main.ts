@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     replicaFetchMinBytes: config.replicaFetchMinBytes,
     replicaFetchMaxBytes: config.replicaFetchMaxBytes,
     replicaConnectOverrides: config.replicaConnectOverrides,
+    replicaFetchTransport: config.replicaFetchTransport,
     highWatermarkCheckpointIntervalMs: config.highWatermarkCheckpointIntervalMs,
     logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
     fileDeleteDelayMs: config.fileDeleteDelayMs,

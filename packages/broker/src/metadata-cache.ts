@@ -198,6 +198,14 @@ export class MetadataCache {
     for (const check of [...this.appliedWaiters]) check()
   }
 
+  /** The id of `topic` (Kafka's text form), or undefined when the topic or its id is not known. */
+  topicIdOf(topic: string): string | undefined {
+    const parts = this.topics.get(topic)
+    if (parts === undefined) return undefined
+    const id = topicIdOf(this.configs.get(topic), parts)
+    return id === '' ? undefined : id
+  }
+
   /** The topic with this id (the metadata service's text form), if the cache has it. */
   topicById(topicId: string): string | undefined {
     if (this.topicIds === undefined) {

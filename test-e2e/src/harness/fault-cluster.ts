@@ -2,7 +2,9 @@
  * A cluster of real processes wired through TCP proxies so a test can break it on purpose: one
  * metadata service and N brokers (default 3), each broker reaching the metadata service through
  * its own proxy (`<b>->md`, handed to it as its metadata endpoint) and each peer broker through a
- * per-pair proxy (`<b>-><peer>`, given to the broker as a replica connect override). The test's
+ * per-pair proxy (`<b>-><peer>`, given to the broker as a replica connect override, in front of
+ * the peer's replication address: its Kafka listener under the default 'kafka' replica fetch
+ * transport, its gRPC port under 'grpc'). The test's
  * clients reach brokers and the metadata service directly: faults cut the cluster's internal
  * links, not the observer.
  *
@@ -10,7 +12,7 @@
  * broker to 'hold' or 'drop'), heal, restart with the same data dir and port. Every action is
  * written to the timeline (`onEvent`, default stdout) with the time since start.
  *
- * Ports: brokers get fixed ports chosen up front (so proxies exist before the brokers and a
+ * Ports: brokers get fixed ports (gRPC and Kafka) chosen up front (so proxies exist before the brokers and a
  * restarted broker comes back where its peers and clients expect it). Process output goes to
  * `<dataDir>/logs/<name>.log`; SLUICE_E2E_KEEP=1 keeps the data dir for a post-mortem.
  * close() always leaves nothing running: stopped processes are continued, then killed.
@@ -36,6 +38,8 @@ export interface FaultClusterOptions extends Partial<ClusterTimeouts> {
   readonly extraBrokerArgs?: (id: number) => string[]
   /** Every output line of every process (also written to `<dataDir>/logs/<name>.log`). */
   readonly onOutputLine?: (name: string, line: string) => void
+  /** What followers fetch over (the brokers' replicaFetchTransport; default their default, 'kafka'). */
+  readonly replicaFetchTransport?: 'kafka' | 'grpc'
 }
 
 export interface FaultCluster {
@@ -81,6 +85,7 @@ export interface FaultCluster {
 interface BrokerSlot {
   readonly id: number
   readonly port: number
+  readonly kafkaPort: number
   readonly dataDir: string
   process: SpawnedProcess | undefined
   state: BrokerState
@@ -104,6 +109,7 @@ export async function startFaultCluster(options: FaultClusterOptions = {}): Prom
   await mkdir(path.join(dataDir, 'logs'))
   const ids = Array.from({ length: count }, (_, i) => i + 1)
   const proxies = new Map<string, TcpProxy>()
+  const transport = options.replicaFetchTransport ?? 'kafka'
   const logFiles = new Map<string, WriteStream>()
   const slots = new Map<number, BrokerSlot>()
   let metadata: SpawnedProcess | undefined
@@ -160,15 +166,16 @@ export async function startFaultCluster(options: FaultClusterOptions = {}): Prom
         if (from === to) continue
         proxies.set(
           `${from}->${to}`,
-          await startTcpProxy({ target: () => `127.0.0.1:${slots.get(to)?.port ?? 0}`, name: `b${from}->b${to}` }),
+          await startTcpProxy({ target: () => `127.0.0.1:${replicationPort(to)}`, name: `b${from}->b${to}` }),
         )
       }
     }
-    const ports = await freePorts(count)
+    const ports = await freePorts(2 * count)
     for (const id of ids) {
       slots.set(id, {
         id,
         port: ports[id - 1]!,
+        kafkaPort: ports[count + id - 1]!,
         dataDir: path.join(dataDir, `broker-${id}`),
         process: undefined,
         state: 'dead',
@@ -179,6 +186,11 @@ export async function startFaultCluster(options: FaultClusterOptions = {}): Prom
     throw err
   }
 
+  /** Where followers reach broker `id` for replication (0 before its slot exists: the proxy refuses). */
+  const replicationPort = (id: number): number => {
+    const s = slots.get(id)
+    return s === undefined ? 0 : transport === 'kafka' ? s.kafkaPort : s.port
+  }
   const slot = (id: number): BrokerSlot => {
     const s = slots.get(id)
     if (s === undefined) throw new RangeError(`no broker ${id} (brokers are ${ids.join(', ')})`)
@@ -193,7 +205,11 @@ export async function startFaultCluster(options: FaultClusterOptions = {}): Prom
   const launch = async (id: number): Promise<void> => {
     const s = slot(id)
     const peers = ids.filter((p) => p !== id).map((p) => ({ brokerId: p, endpoint: proxy(id, p).endpoint }))
-    const args = [...brokerArgs(timeouts, peers), ...(options.extraBrokerArgs?.(id) ?? [])]
+    const args = [
+      ...brokerArgs(timeouts, peers),
+      ...(options.replicaFetchTransport !== undefined ? ['--replica-fetch-transport', transport] : []),
+      ...(options.extraBrokerArgs?.(id) ?? []),
+    ]
     // The port may linger briefly after a kill: retry a bind failure (bounded), report anything else.
     for (let attempt = 1; ; attempt++) {
       try {
@@ -201,6 +217,7 @@ export async function startFaultCluster(options: FaultClusterOptions = {}): Prom
           brokerId: id,
           dataDir: s.dataDir,
           port: s.port,
+          kafkaPort: s.kafkaPort,
           metadataEndpoints: [proxy(id, 'metadata').endpoint],
           extraArgs: args,
           onLine: onLine(`broker-${id}`),

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { decodeRecordBatches, errorId, type wire } from '@sluice/protocol'
-import { brokerInternals } from '@sluice/broker/internal'
+import {
+  brokerInternals,
+  KafkaFetchConnection,
+  REPLICA_FETCH_TRANSPORTS,
+  type ReplicaFetchTransportKind,
+} from '@sluice/broker/internal'
 import { batch, eventually, onlyPartition } from '../../src/broker/harness.js'
-import { ReplicationCluster, logBytes } from '../../src/broker/replication-cluster.js'
+import { FAST_REPLICATION, ReplicationCluster, logBytes } from '../../src/broker/replication-cluster.js'
 
 type Client = ReturnType<ReplicationCluster['client']>
 
@@ -42,36 +47,66 @@ async function consume(client: Client, topic: string): Promise<{ values: string[
   }
 }
 
-function followerFetch(
-  client: Client,
+/**
+ * A follower fetch sent to broker `to` the way a follower under `transport` sends it: on the
+ * gRPC Fetch, or as Kafka Fetch v15 to its Kafka listener (through the fetcher's own Kafka
+ * connection, which answers in the gRPC shape, so both are checked with the same expectations).
+ */
+async function followerFetch(
+  c: ReplicationCluster,
+  to: number,
+  transport: ReplicaFetchTransportKind,
   topic: string,
   part: Partial<wire.PartitionFetchData> & { replica_id: number; replica_epoch: string },
-) {
+): Promise<wire.FetchResponse__Output> {
   const { replica_id: replicaId, replica_epoch: replicaEpoch, ...p } = part
-  return client.fetch({
-    replica_id: replicaId,
-    replica_epoch: replicaEpoch,
-    topics: [
-      {
-        topic,
-        partitions: [
-          {
-            partition: 0,
-            fetch_offset: '0',
-            partition_max_bytes: 1 << 20,
-            current_leader_epoch: 0,
-            last_fetched_epoch: -1,
-            ...p,
-          },
-        ],
-      },
-    ],
+  const partition: wire.PartitionFetchData__Output = {
+    partition: 0,
+    fetch_offset: '0',
+    partition_max_bytes: 1 << 20,
+    current_leader_epoch: 0,
+    last_fetched_epoch: -1,
+    log_start_offset: '-1',
+    ...(p as Partial<wire.PartitionFetchData__Output>),
+  }
+  if (transport === 'grpc') {
+    return await c.client(to).fetch({
+      replica_id: replicaId,
+      replica_epoch: replicaEpoch,
+      topics: [{ topic, partitions: [partition] }],
+    })
+  }
+  const broker = c.brokers.get(to)!
+  const cache = brokerInternals(broker)!.context.cache
+  const connection = new KafkaFetchConnection({
+    address: `127.0.0.1:${broker.kafkaPort}`,
+    clientId: 'replication-test',
+    topicIdOf: (t) => cache.topicIdOf(t),
   })
+  try {
+    return await connection.fetch({
+      correlation_id: '1',
+      replica_id: replicaId,
+      replica_epoch: replicaEpoch,
+      max_wait_ms: 0,
+      min_bytes: 1,
+      max_bytes: 1 << 20,
+      isolation_level: 0,
+      client_id: 'replication-test',
+      topics: [{ topic, partitions: [partition] }],
+    })
+  } finally {
+    connection.close(new Error('test done'))
+  }
 }
 
-describe('replication', () => {
+describe.each(REPLICA_FETCH_TRANSPORTS)('replication, followers fetching over %s', (transport) => {
+  const startCluster = (count: number): Promise<ReplicationCluster> =>
+    // Every broker runs a Kafka listener: followers fetch there under the 'kafka' transport.
+    ReplicationCluster.start(count, { ...FAST_REPLICATION, kafkaPort: 0, replicaFetchTransport: transport })
+
   it('followers catch up byte for byte, the high watermark advances, and acks=-1 waits for the ISR', async () => {
-    const c = await ReplicationCluster.start(3)
+    const c = await startCluster(3)
     const topic = await c.topic([1, 2, 3], { 'min.insync.replicas': '2' })
     await c.waitForState(topic, (s) => s.leader === 1 && s.isr.length === 3, 'leader 1 with a full ISR')
     for (let i = 0; i < 5; i++) expect((await produce(c.client(1), topic, [`a${i}`, `b${i}`])).error_code).toBe(0)
@@ -88,13 +123,15 @@ describe('replication', () => {
       expect((await logBytes(c.replica(id, topic)!)).equals(expected)).toBe(true)
     }
     expect((await consume(c.client(1), topic)).values).toHaveLength(10)
-    // One fetcher per source broker, none on the leader.
+    // One fetcher per source broker, none on the leader, connected over the configured transport.
     expect(brokerInternals(c.brokers.get(2)!)!.fetchers.sources).toEqual([1])
     expect(brokerInternals(c.brokers.get(1)!)!.fetchers.sources).toEqual([])
+    for (const id of [2, 3])
+      expect(brokerInternals(c.brokers.get(id)!)!.fetchers.connectedVia).toEqual({ 1: transport })
   })
 
   it('rejects acks=-1 with NOT_ENOUGH_REPLICAS when two of three brokers are down, appending nothing', async () => {
-    const c = await ReplicationCluster.start(3)
+    const c = await startCluster(3)
     const topic = await c.topic([1, 2, 3], { 'min.insync.replicas': '2' })
     await c.waitForState(topic, (s) => s.leader === 1 && s.isr.length === 3, 'full ISR')
     expect((await produce(c.client(1), topic, ['ok'])).error_code).toBe(0)
@@ -107,7 +144,7 @@ describe('replication', () => {
   })
 
   it('shrinks the ISR of a follower that stops fetching (NOT_ENOUGH_REPLICAS_AFTER_APPEND) and expands it when it returns', async () => {
-    const c = await ReplicationCluster.start(2)
+    const c = await startCluster(2)
     // Broker 3 is alive and registered but its replication traffic to broker 1 goes nowhere.
     await c.start(3, { replicaConnectOverrides: { 1: '127.0.0.1:1' } })
     const topic = await c.topic([1, 2, 3], { 'min.insync.replicas': '3' })
@@ -128,7 +165,7 @@ describe('replication', () => {
   })
 
   it('fails over when the leader stops: every acknowledged record is on the new leader, nothing above the HW is visible', async () => {
-    const c = await ReplicationCluster.start(3)
+    const c = await startCluster(3)
     const topic = await c.topic([1, 2, 3], { 'min.insync.replicas': '2' })
     const before = await c.waitForState(topic, (s) => s.leader === 1 && s.isr.length === 3, 'full ISR')
     const acked: string[] = []
@@ -153,7 +190,7 @@ describe('replication', () => {
   })
 
   it('a deposed leader truncates its unreplicated tail when it rejoins as a follower', async () => {
-    const c = await ReplicationCluster.start(3)
+    const c = await startCluster(3)
     const topic = await c.topic([1, 2, 3], { 'unclean.leader.election.enable': 'true' })
     await c.waitForState(topic, (s) => s.leader === 1 && s.isr.length === 3, 'full ISR')
     expect((await produce(c.client(1), topic, ['a', 'b'])).error_code).toBe(0)
@@ -180,7 +217,7 @@ describe('replication', () => {
   })
 
   it("followers follow the leader's log start offset, and one that fell behind it restarts there", async () => {
-    const c = await ReplicationCluster.start(3)
+    const c = await startCluster(3)
     const topic = await c.topic([1, 2, 3], { 'min.insync.replicas': '1' })
     await c.waitForState(topic, (s) => s.leader === 1 && s.isr.length === 3, 'full ISR')
     for (let i = 0; i < 4; i++) expect((await produce(c.client(1), topic, [`a${i}`, `b${i}`])).error_code).toBe(0)
@@ -216,7 +253,7 @@ describe('replication', () => {
   })
 
   it('answers follower fetches with a stale epoch, from a non-replica or a stale broker epoch with typed errors and no state change', async () => {
-    const c = await ReplicationCluster.start(3)
+    const c = await startCluster(3)
     const topic = await c.topic([1, 2])
     const s = await c.waitForState(topic, (x) => x.leader === 1 && x.isr.length === 2, 'ISR [1,2]')
     expect((await produce(c.client(1), topic, ['a', 'b', 'c'])).error_code).toBe(0)
@@ -226,8 +263,8 @@ describe('replication', () => {
     const snapshot = (): string =>
       JSON.stringify([String(leader.highWatermark), String(leader.logEndOffset), leader.isr, leader.maximalIsr])
     const before = snapshot()
-    const ask = async (p: Parameters<typeof followerFetch>[2]) =>
-      onlyPartition(await followerFetch(c.client(1), topic, p))
+    const ask = async (p: Parameters<typeof followerFetch>[4]) =>
+      onlyPartition(await followerFetch(c, 1, transport, topic, p))
 
     const stranger = await ask({ replica_id: 3, replica_epoch: epoch3, current_leader_epoch: s.leaderEpoch })
     expect(stranger.error_code).toBe(errorId('REPLICA_NOT_AVAILABLE'))
@@ -255,7 +292,7 @@ describe('replication', () => {
     expect(snapshot()).toBe(before)
     // A follower fetch sent to a follower is refused too.
     const atFollower = onlyPartition(
-      await followerFetch(c.client(2), topic, {
+      await followerFetch(c, 2, transport, topic, {
         replica_id: 3,
         replica_epoch: epoch3,
         current_leader_epoch: s.leaderEpoch,
@@ -265,7 +302,7 @@ describe('replication', () => {
   })
 
   it('checkpoints high watermarks and restores them (clamped to the log end) after a restart', async () => {
-    const c = await ReplicationCluster.start(2)
+    const c = await startCluster(2)
     const topic = await c.topic([1, 2])
     await c.waitForState(topic, (s) => s.isr.length === 2, 'ISR [1,2]')
     expect((await produce(c.client(1), topic, ['a', 'b', 'c', 'd'])).error_code).toBe(0)

@@ -19,6 +19,9 @@ describe('ReplicaFetcher', () => {
         lookups++
         return undefined
       },
+      connect: () => {
+        throw new Error('no endpoint, so no connection')
+      },
       brokerEpoch: () => 1n,
       waitMaxMs: 500,
       minBytes: 1,

@@ -2,7 +2,7 @@
  * One replica fetcher per source broker (docs/kafka-facts.md §3.2): it follows every partition this
  * broker replicates from that leader, in one long-poll Fetch request at a time
  * (replica_id = own broker id, replica_epoch = broker epoch, current_leader_epoch and
- * last_fetched_epoch per partition) on one long-lived bidirectional Fetch stream.
+ * last_fetched_epoch per partition) on one long-lived connection to the leader.
  *
  * Per partition of a response: records are appended unchanged (appendAsFollower) and the
  * follower's HW becomes min(leader HW, own LEO); a diverging_epoch answer truncates the log
@@ -11,19 +11,18 @@
  * A response is applied to a partition only if it is still followed in the same leader epoch
  * and its log end offset is still the offset that was fetched.
  *
- * The stream is (re)opened to the leader's address (replicaConnectOverrides first, else the
- * advertised host:port) and reopened with a jittered backoff after any failure, or when the
- * address changes. Event-loop only; `stop()` ends the loop and the stream.
+ * The connection is a transport (replica-fetch-transport.ts: Kafka's Fetch over TCP, or the
+ * gRPC Fetch stream); this loop is the same for both. It is (re)opened to the leader's endpoint
+ * (replicaConnectOverrides first, else the advertised address of the transport) and reopened
+ * with a jittered backoff after any failure, or when the endpoint changes. Event-loop only;
+ * `stop()` ends the loop and the connection.
  * The backoffs and the partition retry times are on the fetcher's clock; the response timeout
- * (a dead-stream guard, like a gRPC deadline) stays on Node's timers.
+ * (a dead-connection guard, like a gRPC deadline) stays on Node's timers.
  */
-import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
 import {
-  GRPC_CHANNEL_OPTIONS,
   errorId,
   errorNameFromId,
-  loadSluiceProto,
   systemClock,
   toBigInt,
   toInt64String,
@@ -35,12 +34,21 @@ import { partitionKey } from '../metadata-cache.js'
 import type { Partition } from '../partition.js'
 import { traceFollowerResponse } from '../server/trace-points.js'
 import { truncationFor } from './divergence.js'
+import {
+  endpointKey,
+  type ReplicaEndpoint,
+  type ReplicaFetchConnection,
+  type ReplicaFetchConnector,
+  type ReplicaFetchTransportKind,
+} from './replica-fetch-transport.js'
 
 export interface ReplicaFetcherOptions {
   readonly brokerId: number
   readonly sourceBrokerId: number
-  /** host:port to dial for the source broker now, or undefined when it is not known (not live). */
-  readonly resolveEndpoint: () => string | undefined
+  /** Where and how to reach the source broker now, or undefined when it is not known (not live). */
+  readonly resolveEndpoint: () => ReplicaEndpoint | undefined
+  /** Opens a connection of the endpoint's transport (replica-fetch-transport.ts). */
+  readonly connect: ReplicaFetchConnector
   /** This broker's current epoch, undefined while it is not registered. */
   readonly brokerEpoch: () => bigint | undefined
   readonly waitMaxMs: number
@@ -61,7 +69,7 @@ const RESPONSE_MAX_BYTES = 10 * 1024 * 1024
 const BACKOFF_MIN_MS = 50
 const BACKOFF_MAX_MS = 1000
 const PARTITION_BACKOFF_MS = 200
-/** Beyond the long-poll wait: how long an answer may take before the stream is presumed dead. */
+/** Beyond the long-poll wait: how long an answer may take before the connection is presumed dead. */
 const RESPONSE_GRACE_MS = 15_000
 const OFFSET_OUT_OF_RANGE = errorId('OFFSET_OUT_OF_RANGE')
 
@@ -69,13 +77,10 @@ export class ReplicaFetcher {
   private readonly followed = new Map<string, Followed>()
   private stopped = false
   private wakeUp: (() => void) | undefined
-  private client: wire.BrokerClient | undefined
-  private stream: grpc.ClientDuplexStream<wire.FetchRequest, wire.FetchResponse__Output> | undefined
-  private endpoint: string | undefined
+  private connection: ReplicaFetchConnection | undefined
+  private connectionKey: string | undefined
+  private connectionTransport: ReplicaFetchTransportKind | undefined
   private nextCorrelationId = 1n
-  private pending:
-    | { id: string; resolve: (r: wire.FetchResponse__Output) => void; reject: (e: Error) => void }
-    | undefined
   private readonly loop: Promise<void>
   private readonly clock: Clock
 
@@ -86,6 +91,11 @@ export class ReplicaFetcher {
 
   get size(): number {
     return this.followed.size
+  }
+
+  /** The transport of the open connection, if one is open. @internal visible for testing */
+  get connectedVia(): ReplicaFetchTransportKind | undefined {
+    return this.connection === undefined ? undefined : this.connectionTransport
   }
 
   /** Follows `replica` from this source in `leaderEpoch` (replacing an earlier entry). */
@@ -101,7 +111,7 @@ export class ReplicaFetcher {
   async stop(): Promise<void> {
     this.stopped = true
     this.wake()
-    this.closeStream(new Error('fetcher stopped'))
+    this.closeConnection(new Error('fetcher stopped'))
     await this.loop
   }
 
@@ -144,7 +154,7 @@ export class ReplicaFetcher {
           { err, source: this.options.sourceBrokerId, endpoint },
           'replica fetch failed; reconnecting',
         )
-        this.closeStream(err as Error)
+        this.closeConnection(err as Error)
         await this.sleep(backoffMs * (0.5 + Math.random() / 2))
         backoffMs = Math.min(BACKOFF_MAX_MS, backoffMs * 2)
         continue
@@ -152,7 +162,7 @@ export class ReplicaFetcher {
       backoffMs = BACKOFF_MIN_MS
       await this.apply(request.sent, response)
     }
-    this.closeStream(new Error('fetcher stopped'))
+    this.closeConnection(new Error('fetcher stopped'))
   }
 
   /** Until the earliest partition backoff ends (or a wake-up). */
@@ -165,9 +175,9 @@ export class ReplicaFetcher {
 
   private buildRequest(
     brokerEpoch: bigint,
-  ): { message: wire.FetchRequest; sent: Map<string, { f: Followed; offset: bigint }> } | undefined {
+  ): { message: wire.FetchRequest__Output; sent: Map<string, { f: Followed; offset: bigint }> } | undefined {
     const now = this.clock.nowMs()
-    const byTopic = new Map<string, wire.PartitionFetchData[]>()
+    const byTopic = new Map<string, wire.PartitionFetchData__Output[]>()
     const sent = new Map<string, { f: Followed; offset: bigint }>()
     for (const [key, f] of this.followed) {
       if (f.retryAtMs > now) continue
@@ -205,76 +215,40 @@ export class ReplicaFetcher {
     }
   }
 
-  private exchange(endpoint: string, message: wire.FetchRequest): Promise<wire.FetchResponse__Output> {
-    const stream = this.openStream(endpoint)
+  /** One fetch on the connection to `endpoint` (opened first if there is none, or it is to elsewhere). */
+  private exchange(endpoint: ReplicaEndpoint, message: wire.FetchRequest__Output): Promise<wire.FetchResponse__Output> {
+    const connection = this.openConnection(endpoint)
+    const timeoutMs = this.options.waitMaxMs + RESPONSE_GRACE_MS
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending = undefined
-        reject(new Error(`no fetch response within ${this.options.waitMaxMs + RESPONSE_GRACE_MS} ms`))
-      }, this.options.waitMaxMs + RESPONSE_GRACE_MS)
-      const id = String(message.correlation_id)
-      this.pending = {
-        id,
-        resolve: (r) => {
+      const timer = setTimeout(() => reject(new Error(`no fetch response within ${timeoutMs} ms`)), timeoutMs)
+      connection.fetch(message).then(
+        (r) => {
           clearTimeout(timer)
           resolve(r)
         },
-        reject: (e) => {
+        (e: unknown) => {
           clearTimeout(timer)
-          reject(e)
+          reject(e as Error)
         },
-      }
-      try {
-        stream.write(message)
-      } catch (err) {
-        this.pending = undefined
-        clearTimeout(timer)
-        reject(err as Error)
-      }
+      )
     })
   }
 
-  private openStream(endpoint: string): grpc.ClientDuplexStream<wire.FetchRequest, wire.FetchResponse__Output> {
-    if (this.stream !== undefined && this.endpoint === endpoint) return this.stream
-    this.closeStream(new Error('reconnecting'))
-    const Broker = loadSluiceProto().sluice.v1.Broker
-    const client = new Broker(endpoint, grpc.credentials.createInsecure(), GRPC_CHANNEL_OPTIONS)
-    const stream = client.Fetch()
-    const fail = (err: Error): void => {
-      if (this.stream !== stream) return
-      this.closeStream(err)
-    }
-    stream.on('data', (r: wire.FetchResponse__Output) => {
-      const p = this.pending
-      if (p === undefined || p.id !== String(r.correlation_id)) return
-      this.pending = undefined
-      p.resolve(r)
-    })
-    stream.on('error', (err: Error) => fail(err))
-    stream.on('end', () => fail(new Error('fetch stream ended by the leader')))
-    this.client = client
-    this.stream = stream
-    this.endpoint = endpoint
-    return stream
+  private openConnection(endpoint: ReplicaEndpoint): ReplicaFetchConnection {
+    const key = endpointKey(endpoint)
+    if (this.connection !== undefined && this.connectionKey === key) return this.connection
+    this.closeConnection(new Error('reconnecting'))
+    this.connection = this.options.connect(endpoint)
+    this.connectionKey = key
+    this.connectionTransport = endpoint.transport
+    return this.connection
   }
 
-  private closeStream(err: Error): void {
-    const p = this.pending
-    this.pending = undefined
-    p?.reject(err)
-    const stream = this.stream
-    const client = this.client
-    this.stream = undefined
-    this.client = undefined
-    this.endpoint = undefined
-    if (stream !== undefined) {
-      try {
-        stream.cancel()
-      } catch {
-        /* already closed */
-      }
-    }
-    client?.close()
+  private closeConnection(err: Error): void {
+    const connection = this.connection
+    this.connection = undefined
+    this.connectionKey = undefined
+    connection?.close(err)
   }
 
   private async apply(
@@ -321,13 +295,10 @@ export class ReplicaFetcher {
   ): Promise<void> {
     const r = f.replica
     if (p.error_code !== 0) {
-      if (
-        p.error_code === OFFSET_OUT_OF_RANGE &&
-        toBigInt(p.log_end_offset) >= 0n &&
-        fetchOffset > toBigInt(p.log_end_offset)
-      ) {
+      const leaderEnd = leaderEndOf(p)
+      if (p.error_code === OFFSET_OUT_OF_RANGE && leaderEnd >= 0n && fetchOffset > leaderEnd) {
         // Only reachable without an epoch to compare (an empty epoch cache): Kafka truncates to the leader's end.
-        await r.truncateTo(toBigInt(p.log_end_offset), f.leaderEpoch)
+        await r.truncateTo(leaderEnd, f.leaderEpoch)
         return
       }
       if (p.error_code === OFFSET_OUT_OF_RANGE && fetchOffset < toBigInt(p.log_start_offset)) {
@@ -380,4 +351,15 @@ export class ReplicaFetcher {
     const leaderLogStart = toBigInt(p.log_start_offset)
     if (leaderLogStart > r.logStartOffset) await r.followLeaderLogStart(leaderLogStart, f.leaderEpoch)
   }
+}
+
+/**
+ * Where the leader's log ends, as far as the answer tells: its log end offset (the gRPC answer
+ * carries it), else its high watermark (Kafka's Fetch answer has no log end offset, and the high
+ * watermark is never past it, so truncating there is safe; the records between it and the
+ * leader's end are fetched again). -1 when neither is known.
+ */
+function leaderEndOf(p: wire.PartitionFetchResponse__Output): bigint {
+  const leo = toBigInt(p.log_end_offset)
+  return leo >= 0n ? leo : toBigInt(p.high_watermark)
 }

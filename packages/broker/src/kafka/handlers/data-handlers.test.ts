@@ -7,7 +7,7 @@ describe('dataHandlers', () => {
     expect(ranges).toEqual({
       Metadata: [1, 12],
       Produce: [3, 9],
-      Fetch: [4, 13],
+      Fetch: [4, 15],
       ListOffsets: [1, 7],
       OffsetForLeaderEpoch: [2, 4],
       DeleteRecords: [0, 2],

@@ -1,5 +1,5 @@
 /**
- * Kafka Fetch v4-13 over the broker's fetch operation (server/fetch-handler.ts): the long poll
+ * Kafka Fetch v4-15 over the broker's fetch operation (server/fetch-handler.ts): the long poll
  * (maxWaitMs, minBytes), the size limits (maxBytes, partitionMaxBytes, one whole batch past them
  * for the first partition with data), the leader, epoch and offset checks are all the
  * operation's; this file converts the request and the answer.
@@ -9,8 +9,15 @@
  *   client to keep sending full fetches. A request naming a session (sessionId != 0) is
  *   FETCH_SESSION_ID_NOT_FOUND; without a session only the epochs 0 and -1 are valid
  *   (INVALID_FETCH_SESSION_EPOCH otherwise), as in Kafka.
- * - Replication runs over gRPC, so a Kafka-protocol follower fetch (replicaId >= 0) is refused
- *   with INVALID_REQUEST.
+ * - Follower fetches (replication, docs/decisions.md "Followers fetch over the Kafka protocol"):
+ *   from v15 the follower names itself and its broker epoch in ReplicaState, and the request goes
+ *   to the operation as a follower fetch (replica id and broker epoch), so the replica checks,
+ *   the stale-broker-epoch fence, divergence, the follower's position (ISR, high watermark) and
+ *   the follower long poll are the operation's, as on gRPC. Before v15 a follower fetch carries
+ *   no broker epoch and could not be fenced: replicaId >= 0 there is INVALID_REQUEST.
+ * - A diverging epoch is answered in v12+'s tagged DivergingEpoch. Kafka's "no epoch" pair
+ *   (-1, -1) is that field's default, which the encoding leaves out; it is sent as (-1, 0), which
+ *   the follower reads the same way (a negative epoch: fall back to the high watermark).
  * - read_committed reads like read_uncommitted: there are no transactions, so the last stable
  *   offset the operation answers is the high watermark and there is nothing aborted to list.
  * - NOT_LEADER_OR_FOLLOWER and the leader-epoch errors carry the leader and epoch the metadata
@@ -38,9 +45,9 @@ const LEADER_HINT_ERRORS = new Set([
 export const fetchHandler: KafkaApiHandler<kafka.FetchRequest, kafka.FetchResponseInput> = {
   codec: kafka.FetchApi,
   minVersion: 4,
-  maxVersion: 13,
+  maxVersion: 15,
   async handle(req, version, ctx) {
-    const refusal = requestRefusal(req, ctx)
+    const refusal = requestRefusal(req, version, ctx)
     if (refusal !== undefined) return { errorCode: refusal, sessionId: 0, responses: [] }
     // v13+: the name of each requested topic id ('' for an unknown id, which no topic has).
     const names =
@@ -53,7 +60,7 @@ export const fetchHandler: KafkaApiHandler<kafka.FetchRequest, kafka.FetchRespon
       res = fetchErrorResponse(wireReq, err)
     }
     if (res === undefined) return undefined // the connection closed or the broker is stopping
-    ctx.broker.metrics?.fetchAnswered(false, res)
+    ctx.broker.metrics?.fetchAnswered(wireReq.replica_id >= 0, res)
     const answer = toKafkaFetch(res, ctx.broker.cache, req.isolationLevel === READ_COMMITTED)
     if (names !== undefined) withTopicIds(answer, req, names)
     return answer
@@ -81,14 +88,17 @@ function withTopicIds(answer: kafka.FetchResponseInput, req: kafka.FetchRequest,
   })
 }
 
+/** The first Fetch version whose follower fetches carry the broker epoch (ReplicaState, KIP-903). */
+const REPLICA_STATE_FROM = 15
+
 /** The Kafka error code of a request this listener refuses as a whole, or undefined. */
-function requestRefusal(req: kafka.FetchRequest, ctx: KafkaRequestContext): number | undefined {
+function requestRefusal(req: kafka.FetchRequest, version: number, ctx: KafkaRequestContext): number | undefined {
   if (req.sessionId !== 0) return errorId('FETCH_SESSION_ID_NOT_FOUND')
   if (!SESSIONLESS_EPOCHS.has(req.sessionEpoch)) return errorId('INVALID_FETCH_SESSION_EPOCH')
-  if (req.replicaId >= 0) {
+  if (version < REPLICA_STATE_FROM && req.replicaId >= 0) {
     ctx.broker.logger.info(
-      { connectionId: ctx.connectionId, clientId: ctx.clientId, replicaId: req.replicaId },
-      'refused a Kafka-protocol follower fetch: Sluice brokers replicate over gRPC',
+      { connectionId: ctx.connectionId, clientId: ctx.clientId, replicaId: req.replicaId, version },
+      'refused a Kafka-protocol follower fetch below v15: it carries no broker epoch to fence',
     )
     return errorId('INVALID_REQUEST')
   }
@@ -100,15 +110,17 @@ function toWireFetch(
   ctx: KafkaRequestContext,
   names: readonly string[] | undefined,
 ): wire.FetchRequest__Output {
+  // From v15 the follower's id and broker epoch travel in ReplicaState (-1 and -1 for consumers).
+  const replicaState = ctx.header.apiVersion >= REPLICA_STATE_FROM
   return {
     correlation_id: String(ctx.header.correlationId),
-    replica_id: req.replicaId,
+    replica_id: replicaState ? req.replicaState.replicaId : req.replicaId,
     max_wait_ms: req.maxWaitMs,
     min_bytes: req.minBytes,
     max_bytes: req.maxBytes,
     isolation_level: req.isolationLevel,
     client_id: ctx.clientId ?? '',
-    replica_epoch: '-1',
+    replica_epoch: replicaState ? int64ToWire(req.replicaState.replicaEpoch) : '-1',
     topics: req.topics.map((t, i) => ({
       topic: names?.[i] ?? t.topic,
       partitions: t.partitions.map((p) => ({
@@ -145,6 +157,7 @@ function toKafkaFetch(res: wire.FetchResponse, cache: MetadataCache, readCommitt
             abortedTransactions: readCommitted ? [] : null,
             preferredReadReplica: -1,
             records: bufferFromWire(p.records),
+            divergingEpoch: divergingEpochOf(p.diverging_epoch),
             currentLeader: LEADER_HINT_ERRORS.has(errorCode) ? leaderHint(cache, topic, partitionIndex) : undefined,
           }
         }),
@@ -156,4 +169,17 @@ function toKafkaFetch(res: wire.FetchResponse, cache: MetadataCache, readCommitt
 function leaderHint(cache: MetadataCache, topic: string, partition: number): kafka.FetchResponseLeaderIdAndEpochInput {
   const state = cache.partition(topic, partition)
   return state === undefined ? {} : { leaderId: state.leader, leaderEpoch: state.leaderEpoch }
+}
+
+/**
+ * The v12+ DivergingEpoch of a follower's answer (absent = none; see the file comment for (-1, -1)).
+ * @internal exported for testing
+ */
+export function divergingEpochOf(
+  d: wire.EpochEndOffset | null | undefined,
+): kafka.FetchResponseEpochEndOffsetInput | undefined {
+  if (d === undefined || d === null) return undefined
+  const epoch = d.epoch ?? -1
+  const endOffset = int64FromWire(d.end_offset)
+  return epoch < 0 && endOffset < 0n ? { epoch: -1, endOffset: 0n } : { epoch, endOffset }
 }

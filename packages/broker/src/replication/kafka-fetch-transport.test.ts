@@ -1,0 +1,175 @@
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { kafka, SluiceError, type wire } from '@sluice/protocol'
+import { kafkaTopicId } from '../kafka/topic-id.js'
+import { fakeLeader } from './__fixtures__/fake-kafka-leader.js'
+import { fromKafkaFetch, KafkaFetchConnection, REPLICA_FETCH_VERSION, toKafkaFetch } from './kafka-fetch-transport.js'
+
+const ID_A = 'AAECAwQFBgcICQoLDA0ODw' // 16 bytes 0..15 in URL-safe base64
+
+function followerRequest(): wire.FetchRequest__Output {
+  return {
+    correlation_id: '9',
+    replica_id: 2,
+    replica_epoch: '41',
+    max_wait_ms: 500,
+    min_bytes: 1,
+    max_bytes: 10 << 20,
+    isolation_level: 0,
+    client_id: 'replica-fetcher-2',
+    topics: [
+      {
+        topic: 'a',
+        partitions: [
+          {
+            partition: 3,
+            fetch_offset: '17',
+            current_leader_epoch: 4,
+            partition_max_bytes: 1 << 20,
+            last_fetched_epoch: 3,
+            log_start_offset: '5',
+          },
+        ],
+      },
+      {
+        topic: 'no-id',
+        partitions: [
+          {
+            partition: 0,
+            fetch_offset: '0',
+            current_leader_epoch: 0,
+            partition_max_bytes: 1024,
+            last_fetched_epoch: -1,
+            log_start_offset: '0',
+          },
+        ],
+      },
+    ],
+  }
+}
+
+/** Through the generated codec, as the leader's Kafka listener reads it. */
+function onTheWire<T>(write: (w: kafka.KafkaWriter) => void, read: (r: kafka.KafkaReader) => T): T {
+  const w = new kafka.KafkaWriter()
+  write(w)
+  return read(new kafka.KafkaReader(w.toBuffer()))
+}
+
+describe('the Kafka transport of follower fetches', () => {
+  it('sends Fetch v15 with the follower id and broker epoch in ReplicaState and topics by id', () => {
+    const names = new Map<string, string>()
+    const body = toKafkaFetch(followerRequest(), (t) => (t === 'a' ? ID_A : undefined), names)
+    const read = onTheWire(
+      (w) => kafka.FetchApi.writeRequest(w, REPLICA_FETCH_VERSION, body),
+      (r) => kafka.FetchApi.readRequest(r, REPLICA_FETCH_VERSION),
+    )
+    expect(read.replicaState).toEqual({ replicaId: 2, replicaEpoch: 41n })
+    expect(read.replicaId).toBe(-1) // v15 has no top-level replica id
+    expect([read.maxWaitMs, read.minBytes, read.maxBytes, read.sessionId, read.sessionEpoch]).toEqual([
+      500,
+      1,
+      10 << 20,
+      0,
+      -1,
+    ])
+    expect(read.topics[0]!.topicId.equals(kafkaTopicId(ID_A))).toBe(true)
+    expect(read.topics[0]!.partitions[0]).toMatchObject({
+      partition: 3,
+      fetchOffset: 17n,
+      currentLeaderEpoch: 4,
+      lastFetchedEpoch: 3,
+      logStartOffset: 5n,
+      partitionMaxBytes: 1 << 20,
+    })
+    // A topic without a known id goes out with the zero id (the leader answers UNKNOWN_TOPIC_ID).
+    expect(read.topics[1]!.topicId.equals(Buffer.alloc(16))).toBe(true)
+    expect([...names.values()]).toEqual(['a'])
+  })
+
+  it('answers in the gRPC shape: records, the high watermark, a diverging epoch, no log end offset', () => {
+    const req = followerRequest()
+    const names = new Map<string, string>()
+    toKafkaFetch(req, (t) => (t === 'a' ? ID_A : undefined), names)
+    const records = Buffer.from('batch bytes')
+    const partition = (partitionIndex: number, more: Partial<kafka.FetchResponsePartitionDataInput>) => ({
+      partitionIndex,
+      errorCode: 0,
+      highWatermark: 12n,
+      logStartOffset: 5n,
+      ...more,
+    })
+    const answer = onTheWire(
+      (w) =>
+        kafka.FetchApi.writeResponse(w, REPLICA_FETCH_VERSION, {
+          sessionId: 0,
+          responses: [
+            {
+              topicId: kafkaTopicId(ID_A),
+              partitions: [
+                partition(3, { records }),
+                partition(4, { divergingEpoch: { epoch: 2, endOffset: 9n } }),
+                partition(5, { divergingEpoch: { epoch: -1, endOffset: 0n } }),
+                partition(6, { errorCode: 77 }),
+              ],
+            },
+            { topicId: Buffer.alloc(16, 7), partitions: [partition(0, {})] }, // an id this request did not send
+          ],
+        }),
+      (r) => kafka.FetchApi.readResponse(r, REPLICA_FETCH_VERSION),
+    )
+    const res = fromKafkaFetch(req, answer, names)
+    expect(res.correlation_id).toBe('9')
+    expect(res.topics.map((t) => t.topic)).toEqual(['a'])
+    const [withRecords, diverging, noCommonEpoch, stale] = res.topics[0]!.partitions
+    expect(withRecords).toMatchObject({
+      partition: 3,
+      error_code: 0,
+      high_watermark: '12',
+      log_start_offset: '5',
+      log_end_offset: '-1',
+      diverging_epoch: null,
+    })
+    expect(withRecords!.records.equals(records)).toBe(true)
+    expect(diverging!.diverging_epoch).toEqual({ epoch: 2, end_offset: '9' })
+    expect(diverging!.records.length).toBe(0)
+    // "No common epoch" is sent as (-1, 0) because (-1, -1) is the field's default and not written.
+    expect(noCommonEpoch!.diverging_epoch).toEqual({ epoch: -1, end_offset: '0' })
+    expect(stale!.error_code).toBe(77)
+  })
+})
+
+describe('KafkaFetchConnection', () => {
+  it('asks ApiVersions first, and refuses a leader without Fetch v15 with UNSUPPORTED_VERSION', async () => {
+    const old = await fakeLeader([4, 13])
+    const current = await fakeLeader([4, 15])
+    onTestFinished(async () => {
+      await old.close()
+      await current.close()
+    })
+    let unsupported = 0
+    const refused = new KafkaFetchConnection({
+      address: `127.0.0.1:${old.port}`,
+      clientId: 'test',
+      topicIdOf: () => ID_A,
+      onUnsupported: () => unsupported++,
+    })
+    const err = await refused.fetch(followerRequest()).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(err).toBeInstanceOf(SluiceError)
+    expect((err as SluiceError).code).toBe('UNSUPPORTED_VERSION')
+    expect(unsupported).toBe(1)
+    refused.close(new Error('done'))
+
+    const served = new KafkaFetchConnection({
+      address: `127.0.0.1:${current.port}`,
+      clientId: 'test',
+      topicIdOf: () => ID_A,
+      onUnsupported: () => unsupported++,
+    })
+    const res = await served.fetch(followerRequest())
+    expect([res.correlation_id, res.error_code, res.topics]).toEqual(['9', 0, []])
+    expect(unsupported).toBe(1)
+    served.close(new Error('done'))
+  })
+})

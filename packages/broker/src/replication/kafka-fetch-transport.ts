@@ -1,0 +1,183 @@
+/**
+ * The Kafka transport of follower fetches (replica-fetch-transport.ts): Kafka's own Fetch, as
+ * Kafka's followers send it, over one framed TCP connection to the leader's Kafka listener
+ * (protocol's KafkaClientConnection). The leader's Kafka Fetch handler hands it to the same fetch
+ * operation the gRPC Fetch uses.
+ *
+ * Version 15 is sent because it is the first that carries the follower's broker epoch
+ * (ReplicaState: replica id and broker epoch, KIP-903), so the leader fences a follower from an
+ * earlier incarnation exactly as it does on gRPC. Like every version from 13, it names topics by
+ * id: the ids come from this broker's metadata cache, and the answer's ids are mapped back to
+ * the names this request sent. A topic whose id is not known here is sent with the zero id; the
+ * leader answers UNKNOWN_TOPIC_ID for it, which the fetcher treats as any partition error (a
+ * short backoff, then again).
+ *
+ * Kafka's Fetch answer has no log end offset: it is answered as -1 (unknown), which the fetcher
+ * handles (replica-fetcher.ts). Fetch sessions are not used: every request is a full fetch.
+ *
+ * A new connection first asks ApiVersions (one round trip per connection, not per fetch): a
+ * leader that does not serve Fetch v15 (a broker from before follower fetches over Kafka, during
+ * a rolling upgrade) fails the fetch with UNSUPPORTED_VERSION and is reported through
+ * `onUnsupported`, so the fetcher manager fetches from it over gRPC instead.
+ */
+import { kafka, SluiceError, type wire } from '@sluice/protocol'
+import { isZeroTopicId, kafkaTopicId } from '../kafka/topic-id.js'
+import type { ReplicaFetchConnection } from './replica-fetch-transport.js'
+
+/** Fetch v15: the first version with ReplicaState (the follower's broker epoch). */
+export const REPLICA_FETCH_VERSION = 15
+
+/** ApiVersions v3: flexible, and answered by every Sluice broker with a Kafka listener. */
+const API_VERSIONS_VERSION = 3
+
+/** Answers up to 64 MiB (the leader caps a fetch answer below that, as on gRPC). */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024
+const NO_RECORDS = Buffer.alloc(0)
+
+export interface KafkaFetchConnectionOptions {
+  readonly address: string
+  readonly clientId: string
+  /** The topic id (Sluice's text form) of `topic` as this broker's metadata knows it. */
+  readonly topicIdOf: (topic: string) => string | undefined
+  /** Called when the leader turns out not to serve follower fetches over Kafka (Fetch v15). */
+  readonly onUnsupported?: () => void
+}
+
+export class KafkaFetchConnection implements ReplicaFetchConnection {
+  private readonly connecting: Promise<kafka.KafkaClientConnection>
+  private connection: kafka.KafkaClientConnection | undefined
+  private closedBy: Error | undefined
+
+  constructor(private readonly options: KafkaFetchConnectionOptions) {
+    const { host, port } = splitAddress(options.address)
+    this.connecting = kafka.KafkaClientConnection.connect({
+      host,
+      port,
+      clientId: options.clientId,
+      maxFrameBytes: MAX_ANSWER_BYTES,
+    }).then(async (c) => {
+      // Closed while it was opening: nobody will use it.
+      if (this.closedBy !== undefined) c.close()
+      else this.connection = c
+      await this.checkVersions(c)
+      return c
+    })
+    // A failed connect surfaces from fetch(); do not let it go unhandled when nobody fetches.
+    this.connecting.catch(() => {})
+  }
+
+  async fetch(request: wire.FetchRequest__Output): Promise<wire.FetchResponse__Output> {
+    if (this.closedBy !== undefined) throw this.closedBy
+    const connection = await this.connecting
+    if (this.closedBy !== undefined) throw this.closedBy
+    const names = new Map<string, string>()
+    const body = toKafkaFetch(request, this.options.topicIdOf, names)
+    const answer = await connection.request(kafka.FetchApi, REPLICA_FETCH_VERSION, body)
+    return fromKafkaFetch(request, answer, names)
+  }
+
+  /** Rejects (and closes `c`) unless the leader serves Fetch v15. */
+  private async checkVersions(c: kafka.KafkaClientConnection): Promise<void> {
+    const versions = await c.request(kafka.ApiVersionsApi, API_VERSIONS_VERSION, {
+      clientSoftwareName: 'sluice-replica-fetcher',
+      clientSoftwareVersion: '1',
+    })
+    const fetch = versions.apiKeys.find((k) => k.apiKey === kafka.FetchApi.apiKey)
+    if (
+      versions.errorCode === 0 &&
+      fetch !== undefined &&
+      fetch.minVersion <= REPLICA_FETCH_VERSION &&
+      fetch.maxVersion >= REPLICA_FETCH_VERSION
+    )
+      return
+    const err = new SluiceError(
+      'UNSUPPORTED_VERSION',
+      `the leader at ${this.options.address} serves Fetch ${fetch === undefined ? 'not at all' : `v${fetch.minVersion}-${fetch.maxVersion}`}; follower fetches need v${REPLICA_FETCH_VERSION}`,
+    )
+    c.close(err)
+    this.options.onUnsupported?.()
+    throw err
+  }
+
+  close(reason: Error): void {
+    if (this.closedBy !== undefined) return
+    this.closedBy = reason
+    this.connection?.close()
+  }
+}
+
+/** The Kafka Fetch v15 body of a follower fetch; `names` collects topic id (hex) -> name. */
+export function toKafkaFetch(
+  req: wire.FetchRequest__Output,
+  topicIdOf: (topic: string) => string | undefined,
+  names: Map<string, string>,
+): kafka.FetchRequestInput {
+  return {
+    replicaState: { replicaId: req.replica_id, replicaEpoch: BigInt(req.replica_epoch) },
+    maxWaitMs: req.max_wait_ms,
+    minBytes: req.min_bytes,
+    maxBytes: req.max_bytes,
+    isolationLevel: req.isolation_level,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: req.topics.map((t) => {
+      const topicId = kafkaTopicId(topicIdOf(t.topic))
+      if (!isZeroTopicId(topicId)) names.set(topicId.toString('hex'), t.topic)
+      return {
+        topicId,
+        partitions: t.partitions.map((p) => ({
+          partition: p.partition,
+          currentLeaderEpoch: p.current_leader_epoch,
+          fetchOffset: BigInt(p.fetch_offset),
+          lastFetchedEpoch: p.last_fetched_epoch,
+          logStartOffset: BigInt(p.log_start_offset),
+          partitionMaxBytes: p.partition_max_bytes,
+        })),
+      }
+    }),
+  }
+}
+
+/** The answer in the shape the fetcher applies (the gRPC wire types); topics named by `names`. */
+export function fromKafkaFetch(
+  req: wire.FetchRequest__Output,
+  res: kafka.FetchResponse,
+  names: ReadonlyMap<string, string>,
+): wire.FetchResponse__Output {
+  const topics: wire.TopicFetchResponse__Output[] = []
+  for (const t of res.responses) {
+    const topic = names.get(t.topicId.toString('hex'))
+    if (topic === undefined) continue // not a topic this request named by id: nothing to apply it to
+    topics.push({
+      topic,
+      partitions: t.partitions.map((p) => ({
+        partition: p.partitionIndex,
+        error_code: p.errorCode,
+        error_message: '',
+        high_watermark: String(p.highWatermark),
+        last_stable_offset: String(p.lastStableOffset),
+        log_start_offset: String(p.logStartOffset),
+        log_end_offset: '-1',
+        records: p.records ?? NO_RECORDS,
+        // Absent is Kafka's default pair (-1, -1); the leader sends "no common epoch" as (-1, 0).
+        diverging_epoch:
+          p.divergingEpoch.epoch >= 0 || p.divergingEpoch.endOffset >= 0n
+            ? { epoch: p.divergingEpoch.epoch, end_offset: String(p.divergingEpoch.endOffset) }
+            : null,
+        leader_epoch: p.currentLeader.leaderEpoch,
+      })),
+    })
+  }
+  return {
+    correlation_id: req.correlation_id,
+    error_code: res.errorCode,
+    error_message: '',
+    topics,
+    throttle_time_ms: res.throttleTimeMs,
+  }
+}
+
+function splitAddress(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':')
+  return { host: address.slice(0, colon), port: Number(address.slice(colon + 1)) }
+}
