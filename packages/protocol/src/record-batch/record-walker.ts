@@ -24,6 +24,13 @@
  * with the same timestamp delta (one producer send() stamps them alike) share one immutable bigint.
  * What is left per delivered record is the sink's object, the offset bigint, the key/value views
  * and the headers array; the views (Buffer subarray) are about half of the decode time.
+ *
+ * Lazy records (walkBatchLazily, the consumer's path since issue 16): the walk checks every record
+ * exactly as above but builds nothing; the sink gets where each record's key starts, and its
+ * offset and timestamp as numbers when exact. readRecordKey / readRecordValue / readRecordHeaders
+ * decode a field from that position later, when the application first reads it, so a record
+ * whose headers (or key, or offset) nobody reads never pays for them. They re-read only the
+ * varints before the field, and stay bounds-checked (a SluiceError, never a RangeError).
  */
 import { SluiceError } from '../errors.js'
 import {
@@ -51,6 +58,21 @@ export interface RecordSink {
   record: (offset: bigint, timestamp: bigint, key: Buffer | null, value: Buffer | null, headers: RecordHeader[]) => void
 }
 
+/**
+ * What walkBatchLazily hands its records to: positions, not fields (see the file header). The
+ * `data` of every record of one batch is the same buffer: the input, or the batch's decompressed
+ * records section.
+ */
+export interface RecordPositionSink {
+  /** As RecordSink.batch: false skips the batch's records (they are still checked). */
+  batch: (header: BatchHeader) => boolean
+  /**
+   * One record at or above minOffset: its key's length varint starts at `keyPos` of `data`.
+   * `offset` and `timestamp` are numbers when exact (|v| < 2^53), bigints otherwise.
+   */
+  record: (data: Buffer, keyPos: number, offset: number | bigint, timestamp: number | bigint) => void
+}
+
 export interface WalkOptions {
   /** Default true. */
   verifyCrc?: boolean
@@ -63,6 +85,10 @@ const MIN_RECORD_BYTES = 7
 /** Base offsets in ±2^52 leave room for any int32 delta in exact number arithmetic. */
 const NUMBER_OFFSET_LIMIT = 2n ** 52n
 const INT32_LIMIT = 2n ** 31n
+/** A bigint as a number when that is exact (|v| < 2^52 here; the callers add an int32 or less). */
+function numberIfExact(v: bigint): number | bigint {
+  return v > -NUMBER_OFFSET_LIMIT && v < NUMBER_OFFSET_LIMIT ? Number(v) : v
+}
 
 function corrupt(message: string, header: BatchHeader): SluiceError {
   return new SluiceError('CORRUPT_MESSAGE', message, { baseOffset: header.baseOffset.toString() })
@@ -110,6 +136,7 @@ function walkRecords(
   end: number,
   header: BatchHeader,
   sink: RecordSink | undefined,
+  lazy: RecordPositionSink | undefined,
   fromDelta: number,
 ): void {
   const count = header.recordCount
@@ -122,6 +149,7 @@ function walkRecords(
   const baseOffsetNumber = Number(baseOffset)
   const baseTimestampNumber =
     baseTimestamp > -NUMBER_OFFSET_LIMIT && baseTimestamp < NUMBER_OFFSET_LIMIT ? Number(baseTimestamp) : NaN
+  const maxTimestampValue = logAppendTime ? numberIfExact(maxTimestamp) : 0
   let lastTsDelta: number | bigint = 0
   let lastTimestamp = baseTimestamp
   const reader = new VarintReader(data, pos, end)
@@ -133,11 +161,11 @@ function walkRecords(
     reader.pos++ // attributes: unused (present: length >= 6 was checked)
     const tsDelta = reader.readVarlong()
     const offsetDelta = reader.readVarint()
-    const deliver = sink !== undefined && offsetDelta >= fromDelta
+    const keyPos = reader.pos
     let key: Buffer | null = null
     let value: Buffer | null = null
     let headers: RecordHeader[] | undefined
-    if (deliver) {
+    if (sink !== undefined && offsetDelta >= fromDelta) {
       key = reader.readBytes('key')
       value = reader.readBytes('value')
       headers = readHeaders(reader, header)
@@ -149,6 +177,16 @@ function walkRecords(
     if (reader.pos !== recordEnd)
       throw corrupt(`record declares ${length} bytes but holds ${length - (recordEnd - reader.pos)}`, header)
     reader.end = end
+    if (lazy !== undefined) {
+      if (offsetDelta < fromDelta) continue
+      let t: number | bigint
+      if (logAppendTime) t = maxTimestampValue
+      // Both below 2^52 (readVarlong's numbers are), so the sum is exact.
+      else if (typeof tsDelta === 'number' && !Number.isNaN(baseTimestampNumber)) t = baseTimestampNumber + tsDelta
+      else t = BigInt.asIntN(64, baseTimestamp + BigInt(tsDelta))
+      lazy.record(data, keyPos, numberBase ? baseOffsetNumber + offsetDelta : baseOffset + BigInt(offsetDelta), t)
+      continue
+    }
     if (sink === undefined || headers === undefined) continue // not delivered (headers are read iff delivered)
     let timestamp: bigint
     if (logAppendTime) {
@@ -187,21 +225,87 @@ export function frameBatchAt(buf: Buffer, position: number): BatchHeader | undef
  * (unless verifyCrc is false), then hands its records to `sink` as walkRecordBatches does.
  */
 export function walkBatch(buf: Buffer, header: BatchHeader, sink: RecordSink, options: WalkOptions = {}): void {
+  walkOne(buf, header, sink.batch(header) ? sink : undefined, undefined, options)
+}
+
+/**
+ * walkBatch for a RecordPositionSink: the same checks, but each delivered record is handed over
+ * as a position (decode its fields with readRecordKey / readRecordValue / readRecordHeaders).
+ */
+export function walkBatchLazily(
+  buf: Buffer,
+  header: BatchHeader,
+  sink: RecordPositionSink,
+  options: WalkOptions = {},
+): void {
+  walkOne(buf, header, undefined, sink.batch(header) ? sink : undefined, options)
+}
+
+function walkOne(
+  buf: Buffer,
+  header: BatchHeader,
+  sink: RecordSink | undefined,
+  lazy: RecordPositionSink | undefined,
+  options: WalkOptions,
+): void {
   if (options.verifyCrc !== false) {
     const problem = checkBatchContents(buf, header.position, header.sizeBytes)
     if (problem !== undefined) throw batchProblemError(problem)
   }
-  const wanted = sink.batch(header) ? sink : undefined
   const fromDelta = firstDeliveredDelta(header, options.minOffset)
   const start = header.position + BATCH_HEADER_BYTES
   const end = header.position + header.sizeBytes
   const codec = header.attributes & COMPRESSION_CODEC_MASK
   if (codec === 0) {
-    walkRecords(buf, start, end, header, wanted, fromDelta)
+    walkRecords(buf, start, end, header, sink, lazy, fromDelta)
   } else {
     const plain = decompressRecords(codec, buf.subarray(start, end))
-    walkRecords(plain, 0, plain.length, header, wanted, fromDelta)
+    walkRecords(plain, 0, plain.length, header, sink, lazy, fromDelta)
   }
+}
+
+/**
+ * The one reader the field decoders share (single-threaded, and nothing runs between setting it
+ * and reading), so decoding a field allocates only the field. The end is the buffer's: the
+ * record was checked by the walk, and the reads stay bounds-checked against the buffer.
+ */
+const fieldReader = new VarintReader(Buffer.alloc(0), 0, 0)
+
+function readerAt(data: Buffer, keyPos: number): VarintReader {
+  const r = fieldReader
+  r.buf = data
+  r.pos = keyPos
+  r.end = data.length
+  return r
+}
+
+/** The key of the record whose key starts at `keyPos` (a RecordPositionSink position): a view. */
+export function readRecordKey(data: Buffer, keyPos: number): Buffer | null {
+  return readerAt(data, keyPos).readBytes('key')
+}
+
+/** The value of the record whose key starts at `keyPos`: a view into `data`. */
+export function readRecordValue(data: Buffer, keyPos: number): Buffer | null {
+  const r = readerAt(data, keyPos)
+  r.skipBytes('key', true)
+  return r.readBytes('value')
+}
+
+/** The headers of the record whose key starts at `keyPos`; header values are views. */
+export function readRecordHeaders(data: Buffer, keyPos: number): RecordHeader[] {
+  const r = readerAt(data, keyPos)
+  r.skipBytes('key', true)
+  r.skipBytes('value', true)
+  const count = r.readVarint()
+  if (count === 0) return []
+  if (count < 0 || count > r.end - r.pos)
+    throw new SluiceError('CORRUPT_MESSAGE', `record header count ${count} is invalid`)
+  const headers: RecordHeader[] = []
+  for (let i = 0; i < count; i++) {
+    const key = r.readString('header key')
+    headers.push({ key, value: r.readBytes('header value') })
+  }
+  return headers
 }
 
 /**
