@@ -136,7 +136,6 @@ function walkRecords(
   end: number,
   header: BatchHeader,
   sink: RecordSink | undefined,
-  lazy: RecordPositionSink | undefined,
   fromDelta: number,
 ): void {
   const count = header.recordCount
@@ -149,7 +148,6 @@ function walkRecords(
   const baseOffsetNumber = Number(baseOffset)
   const baseTimestampNumber =
     baseTimestamp > -NUMBER_OFFSET_LIMIT && baseTimestamp < NUMBER_OFFSET_LIMIT ? Number(baseTimestamp) : NaN
-  const maxTimestampValue = logAppendTime ? numberIfExact(maxTimestamp) : 0
   let lastTsDelta: number | bigint = 0
   let lastTimestamp = baseTimestamp
   const reader = new VarintReader(data, pos, end)
@@ -161,7 +159,6 @@ function walkRecords(
     reader.pos++ // attributes: unused (present: length >= 6 was checked)
     const tsDelta = reader.readVarlong()
     const offsetDelta = reader.readVarint()
-    const keyPos = reader.pos
     let key: Buffer | null = null
     let value: Buffer | null = null
     let headers: RecordHeader[] | undefined
@@ -177,16 +174,6 @@ function walkRecords(
     if (reader.pos !== recordEnd)
       throw corrupt(`record declares ${length} bytes but holds ${length - (recordEnd - reader.pos)}`, header)
     reader.end = end
-    if (lazy !== undefined) {
-      if (offsetDelta < fromDelta) continue
-      let t: number | bigint
-      if (logAppendTime) t = maxTimestampValue
-      // Both below 2^52 (readVarlong's numbers are), so the sum is exact.
-      else if (typeof tsDelta === 'number' && !Number.isNaN(baseTimestampNumber)) t = baseTimestampNumber + tsDelta
-      else t = BigInt.asIntN(64, baseTimestamp + BigInt(tsDelta))
-      lazy.record(data, keyPos, numberBase ? baseOffsetNumber + offsetDelta : baseOffset + BigInt(offsetDelta), t)
-      continue
-    }
     if (sink === undefined || headers === undefined) continue // not delivered (headers are read iff delivered)
     let timestamp: bigint
     if (logAppendTime) {
@@ -202,6 +189,57 @@ function walkRecords(
     }
     const offset = numberBase ? BigInt(baseOffsetNumber + offsetDelta) : baseOffset + BigInt(offsetDelta)
     sink.record(offset, timestamp, key, value, headers)
+  }
+  if (reader.pos !== end) throw corrupt(`${end - reader.pos} bytes left over after ${count} records`, header)
+}
+
+/**
+ * walkRecords for a RecordPositionSink: the same checks on every record (the skip path), and each
+ * delivered record's key position, offset and timestamp handed over. A loop of its own so each
+ * stays small enough for V8 to inline the varint reads into it.
+ */
+function walkRecordPositions(
+  data: Buffer,
+  pos: number,
+  end: number,
+  header: BatchHeader,
+  sink: RecordPositionSink | undefined,
+  fromDelta: number,
+): void {
+  const count = header.recordCount
+  if (count < 0 || count > (end - pos) / MIN_RECORD_BYTES) {
+    throw corrupt(`recordCount ${count} does not fit in ${end - pos} bytes of records`, header)
+  }
+  const { baseOffset, baseTimestamp } = header
+  const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0
+  const maxTimestamp = numberIfExact(header.maxTimestamp)
+  const numberBase = baseOffset > -NUMBER_OFFSET_LIMIT && baseOffset < NUMBER_OFFSET_LIMIT
+  const baseOffsetNumber = Number(baseOffset)
+  const numberTimestamps = baseTimestamp > -NUMBER_OFFSET_LIMIT && baseTimestamp < NUMBER_OFFSET_LIMIT
+  const baseTimestampNumber = Number(baseTimestamp)
+  const reader = new VarintReader(data, pos, end)
+  for (let i = 0; i < count; i++) {
+    const length = reader.readVarint()
+    const recordEnd = reader.pos + length
+    if (length < MIN_RECORD_BYTES - 1 || recordEnd > end) throw corrupt(`record length ${length} is invalid`, header)
+    reader.end = recordEnd
+    reader.pos++ // attributes: unused (present: length >= 6 was checked)
+    const tsDelta = reader.readVarlong()
+    const offsetDelta = reader.readVarint()
+    const keyPos = reader.pos
+    reader.skipBytes('key', true)
+    reader.skipBytes('value', true)
+    skipHeaders(reader, header)
+    if (reader.pos !== recordEnd)
+      throw corrupt(`record declares ${length} bytes but holds ${length - (recordEnd - reader.pos)}`, header)
+    reader.end = end
+    if (sink === undefined || offsetDelta < fromDelta) continue
+    let timestamp: number | bigint
+    if (logAppendTime) timestamp = maxTimestamp
+    // Both below 2^52 (readVarlong's numbers are), so the sum is exact.
+    else if (typeof tsDelta === 'number' && numberTimestamps) timestamp = baseTimestampNumber + tsDelta
+    else timestamp = BigInt.asIntN(64, baseTimestamp + BigInt(tsDelta))
+    sink.record(data, keyPos, numberBase ? baseOffsetNumber + offsetDelta : baseOffset + BigInt(offsetDelta), timestamp)
   }
   if (reader.pos !== end) throw corrupt(`${end - reader.pos} bytes left over after ${count} records`, header)
 }
@@ -256,12 +294,11 @@ function walkOne(
   const start = header.position + BATCH_HEADER_BYTES
   const end = header.position + header.sizeBytes
   const codec = header.attributes & COMPRESSION_CODEC_MASK
-  if (codec === 0) {
-    walkRecords(buf, start, end, header, sink, lazy, fromDelta)
-  } else {
-    const plain = decompressRecords(codec, buf.subarray(start, end))
-    walkRecords(plain, 0, plain.length, header, sink, lazy, fromDelta)
-  }
+  const data = codec === 0 ? buf : decompressRecords(codec, buf.subarray(start, end))
+  const from = codec === 0 ? start : 0
+  const to = codec === 0 ? end : data.length
+  if (lazy !== undefined) walkRecordPositions(data, from, to, header, lazy, fromDelta)
+  else walkRecords(data, from, to, header, sink, fromDelta)
 }
 
 /**
