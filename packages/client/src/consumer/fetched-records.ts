@@ -11,9 +11,11 @@
  * Each batch's header is read once, at response time (scanFetched, with the walker's
  * frameBatchAt): that walk finds where the last complete batch ends, which is the next fetch
  * offset, and keeps the headers with the chunk, so delivery walks only the records of each
- * batch (walkBatchLazily) instead of finding the batches again. The CRC and the records are checked at
- * decode time (each message is a lazy view of its record: fetched-message.ts); a corrupt batch then stops the partition with CORRUPT_MESSAGE like any other
- * non-retriable fetch error. The kept headers are the one per-batch object the walker made
+ * batch (walkBatchLazily) instead of finding the batches again. A chunk is delivered in slices of
+ * about DELIVERY_SLICE_BYTES; the CRC and the records of a slice are checked when it is taken
+ * (each message is then a lazy view of its record: fetched-message.ts), and a corrupt batch stops
+ * the partition with CORRUPT_MESSAGE like any other non-retriable fetch error, before any message
+ * of its slice is handed out. The kept headers are the one per-batch object the walker made
  * anyway, now made earlier; they are not counted in the buffered bytes (a batch is at least 61
  * bytes and usually kilobytes, its header object a few hundred).
  */
