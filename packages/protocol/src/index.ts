@@ -12,8 +12,13 @@ export { encodeRecordBatch } from './record-batch/record-encoder.js'
 export { decodeRecordBatches } from './record-batch/record-decoder.js'
 export {
   frameBatchAt,
+  readRecordHeaders,
+  readRecordKey,
+  readRecordValue,
   walkBatch,
+  walkBatchLazily,
   walkRecordBatches,
+  type RecordPositionSink,
   type RecordSink,
   type WalkOptions,
 } from './record-batch/record-walker.js'

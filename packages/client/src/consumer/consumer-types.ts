@@ -12,20 +12,30 @@ export interface TopicPartition {
  */
 export type SeekOffset = bigint | 'beginning' | 'end' | { timestamp: number | bigint }
 
+/**
+ * One record as the consumer hands it out. The consumer's messages are views of the fetched bytes
+ * (fetched-message.ts): key, value and headers are decoded when first read and then kept, offset
+ * and timestamp are made exact bigints when read. So the fields are read-only getters: read them
+ * by name; `{ ...message }` and Object.keys() do not list them. Key, value and header values are
+ * views of the fetched bytes (copy one to keep it apart from the rest of its response).
+ */
 export interface ConsumerMessage {
-  topic: string
-  partition: number
-  offset: bigint
-  timestamp: bigint
-  key: Buffer | null
-  value: Buffer | null
-  headers: RecordHeader[]
+  readonly topic: string
+  readonly partition: number
+  readonly offset: bigint
+  readonly timestamp: bigint
+  readonly key: Buffer | null
+  readonly value: Buffer | null
+  readonly headers: RecordHeader[]
 }
 
 export interface ConsumerBatch {
   topic: string
   partition: number
-  /** In offset order, all of one partition. */
+  /**
+   * In offset order, all of one partition: the records of up to about 256 KiB of record batches
+   * (at least one batch), so a fetch response of one partition may come as several batches.
+   */
   messages: ConsumerMessage[]
   /** The partition's high watermark when the batch was fetched. */
   highWatermark: bigint

@@ -16,7 +16,7 @@ function batch(baseOffset: number, values: string[], options: { control?: boolea
 
 /** A chunk as the fetcher keeps it: the records with their batch headers, read once. */
 function chunk(records: Buffer, fromOffset: bigint, highWatermark: bigint): FetchedRecords {
-  return { records, batches: scanFetched(records).batches, fromOffset, highWatermark }
+  return { records, batches: scanFetched(records).batches, taken: 0, fromOffset, highWatermark }
 }
 
 /** scanFetched without the headers, which the test checks by their base offsets. */

@@ -11,15 +11,18 @@
  * Each batch's header is read once, at response time (scanFetched, with the walker's
  * frameBatchAt): that walk finds where the last complete batch ends, which is the next fetch
  * offset, and keeps the headers with the chunk, so delivery walks only the records of each
- * batch (walkBatch) instead of finding the batches again. The CRC and the records are checked at
- * decode time; a corrupt batch then stops the partition with CORRUPT_MESSAGE like any other
- * non-retriable fetch error. The kept headers are the one per-batch object the walker made
+ * batch (walkBatchLazily) instead of finding the batches again. A chunk is delivered in slices of
+ * about DELIVERY_SLICE_BYTES; the CRC and the records of a slice are checked when it is taken
+ * (each message is then a lazy view of its record: fetched-message.ts), and a corrupt batch stops
+ * the partition with CORRUPT_MESSAGE like any other non-retriable fetch error, before any message
+ * of its slice is handed out. The kept headers are the one per-batch object the walker made
  * anyway, now made earlier; they are not counted in the buffered bytes (a batch is at least 61
  * bytes and usually kilobytes, its header object a few hundred).
  */
-import { CONTROL_MASK, SluiceError, frameBatchAt, traceHop, traceOn, walkBatch } from '@sluice/protocol'
-import type { BatchHeader, RecordHeader, RecordSink } from '@sluice/protocol'
+import { CONTROL_MASK, SluiceError, frameBatchAt, traceHop, traceOn, walkBatchLazily } from '@sluice/protocol'
+import type { BatchHeader, RecordPositionSink } from '@sluice/protocol'
 import type { ConsumerBatch, ConsumerMessage } from './consumer-types.js'
+import { FetchedMessage, type MessageSource } from './fetched-message.js'
 import type { FetchedRecords, PartitionState } from './subscription.js'
 
 export interface ScanResult {
@@ -53,9 +56,18 @@ export function scanFetched(records: Buffer): ScanResult {
 /** Bytes of fetched, undelivered records the partition holds (decoded put-backs not counted). */
 export function fetchedBytes(s: PartitionState): number {
   let n = 0
-  for (const f of s.fetched) n += f.records.length
+  for (const f of s.fetched) n += f.records.length - (f.batches[f.taken]?.position ?? f.records.length)
   return n
 }
+
+/**
+ * How many bytes of record batches one delivered batch is decoded from (at least one record
+ * batch; a fetched chunk holds up to maxPartitionBytes). Small enough that the bytes are still in
+ * the CPU's cache when the application reads the messages just made from them, and that the
+ * messages die young: decoding a 4 MiB chunk at once made the application's reads a second pass
+ * over memory and kept ~37,000 messages alive across young-generation collections.
+ */
+export const DELIVERY_SLICE_BYTES = 256 * 1024
 
 /**
  * Takes the partition's next deliverable messages: the put-back ones, else the next fetched
@@ -69,10 +81,11 @@ export function takeBuffered(s: PartitionState): { messages: ConsumerMessage[]; 
     return { messages, highWatermark: s.highWatermark }
   }
   while (s.fetched.length > 0) {
-    const chunk = s.fetched.shift()!
+    const chunk = s.fetched[0]!
     let messages: ConsumerMessage[]
     try {
-      messages = decodeFetched(s, chunk)
+      messages = decodeSlice(s, chunk)
+      if (chunk.taken === chunk.batches.length) s.fetched.shift()
     } catch (err) {
       s.fetched = []
       s.error =
@@ -131,36 +144,48 @@ function traceDelivered(s: PartitionState, messages: readonly ConsumerMessage[])
 }
 
 /**
- * Builds a chunk's ConsumerMessages straight from the record walker, so the message is the only
- * object made per record: records below the fetch offset never get one, control batches are
- * skipped, and after a timestamp seek leading records older than the target are skipped.
+ * Builds a chunk's ConsumerMessages from the record walk as lazy views (fetched-message.ts), so
+ * the message is the only object made per record and its fields are decoded when read: records
+ * below the fetch offset never get one, control batches are skipped, and after a timestamp seek
+ * leading records older than the target are skipped.
  */
-class MessageSink implements RecordSink {
+class MessageSink implements RecordPositionSink {
   readonly out: ConsumerMessage[] = []
+  private src: MessageSource | undefined
 
   constructor(private readonly s: PartitionState) {}
 
   batch(header: BatchHeader): boolean {
+    this.src = undefined // a batch's records share one source, made at its first record
     return (header.attributes & CONTROL_MASK) === 0
   }
 
-  record(offset: bigint, timestamp: bigint, key: Buffer | null, value: Buffer | null, headers: RecordHeader[]): void {
+  record(data: Buffer, keyPos: number, offset: number | bigint, timestamp: number | bigint): void {
     const s = this.s
     if (s.skipBeforeTimestamp !== undefined) {
       if (timestamp < s.skipBeforeTimestamp) {
-        s.position = offset + 1n // skipped records count as consumed
+        s.position = BigInt(offset) + 1n // skipped records count as consumed
         return
       }
       s.skipBeforeTimestamp = undefined
     }
-    this.out.push({ topic: s.topic, partition: s.partition, offset, timestamp, key, value, headers })
+    let src = this.src
+    if (src === undefined) this.src = src = { topic: s.topic, partition: s.partition, data }
+    this.out.push(new FetchedMessage(src, keyPos, offset, timestamp))
   }
 }
 
-function decodeFetched(s: PartitionState, chunk: FetchedRecords): ConsumerMessage[] {
+/** Decodes the chunk's next record batches, DELIVERY_SLICE_BYTES of them (at least one). */
+function decodeSlice(s: PartitionState, chunk: FetchedRecords): ConsumerMessage[] {
   const sink = new MessageSink(s)
   const options = { minOffset: chunk.fromOffset }
   const { records, batches } = chunk
-  for (let i = 0; i < batches.length; i++) walkBatch(records, batches[i]!, sink, options)
+  const start = batches[chunk.taken]?.position ?? 0
+  while (chunk.taken < batches.length) {
+    const header = batches[chunk.taken]!
+    if (header.position - start >= DELIVERY_SLICE_BYTES) break
+    chunk.taken++ // taken even if it throws: the partition stops, and its buffers are dropped
+    walkBatchLazily(records, header, sink, options)
+  }
   return sink.out
 }

@@ -365,6 +365,7 @@ export class Fetcher {
     s.fetched.push({
       records: p.records.subarray(0, scan.completeBytes),
       batches: scan.batches,
+      taken: 0,
       fromOffset: offset,
       highWatermark: s.highWatermark,
     })

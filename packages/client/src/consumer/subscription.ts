@@ -25,6 +25,8 @@ export interface FetchedRecords {
   records: Buffer
   /** The headers of `records`' batches, in order, read when the response arrived. */
   batches: BatchHeader[]
+  /** How many of `batches` were delivered already (a chunk is delivered in slices). */
+  taken: number
   /** The fetch offset: records below it are dropped (a response starts at a batch boundary). */
   fromOffset: bigint
   highWatermark: bigint
