@@ -22,6 +22,7 @@
  */
 import { SluiceError, kafka } from '@sluice/protocol'
 import type { DataChannel } from './data-channel.js'
+import { InFlightSlots } from './in-flight-slots.js'
 import type { RequestOptions } from './request-stream.js'
 
 /** How one request kind travels as a Kafka API: the codec, the version and both conversions. */
@@ -46,20 +47,22 @@ export interface KafkaDataChannelOptions {
 
 export class KafkaDataChannel<Req, Res, KReq, KRes, KReqIn, KResIn> implements DataChannel<Req, Res> {
   private connection: Promise<kafka.KafkaClientConnection> | undefined
-  private slotsUsed = 0
-  private readonly slotWaiters: Array<() => void> = []
   private closed = false
+
+  private readonly slots: InFlightSlots
 
   constructor(
     private readonly mapping: KafkaMapping<Req, Res, KReq, KRes, KReqIn, KResIn>,
     private readonly options: KafkaDataChannelOptions,
-  ) {}
+  ) {
+    this.slots = new InFlightSlots(options.maxInFlight)
+  }
 
   get inFlight(): number {
-    return this.slotsUsed
+    return this.slots.inUse
   }
   get hasFreeSlot(): boolean {
-    return this.slotsUsed < this.options.maxInFlight
+    return this.slots.hasFree
   }
 
   async request(req: Req, options: RequestOptions): Promise<Res | undefined> {
@@ -69,7 +72,7 @@ export class KafkaDataChannel<Req, Res, KReq, KRes, KReqIn, KResIn> implements D
         `${this.options.name}: a Kafka connection cannot carry a request the broker never answers`,
       )
     }
-    await this.acquire()
+    await this.slots.acquire()
     try {
       if (this.closed) throw new SluiceError('CLIENT_CLOSED', `${this.options.name} connection is closed`)
       const body = this.mapping.toKafka(req)
@@ -81,7 +84,7 @@ export class KafkaDataChannel<Req, Res, KReq, KRes, KReqIn, KResIn> implements D
     } catch (err) {
       throw this.typed(err)
     } finally {
-      this.release()
+      this.slots.release()
     }
   }
 
@@ -96,7 +99,7 @@ export class KafkaDataChannel<Req, Res, KReq, KRes, KReqIn, KResIn> implements D
       },
       () => {},
     )
-    for (const w of this.slotWaiters.splice(0)) w()
+    this.slots.close()
   }
 
   /** The open connection, opening a new one when there is none or the last one broke. */
@@ -130,23 +133,5 @@ export class KafkaDataChannel<Req, Res, KReq, KRes, KReqIn, KResIn> implements D
     if (this.closed) return new SluiceError('CLIENT_CLOSED', `${this.options.name} connection is closed`)
     const message = err instanceof Error ? err.message : String(err)
     return new SluiceError('NETWORK_EXCEPTION', `${this.options.name}: ${message}`, {}, { cause: err })
-  }
-
-  private async acquire(): Promise<void> {
-    if (this.closed) return
-    if (this.slotsUsed < this.options.maxInFlight) {
-      this.slotsUsed++
-      return
-    }
-    await new Promise<void>((resolve) => {
-      this.slotWaiters.push(resolve)
-    })
-  }
-
-  private release(): void {
-    const next = this.slotWaiters.shift()
-    if (next !== undefined)
-      next() // hand the slot over
-    else this.slotsUsed = Math.max(0, this.slotsUsed - 1)
   }
 }

@@ -11,6 +11,7 @@
  */
 import type * as grpc from '@grpc/grpc-js'
 import { SluiceError, fromGrpcError } from '@sluice/protocol'
+import { InFlightSlots } from './in-flight-slots.js'
 
 interface Pending<Res> {
   call: grpc.ClientDuplexStream<unknown, Res>
@@ -29,35 +30,37 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
   private call: grpc.ClientDuplexStream<Req, Res> | undefined
   private readonly pending = new Map<string, Pending<Res>>()
   private nextId = 1
-  private slotsUsed = 0
-  private readonly slotWaiters: Array<() => void> = []
   private closed = false
+
+  private readonly slots: InFlightSlots
 
   constructor(
     private readonly open: () => grpc.ClientDuplexStream<Req, Res>,
-    private readonly maxInFlight: number,
+    maxInFlight: number,
     private readonly name: string,
-  ) {}
+  ) {
+    this.slots = new InFlightSlots(maxInFlight)
+  }
 
   get inFlight(): number {
-    return this.slotsUsed
+    return this.slots.inUse
   }
   get hasFreeSlot(): boolean {
-    return this.slotsUsed < this.maxInFlight
+    return this.slots.hasFree
   }
 
   /** Sends one request (its correlation_id is assigned here) and resolves with its response. */
   async request(req: Req, options: RequestOptions): Promise<Res | undefined> {
-    await this.acquire()
+    await this.slots.acquire()
     if (this.closed) {
-      this.release()
+      this.slots.release()
       throw new SluiceError('CLIENT_CLOSED', `${this.name} stream is closed`)
     }
     let call: grpc.ClientDuplexStream<Req, Res>
     try {
       call = this.ensureCall()
     } catch (err) {
-      this.release()
+      this.slots.release()
       throw err
     }
     const id = String(this.nextId++)
@@ -69,7 +72,7 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
       const settle = (fn: () => void): void => {
         clearTimeout(timer)
         this.pending.delete(id)
-        this.release()
+        this.slots.release()
         fn()
       }
       this.pending.set(id, {
@@ -101,7 +104,7 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
     this.call = undefined
     if (call !== undefined) this.failCall(call, new SluiceError('CLIENT_CLOSED', `${this.name} stream closed`))
     call?.cancel()
-    for (const w of this.slotWaiters.splice(0)) w()
+    this.slots.close()
   }
 
   private ensureCall(): grpc.ClientDuplexStream<Req, Res> {
@@ -140,23 +143,5 @@ export class RequestStream<Req extends { correlation_id?: unknown }, Res extends
     if (this.call === call) this.call = undefined
     this.failCall(call, new SluiceError('NETWORK_EXCEPTION', `${this.name} stream reset after a request timeout`))
     call.cancel()
-  }
-
-  private async acquire(): Promise<void> {
-    if (this.closed) return
-    if (this.slotsUsed < this.maxInFlight) {
-      this.slotsUsed++
-      return
-    }
-    await new Promise<void>((resolve) => {
-      this.slotWaiters.push(resolve)
-    })
-  }
-
-  private release(): void {
-    const next = this.slotWaiters.shift()
-    if (next !== undefined)
-      next() // hand the slot over
-    else this.slotsUsed = Math.max(0, this.slotsUsed - 1)
   }
 }
