@@ -3,15 +3,9 @@
  * decimal strings, '' for an absent string, Uint8Array for bytes) and the Kafka codecs' shapes
  * (bigint, null, Buffer).
  */
-import { toBigInt, toInt64String } from '@sluice/protocol'
+import { toInt64String } from '@sluice/protocol'
 
-/** Anything proto-loader may hold in an int64 field: a decimal string, a number or a Long. */
-type WireInt64 = string | number | { toString(): string }
-
-export function int64FromWire(v: WireInt64 | null | undefined, absent = -1n): bigint {
-  if (v === undefined || v === null) return absent
-  return toBigInt(typeof v === 'object' ? v.toString() : v)
-}
+export { int64FromWire } from '@sluice/protocol'
 
 export function int64ToWire(v: bigint): string {
   return toInt64String(v)

@@ -32,7 +32,6 @@ const API_VERSIONS_VERSION = 3
 
 /** Answers up to 64 MiB (the leader caps a fetch answer below that, as on gRPC). */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024
-const NO_RECORDS = Buffer.alloc(0)
 
 export interface KafkaFetchConnectionOptions {
   readonly address: string
@@ -150,22 +149,7 @@ export function fromKafkaFetch(
     if (topic === undefined) continue // not a topic this request named by id: nothing to apply it to
     topics.push({
       topic,
-      partitions: t.partitions.map((p) => ({
-        partition: p.partitionIndex,
-        error_code: p.errorCode,
-        error_message: '',
-        high_watermark: String(p.highWatermark),
-        last_stable_offset: String(p.lastStableOffset),
-        log_start_offset: String(p.logStartOffset),
-        log_end_offset: '-1',
-        records: p.records ?? NO_RECORDS,
-        // Absent is Kafka's default pair (-1, -1); the leader sends "no common epoch" as (-1, 0).
-        diverging_epoch:
-          p.divergingEpoch.epoch >= 0 || p.divergingEpoch.endOffset >= 0n
-            ? { epoch: p.divergingEpoch.epoch, end_offset: String(p.divergingEpoch.endOffset) }
-            : null,
-        leader_epoch: p.currentLeader.leaderEpoch,
-      })),
+      partitions: t.partitions.map((p) => kafka.wireFetchPartition(p, 'unknown')),
     })
   }
   return {

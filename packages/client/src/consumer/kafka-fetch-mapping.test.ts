@@ -130,8 +130,9 @@ describe('the Fetch mapping (Kafka Fetch v12)', () => {
             topic: 't',
             partitions: [
               { partitionIndex: 0, errorCode: 0, highWatermark: 5n, divergingEpoch: { epoch: 3, endOffset: 100n } },
-              // The broker sends "no epoch" as (-1, 0), since (-1, -1) is the field's default.
-              { partitionIndex: 1, errorCode: 0, highWatermark: 5n, divergingEpoch: { epoch: -1, endOffset: 0n } },
+              // No divergence: the field's default (-1, -1). (The leader's (-1, 0) is "no common epoch",
+              // a divergence; fetch-partition-answer.ts in protocol holds the rule.)
+              { partitionIndex: 1, errorCode: 0, highWatermark: 5n },
               {
                 partitionIndex: 2,
                 errorCode: errorId('FENCED_LEADER_EPOCH'),

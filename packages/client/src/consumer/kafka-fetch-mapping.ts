@@ -18,14 +18,13 @@
  * Kafka's error codes are Sluice's error ids (kafka-error-code.ts in @sluice/protocol), so they
  * pass through unchanged.
  */
-import { kafka, toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import { int64FromWire, kafka, type wire } from '@sluice/protocol'
 import type { KafkaMapping } from '../network/kafka-data-channel.js'
 
 export const KAFKA_FETCH_VERSION = 12
 
 /** A full fetch, outside any fetch session (KIP-227). */
 const NO_SESSION = { sessionId: 0, sessionEpoch: -1 } as const
-const NO_RECORDS = Buffer.alloc(0)
 
 export const kafkaFetchMapping: KafkaMapping<
   wire.FetchRequest,
@@ -55,9 +54,9 @@ export function toKafkaFetch(req: wire.FetchRequest): kafka.FetchRequestInput {
       partitions: (t.partitions ?? []).map((p) => ({
         partition: p.partition ?? 0,
         currentLeaderEpoch: p.current_leader_epoch ?? -1,
-        fetchOffset: int64Of(p.fetch_offset, 0n),
+        fetchOffset: int64FromWire(p.fetch_offset, 0n),
         lastFetchedEpoch: p.last_fetched_epoch ?? -1,
-        logStartOffset: int64Of(p.log_start_offset, -1n),
+        logStartOffset: int64FromWire(p.log_start_offset, -1n),
         partitionMaxBytes: p.partition_max_bytes ?? 0,
       })),
     })),
@@ -74,31 +73,7 @@ export function fromKafkaFetch(res: kafka.FetchResponse): wire.FetchResponse__Ou
     throttle_time_ms: res.throttleTimeMs,
     topics: res.responses.map((t) => ({
       topic: t.topic,
-      partitions: t.partitions.map((p) => {
-        const highWatermark = toInt64String(p.highWatermark)
-        return {
-          partition: p.partitionIndex,
-          error_code: p.errorCode,
-          error_message: '',
-          high_watermark: highWatermark,
-          last_stable_offset: toInt64String(p.lastStableOffset),
-          log_start_offset: toInt64String(p.logStartOffset),
-          log_end_offset: highWatermark,
-          records: p.records ?? NO_RECORDS,
-          // Kafka's default (-1, -1) means "no divergence"; the broker writes it as (-1, 0).
-          diverging_epoch:
-            p.divergingEpoch.epoch < 0
-              ? null
-              : { epoch: p.divergingEpoch.epoch, end_offset: toInt64String(p.divergingEpoch.endOffset) },
-          leader_epoch: p.currentLeader.leaderEpoch,
-        }
-      }),
+      partitions: t.partitions.map((p) => kafka.wireFetchPartition(p, 'high-watermark')),
     })),
   }
-}
-
-/** A wire int64 input (number, decimal string or Long) as a bigint; `absent` when not set. */
-function int64Of(v: number | string | { toString(): string } | undefined, absent: bigint): bigint {
-  if (v === undefined) return absent
-  return typeof v === 'number' ? BigInt(Math.trunc(v)) : toBigInt(v.toString())
 }

@@ -20,3 +20,4 @@ export {
   type KafkaRequestOptions,
 } from './kafka-client-connection.js'
 export * from './messages/index.js'
+export { kafkaDivergingEpoch, wireDivergingEpoch, wireFetchPartition } from './fetch-partition-answer.js'

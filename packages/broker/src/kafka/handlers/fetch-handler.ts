@@ -179,7 +179,5 @@ export function divergingEpochOf(
   d: wire.EpochEndOffset | null | undefined,
 ): kafka.FetchResponseEpochEndOffsetInput | undefined {
   if (d === undefined || d === null) return undefined
-  const epoch = d.epoch ?? -1
-  const endOffset = int64FromWire(d.end_offset)
-  return epoch < 0 && endOffset < 0n ? { epoch: -1, endOffset: 0n } : { epoch, endOffset }
+  return kafka.kafkaDivergingEpoch(d.epoch ?? -1, int64FromWire(d.end_offset))
 }
