@@ -223,6 +223,12 @@ if (!zookeeperInstalled()) {
         .map(([k]) => k)
       expect(changed).toEqual([])
       expect(await c.activeController()).toBe(next)
+      // The resume can make brokers re-open their sessions with the active controller; until they
+      // have, it counts fewer live brokers and would refuse replication factor 3.
+      await waitFor(async () => (await c.admin.describeCluster()).brokers.length === 3, {
+        timeoutMs: 30_000,
+        description: 'three live brokers after the resume',
+      })
       await c.admin.createTopics([{ name: 'after-resume', numPartitions: 1, replicationFactor: 3 }])
     }, 180_000)
 

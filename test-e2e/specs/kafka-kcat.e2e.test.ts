@@ -82,7 +82,15 @@ function parseMessages(lines: readonly string[]): KcatMessage[] {
 describe('kcat against the Kafka listener', () => {
   it('-L lists the three brokers at their Kafka addresses and the topics', async () => {
     const topic = await newTopic(3)
-    const md = await metadata()
+    // kcat may ask another broker than newTopic's did; each broker's metadata cache catches up on its own.
+    let md = await metadata()
+    await waitFor(
+      async () => {
+        md = await metadata()
+        return md.topics.some((x) => x.topic === topic && x.partitions.length === 3)
+      },
+      { timeoutMs: 30_000, description: `kcat -L to list ${topic}` },
+    )
     expect(md.brokers.map((b) => b.id).sort()).toEqual([1, 2, 3])
     for (const [i, broker] of cluster.brokers.entries()) {
       expect(md.brokers.find((b) => b.id === i + 1)?.name).toBe(`${KAFKA_HOST}:${kafkaPortOf(broker)}`)
