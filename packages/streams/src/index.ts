@@ -1,0 +1,26 @@
+/** @sluice/streams: stream processing over Sluice topics (docs/streams.md). */
+export type { Serde } from './api/serde.js'
+export type { StreamRecord, StreamHeader, RecordMetadata, Windowed } from './api/record.js'
+export type {
+  Processor,
+  ProcessorContext,
+  ProcessorSupplier,
+  PunctuationType,
+  Cancellable,
+} from './api/processor.js'
+export { taskIdString, type TaskId } from './api/task-id.js'
+export type {
+  StateStore,
+  KeyValue,
+  KeyValueStore,
+  ReadOnlyKeyValueStore,
+  WindowStore,
+  ReadOnlyWindowStore,
+  WindowEntry,
+  SessionStore,
+  ReadOnlySessionStore,
+  StoreBuilder,
+  StoreSpec,
+  StoreKind,
+} from './state/store-types.js'
+export { changelogTopic } from './state/store-types.js'
