@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--full] [--only 1,3,8] [--profile] [--anatomy] [--probes] [--probes-file path|latest] [--floors kafka-tcp|grpc] [--label name]`
+ * `pnpm bench [--full] [--only 1,3,8] [--profile] [--anatomy] [--skeleton] [--probes] [--probes-file path|latest] [--floors kafka-tcp|grpc] [--label name]`
  * from the repository root
  * (the script builds with `tsc -b bench` first). Never part of the test command.
  *
@@ -15,6 +15,11 @@
  * --anatomy (the same as --only 6a) runs scenario 6's setup with every process tracing and prints
  * the median and p99 of every hop of a round at 200 and 10,000 records/s (anatomy/).
  *
+ * --skeleton (the same as --only 6s) runs the round skeleton (probes/round/): scenario 6's five
+ * processes, rates, batching and message pattern with nothing of Sluice in them, untraced and
+ * traced; with 6 and 6a in the same run (`--only 6,6a,6s`) each Sluice figure and hop is printed
+ * beside the skeleton's and the ratio.
+ *
  * --probes (the same as --only probes; --with-probes is another name for it) measures the floor
  * of each kind of hop on this machine before any cluster starts (probes/) and writes
  * bench/results/probes-<timestamp>.json; with --anatomy in the same run, or --probes-file naming
@@ -26,6 +31,7 @@ import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { stopAll } from '@sluice/testkit'
 import { runAnatomy } from './anatomy/anatomy-scenario.js'
+import { runRoundSkeletonScenario } from './probes/round/round-scenario.js'
 import { FLOOR_PROFILES, type FloorProfile } from './probes/hop-floors.js'
 import type { ProbeReport } from './probes/probe-result.js'
 import { readProbeReport, writeProbeReport } from './probes/probe-report-file.js'
@@ -71,6 +77,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--full') args.full = true
     else if (a === '--profile') args.profile = true
     else if (a === '--anatomy') args.only = new Set([...(args.only ?? []), '6a'])
+    else if (a === '--skeleton') args.only = new Set([...(args.only ?? []), '6s'])
     else if (a === '--probes' || a === '--with-probes') args.only = new Set([...(args.only ?? []), 'probes'])
     else if (a.startsWith('--probes-file')) args.probesFile = value()
     else if (a.startsWith('--floors')) {
@@ -89,7 +96,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a.startsWith('--label')) args.label = value()
     else
       throw new Error(
-        `unknown argument ${a}; use --full, --only 1,3, --profile, --anatomy, --probes, --probes-file path|latest, --floors kafka-tcp|grpc, --label name`,
+        `unknown argument ${a}; use --full, --only 1,3, --profile, --anatomy, --skeleton, --probes, --probes-file path|latest, --floors kafka-tcp|grpc, --label name`,
       )
   }
   if (args.profile && args.only === undefined) args.only = new Set(['1', '3', '4', '6'])
@@ -174,6 +181,7 @@ async function main(): Promise<void> {
   await runReplicated(ctx)
   await runPartitionScale(ctx)
   await runAnatomy(ctx, probes, args.floors)
+  await runRoundSkeletonScenario(ctx)
   const after = machineInfo()
   // --probes alone runs no scenario: no empty table then.
   if (rows.length > 0) console.log(`\n${formatTable(rows)}`)
