@@ -20,6 +20,9 @@
  * traced; with 6 and 6a in the same run (`--only 6,6a,6s`) each Sluice figure and hop is printed
  * beside the skeleton's and the ratio.
  *
+ * --only 6j runs the kafkajs floor (probes/kafkajs-floor/): scenario 6k's kafkajs producer
+ * against a Kafka stand-in that answers every Produce at once, at 200 and 10,000 records/s.
+ *
  * --probes (the same as --only probes; --with-probes is another name for it) measures the floor
  * of each kind of hop on this machine before any cluster starts (probes/) and writes
  * bench/results/probes-<timestamp>.json; with --anatomy in the same run, or --probes-file naming
@@ -31,6 +34,7 @@ import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { stopAll } from '@sluice/testkit'
 import { runAnatomy } from './anatomy/anatomy-scenario.js'
+import { runKafkajsFloor } from './probes/kafkajs-floor/kafkajs-floor.js'
 import { runRoundSkeletonScenario } from './probes/round/round-scenario.js'
 import { FLOOR_PROFILES, type FloorProfile } from './probes/hop-floors.js'
 import type { ProbeReport } from './probes/probe-result.js'
@@ -182,6 +186,7 @@ async function main(): Promise<void> {
   await runPartitionScale(ctx)
   await runAnatomy(ctx, probes, args.floors)
   await runRoundSkeletonScenario(ctx)
+  await runKafkajsFloor(ctx)
   const after = machineInfo()
   // --probes alone runs no scenario: no empty table then.
   if (rows.length > 0) console.log(`\n${formatTable(rows)}`)
