@@ -19,7 +19,9 @@
  * Standby tasks: min(numStandbyReplicas, instances - 1) copies per task, each on a different
  * instance and never on the instance of the active copy (an instance may run several members;
  * they share its state directory). A copy goes to a member below the balanced standby share
- * first, preferring the freshest state it already holds, then the fewest tasks in all.
+ * first, preferring the freshest state it already holds, then the fewest tasks in all; then
+ * copies move from the most- to the least-loaded member (freshest state first) while counts
+ * differ by two or more and a move is allowed.
  *
  * Members are ordered by instance id, then member id: instance ids survive restarts (member ids
  * do not), so a restarted instance finds the same order.
@@ -213,6 +215,39 @@ export function assignTasks(input: TaskAssignmentInput): TaskAssignment {
       standby.get(pick.memberId)!.add(k)
       used.add(instanceOf(pick))
     }
+  }
+  // Standby balance: a copy moves from the member with the most to one with two or more fewer
+  // that may hold it (no copy of the task on its instance yet), freshest state first. Each move
+  // lowers the sum of squared counts, so it ends; constraints may leave counts further apart.
+  const holders = (k: string): Set<string> => {
+    const out = new Set([instanceOf(members[order.get(ownerOf.get(k)!)!]!)])
+    for (const m of members) if (standby.get(m.memberId)!.has(k)) out.add(instanceOf(m))
+    return out
+  }
+  const standbyCount = (m: TaskAssignorMember): number => standby.get(m.memberId)!.size
+  for (let guard = tasks.length * copies * tasks.length * copies + 1; copies > 0 && guard > 0; guard--) {
+    const byCount = [...members].sort(
+      (a, b) => standbyCount(a) - standbyCount(b) || order.get(a.memberId)! - order.get(b.memberId)!,
+    )
+    let moved = false
+    for (const from of [...byCount].reverse()) {
+      for (const to of byCount) {
+        if (standbyCount(to) > standbyCount(from) - 2) break
+        const movable = [...standby.get(from.memberId)!]
+          .filter((k) => instanceOf(to) === instanceOf(from) || !holders(k).has(instanceOf(to)))
+          .sort(
+            (a, b) =>
+              compareLags(lag(to.memberId, a), lag(to.memberId, b)) || compareTasks(byKey.get(b)!.id, byKey.get(a)!.id),
+          )
+        if (movable.length === 0) continue
+        standby.get(from.memberId)!.delete(movable[0]!)
+        standby.get(to.memberId)!.add(movable[0]!)
+        moved = true
+        break
+      }
+      if (moved) break
+    }
+    if (!moved) break
   }
 
   const out = new Map<string, MemberTasks>()
