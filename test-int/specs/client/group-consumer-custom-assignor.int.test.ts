@@ -92,6 +92,24 @@ describe('group consumer: custom assignor', () => {
     expect(described).toMatchObject({ state: 'Stable', protocolType: 'consumer', protocol: 'by-label' })
   })
 
+  it('ends the consumer with a typed error naming the assignor when assign() returns garbage', async () => {
+    const topic = await newTopic(1)
+    const broken: CustomAssignor = {
+      name: 'broken',
+      rebalanceProtocol: 'eager',
+      assign: (input) => new Map(input.members.map((m) => [m.memberId, { partitions: [{ topic, partition: -1 }] }])),
+    }
+    const c = client.consumer({ ...FAST, groupId: `g-${randomUUID()}`, assignors: [broken] })
+    onTestFinished(async () => {
+      await c.close()
+    })
+    c.subscribe({ topics: [topic] })
+    await expect(c.run({ eachMessage: () => {} }).done).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/custom assignor broken.*bad partition/),
+    })
+  })
+
   it('refuses malformed custom assignors with the option errors', () => {
     const ok = labelAssignor('x', [], [])
     expect(() => client.consumer({ groupId: 'g', assignors: [{ ...ok, name: 'range' }] })).toThrow(/built-in/)

@@ -12,6 +12,7 @@
  * Like the built-in ones, assign() runs on the group leader only and must be a pure function of
  * its input: a re-elected leader then computes the same assignment.
  */
+import { SluiceError } from '@sluice/protocol'
 import type { TopicPartition } from '../consumer-types.js'
 import type { Assignor, AssignorMember } from './assignor-types.js'
 
@@ -104,8 +105,36 @@ export function fromCustom(a: CustomAssignor): GroupAssignor {
   return {
     name: a.name,
     rebalanceProtocol: a.rebalanceProtocol,
-    subscriptionUserData: () => a.subscriptionUserData?.() ?? null,
-    assign: (input) => a.assign(input),
+    subscriptionUserData: () => checkUserData(a.subscriptionUserData?.() ?? null, `${a.name}.subscriptionUserData()`),
+    assign: (input) => checkAssignment(a.assign(input), a.name),
     onAssignment: (assignment) => a.onAssignment?.(assignment),
   }
+}
+
+/**
+ * A malformed result is a bug in the assignor that every retry would repeat, so it is an
+ * INVALID_ARGUMENT error, which ends the consumer (membership treats it as fatal) with a message
+ * naming the assignor.
+ */
+function invalid(what: string): SluiceError {
+  return new SluiceError('INVALID_ARGUMENT', `custom assignor ${what}`)
+}
+
+function checkUserData(b: unknown, where: string): Buffer | null {
+  if (b !== null && !Buffer.isBuffer(b)) throw invalid(`${where} must return a Buffer or null`)
+  return b
+}
+
+function checkAssignment(result: unknown, name: string): CustomAssignment {
+  if (!(result instanceof Map)) throw invalid(`${name}.assign() must return a Map of member id to assignment`)
+  for (const [memberId, a] of result as Map<unknown, Partial<CustomMemberAssignment> | undefined>) {
+    const where = `${name}.assign() for member ${String(memberId)}`
+    if (typeof a !== 'object' || a === null || !Array.isArray(a.partitions))
+      throw invalid(`${where}: no partitions list`)
+    for (const tp of a.partitions)
+      if (typeof tp?.topic !== 'string' || tp.topic === '' || !Number.isInteger(tp.partition) || tp.partition < 0)
+        throw invalid(`${where}: bad partition ${JSON.stringify(tp)}`)
+    checkUserData(a.userData ?? null, where)
+  }
+  return result as CustomAssignment
 }

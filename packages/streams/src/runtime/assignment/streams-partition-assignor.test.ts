@@ -166,6 +166,10 @@ describe('StreamsPartitionAssignor', () => {
     expect(
       () => new StreamsPartitionAssignor({ ...ok, numStandbyReplicas: 0, rebalanceProtocol: 'lazy' as 'eager' }),
     ).toThrow(/rebalanceProtocol/)
+    expect(
+      () =>
+        new StreamsPartitionAssignor({ ...ok, numStandbyReplicas: 0, subtopologies: [{ id: 0, sourceTopics: [''] }] }),
+    ).toThrow(expect.objectContaining({ code: 'TOPOLOGY' }))
     expect(a.assignor.name).toBe('sluice-streams')
   })
 })

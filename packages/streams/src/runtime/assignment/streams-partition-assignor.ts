@@ -45,6 +45,7 @@ import {
 } from './streams-user-data.js'
 import {
   assignTasks,
+  checkSubtopologies,
   compareTps,
   endpointMap,
   taskKey,
@@ -85,7 +86,7 @@ export class StreamsPartitionAssignor implements CustomAssignor {
     const protocol = options.rebalanceProtocol ?? 'eager'
     if (protocol !== 'eager' && protocol !== 'cooperative')
       throw new StreamsError('CONFIG', `rebalanceProtocol must be 'eager' or 'cooperative', got ${String(protocol)}`)
-    if (!Array.isArray(options.subtopologies)) throw new StreamsError('CONFIG', 'subtopologies must be an array')
+    checkSubtopologies(options.subtopologies)
     if (typeof options.localState !== 'function' || typeof options.onTasks !== 'function')
       throw new StreamsError('CONFIG', 'localState and onTasks must be functions')
     this.rebalanceProtocol = protocol

@@ -98,16 +98,24 @@ export function tasksOf(
   return out
 }
 
+/** Distinct ids >= 0, each with a list of non-empty topic names; else a StreamsError 'TOPOLOGY'. */
+export function checkSubtopologies(subtopologies: readonly SubtopologySources[]): void {
+  if (!Array.isArray(subtopologies)) throw new StreamsError('TOPOLOGY', 'subtopologies must be an array')
+  const ids = new Set<number>()
+  for (const s of subtopologies) {
+    if (!Number.isInteger(s?.id) || s.id < 0 || ids.has(s.id))
+      throw new StreamsError('TOPOLOGY', `sub-topology ids must be distinct integers >= 0, got ${s?.id}`, { id: s?.id })
+    if (!Array.isArray(s.sourceTopics) || !s.sourceTopics.every((t: unknown) => typeof t === 'string' && t !== ''))
+      throw new StreamsError('TOPOLOGY', `sub-topology ${s.id} needs a list of source topic names`, { id: s.id })
+    ids.add(s.id)
+  }
+}
+
 function checkInput(input: TaskAssignmentInput): void {
   const n = input.numStandbyReplicas
   if (!Number.isInteger(n) || n < 0)
     throw new StreamsError('CONFIG', `numStandbyReplicas must be an integer >= 0, got ${n}`, { numStandbyReplicas: n })
-  const ids = new Set<number>()
-  for (const s of input.subtopologies) {
-    if (!Number.isInteger(s.id) || s.id < 0 || ids.has(s.id))
-      throw new StreamsError('TOPOLOGY', `sub-topology ids must be distinct integers >= 0, got ${s.id}`, { id: s.id })
-    ids.add(s.id)
-  }
+  checkSubtopologies(input.subtopologies)
   const members = new Set<string>()
   for (const m of input.members) {
     if (members.has(m.memberId))
