@@ -56,7 +56,15 @@ export type {
   CommitOffset,
   RetryPolicy,
 } from './consumer/group/group-types.js'
-export type { AssignorName } from './consumer/assignors/assignor-types.js'
+export type { AssignorName, AssignorMember } from './consumer/assignors/assignor-types.js'
+export type {
+  CustomAssignor,
+  CustomAssignorInput,
+  CustomAssignorMember,
+  CustomAssignment,
+  CustomMemberAssignment,
+  ReceivedAssignment,
+} from './consumer/assignors/custom-assignor.js'
 export { DLQ_HEADERS } from './consumer/group/dead-letter.js'
 export { SluiceError, ErrorCode, isSluiceError } from '@sluice/protocol'
 export type { ErrorCodeName, CompressionType, RecordHeader } from '@sluice/protocol'

@@ -1,6 +1,14 @@
 /** Validation and defaults of GroupConsumerOptions (every violation reported at once). */
 import { OptionChecker, type ResolvedConnectOptions } from '../../options.js'
-import { ASSIGNOR_NAMES, assignorByName, type Assignor } from '../assignors/index.js'
+import { ASSIGNOR_NAMES, assignorByName } from '../assignors/index.js'
+import {
+  customAssignorProblems,
+  fromBuiltIn,
+  fromCustom,
+  isCustomAssignor,
+  type GroupAssignor,
+} from '../assignors/custom-assignor.js'
+import type { AssignorName } from '../assignors/assignor-types.js'
 import type { FetcherOptions } from '../fetcher.js'
 import type { GroupConsumerOptions, RebalanceListener } from './group-types.js'
 
@@ -10,7 +18,7 @@ export interface ResolvedGroupOptions {
   sessionTimeoutMs: number
   heartbeatIntervalMs: number
   maxPollIntervalMs: number
-  assignors: Assignor[]
+  assignors: GroupAssignor[]
   autoCommit: boolean
   autoCommitIntervalMs: number
   autoOffsetReset: 'earliest' | 'latest' | 'none'
@@ -49,10 +57,21 @@ export function resolveGroupConsumerOptions(
   c.oneOf('autoOffsetReset', o.autoOffsetReset, ['earliest', 'latest', 'none'])
   const assignors = o.assignors ?? ['cooperative-sticky', 'range']
   c.check(
-    Array.isArray(assignors) && assignors.length > 0 && assignors.every((a) => ASSIGNOR_NAMES.includes(a)),
-    `assignors must be a non-empty list of ${ASSIGNOR_NAMES.join(', ')}`,
+    Array.isArray(assignors) &&
+      assignors.length > 0 &&
+      assignors.every((a) => isCustomAssignor(a) || ASSIGNOR_NAMES.includes(a)),
+    `assignors must be a non-empty list of ${ASSIGNOR_NAMES.join(', ')} or custom assignor objects`,
   )
-  c.check(Array.isArray(assignors) && new Set(assignors).size === assignors.length, 'assignors must not repeat a name')
+  const customs = Array.isArray(assignors) ? assignors.filter(isCustomAssignor) : []
+  for (const a of customs) for (const problem of customAssignorProblems(a)) c.check(false, problem, 'type')
+  // A custom assignor named like a built-in one would make the group's protocol name ambiguous.
+  for (const a of customs)
+    c.check(
+      !ASSIGNOR_NAMES.includes(a.name as AssignorName),
+      `custom assignor ${JSON.stringify(a.name)} takes the name of a built-in assignor`,
+    )
+  const names = Array.isArray(assignors) ? assignors.map((a) => (isCustomAssignor(a) ? a.name : a)) : []
+  c.check(new Set(names).size === names.length, 'assignors must not repeat a name')
   const sessionTimeoutMs = o.sessionTimeoutMs ?? 45_000
   const heartbeatIntervalMs = o.heartbeatIntervalMs ?? 3000
   c.check(
@@ -86,7 +105,7 @@ export function resolveGroupConsumerOptions(
       sessionTimeoutMs,
       heartbeatIntervalMs,
       maxPollIntervalMs: o.maxPollIntervalMs ?? 300_000,
-      assignors: assignors.map(assignorByName),
+      assignors: assignors.map((a) => (isCustomAssignor(a) ? fromCustom(a) : fromBuiltIn(assignorByName(a)))),
       autoCommit: o.autoCommit ?? true,
       autoCommitIntervalMs: o.autoCommitIntervalMs ?? 5000,
       autoOffsetReset,

@@ -1,5 +1,6 @@
 /** Public types of the group consumer (Kafka's subscribe() model: the group assigns partitions). */
 import type { AssignorName } from '../assignors/assignor-types.js'
+import type { CustomAssignor } from '../assignors/custom-assignor.js'
 import type {
   ConsumerMessage,
   ConsumerOptions,
@@ -40,8 +41,12 @@ export interface GroupConsumerOptions extends Omit<ConsumerOptions, 'offsetReset
    * the rebalance timeout. Default 300000 ms.
    */
   maxPollIntervalMs?: number
-  /** In order of preference. Default ['cooperative-sticky', 'range']. */
-  assignors?: AssignorName[]
+  /**
+   * In order of preference: built-in assignors by name, or custom assignor objects (their
+   * subscription and assignment userData reach the leader and the members). Default
+   * ['cooperative-sticky', 'range'].
+   */
+  assignors?: (AssignorName | CustomAssignor)[]
   /** Commit processed positions every autoCommitIntervalMs, on revocation and on close. Default true. */
   autoCommit?: boolean
   /** Default 5000 ms. */

@@ -31,7 +31,8 @@ import {
 import type { Logger } from '../../logger.js'
 import type { RetryOptions } from '../../options.js'
 import { backoffMs, sleep } from '../../retry.js'
-import { assignorByName, cooperativeAdjust, type AssignorMember } from '../assignors/index.js'
+import type { CustomAssignorMember, GroupAssignor } from '../assignors/custom-assignor.js'
+import { cooperativeAdjust } from '../assignors/index.js'
 import type { TopicPartition } from '../consumer-types.js'
 import { type CoordinatorClient, responseOf } from './coordinator-client.js'
 import type { ResolvedGroupOptions } from './group-options.js'
@@ -194,7 +195,7 @@ export class GroupMembership {
     this.stopHeartbeats()
     const wasStable = this.state === 'stable'
     this.state = 'rebalancing'
-    if (this.protocolName !== '' && assignorByName(this.protocolName).rebalanceProtocol === 'eager' && wasStable) {
+    if (this.protocolName !== '' && this.assignorNamed(this.protocolName).rebalanceProtocol === 'eager' && wasStable) {
       await this.host.revokeAll()
     }
     const join = await this.join()
@@ -233,9 +234,9 @@ export class GroupMembership {
       await this.onGroupError(err)
       return
     }
-    let partitions: TopicPartition[]
+    let received: { partitions: TopicPartition[]; userData: Buffer | null }
     try {
-      partitions = decodeAssignment(sync.assignment).partitions
+      received = decodeAssignment(sync.assignment)
     } catch (err) {
       throw new SluiceError(
         'INVALID_REQUEST',
@@ -244,6 +245,14 @@ export class GroupMembership {
         { cause: err },
       )
     }
+    // Before the listener's callbacks, as Kafka calls ConsumerPartitionAssignor.onAssignment.
+    const { partitions, userData } = received
+    this.assignorNamed(this.protocolName).onAssignment({
+      memberId: this.memberId,
+      generationId: this.generationId,
+      partitions: [...partitions],
+      userData,
+    })
     this.needRejoin = false
     this.state = 'stable'
     this.startHeartbeats()
@@ -262,11 +271,18 @@ export class GroupMembership {
   }
 
   private async join(): Promise<wire.JoinGroupResponse__Output | undefined> {
-    const subscription = encodeSubscription({
-      topics: this.host.subscribedTopics(),
-      ownedPartitions: this.host.ownedPartitions(),
-      generationId: this.generationId,
-    })
+    const topics = this.host.subscribedTopics()
+    const ownedPartitions = this.host.ownedPartitions()
+    // One subscription per offered assignor: each carries its own userData.
+    const protocols = this.options.assignors.map((a) => ({
+      name: a.name,
+      metadata: encodeSubscription({
+        topics,
+        ownedPartitions,
+        generationId: this.generationId,
+        userData: a.subscriptionUserData(),
+      }),
+    }))
     try {
       return await this.coordinator.call<wire.JoinGroupResponse__Output>(
         'JoinGroup',
@@ -279,7 +295,7 @@ export class GroupMembership {
               member_id: this.memberId,
               group_instance_id: this.options.groupInstanceId,
               protocol_type: 'consumer',
-              protocols: this.options.assignors.map((a) => ({ name: a.name, metadata: subscription })),
+              protocols,
               client_id: this.options.clientId,
               client_host: '',
             },
@@ -341,8 +357,8 @@ export class GroupMembership {
   }
 
   private async assign(members: wire.JoinGroupMember__Output[], protocol: string): Promise<wire.SyncGroupAssignment[]> {
-    const assignor = assignorByName(protocol)
-    const input: AssignorMember[] = members.map((m) => {
+    const assignor = this.assignorNamed(protocol)
+    const input: CustomAssignorMember[] = members.map((m) => {
       try {
         const s = decodeSubscription(m.metadata)
         return {
@@ -351,22 +367,36 @@ export class GroupMembership {
           topics: s.topics,
           ownedPartitions: s.ownedPartitions,
           generation: s.generationId,
+          userData: s.userData,
         }
       } catch (err) {
         this.log.warn({ err, memberId: m.member_id }, 'undecodable subscription: the member gets no partitions')
-        return { memberId: m.member_id, topics: [] }
+        return { memberId: m.member_id, topics: [], userData: null }
       }
     })
     const topics = [...new Set(input.flatMap((m) => m.topics))]
     const counts = await this.host.partitionCounts(topics)
     this.missingTopics = topics.filter((t) => !counts.has(t))
     const request = { members: input, partitionsPerTopic: counts }
-    const result = cooperativeAdjust(assignor.assign(request), request)
+    const result = assignor.assign(request)
+    const partitionsOf = new Map(input.map((m) => [m.memberId, result.get(m.memberId)?.partitions ?? []]))
+    const adjusted = cooperativeAdjust(partitionsOf, request)
     this.assignedCounts = counts
-    return [...result].map(([memberId, partitions]) => ({
+    return [...adjusted].map(([memberId, partitions]) => ({
       member_id: memberId,
-      assignment: encodeAssignment({ partitions }),
+      assignment: encodeAssignment({ partitions, userData: result.get(memberId)?.userData ?? null }),
     }))
+  }
+
+  /** The group's protocol is one this member offered (the coordinator picks among those). */
+  private assignorNamed(name: string): GroupAssignor {
+    const a = this.options.assignors.find((x) => x.name === name)
+    if (a === undefined)
+      throw new SluiceError(
+        'INCONSISTENT_GROUP_PROTOCOL',
+        `the group chose assignor ${JSON.stringify(name)}, which this member does not offer`,
+      )
+    return a
   }
 
   private startHeartbeats(): void {
