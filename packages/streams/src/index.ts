@@ -1,6 +1,6 @@
 /** @sluice/streams: stream processing over Sluice topics (docs/streams.md). */
 export type { Serde } from './api/serde.js'
-export { StreamsError, isStreamsError, type StreamsErrorCode } from './errors.js'
+export { StreamsError, isStreamsError, type StreamsErrorCode, type StreamsErrorOptions } from './errors.js'
 export type { StreamRecord, StreamHeader, RecordMetadata, Windowed } from './api/record.js'
 export type {
   Processor,
