@@ -23,5 +23,14 @@ export type {
   StoreBuilder,
   StoreSpec,
   StoreKind,
+  FlushedEntry,
+  FlushListener,
 } from './state/store-types.js'
 export { changelogTopic } from './state/store-types.js'
+export {
+  Stores,
+  type LayeredStoreBuilder,
+  type StoreOptions,
+  type WindowStoreOptions,
+  type SessionStoreOptions,
+} from './state/stores.js'
