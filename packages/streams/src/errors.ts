@@ -9,6 +9,8 @@ export type StreamsErrorCode =
   | 'INVALID_NAME'
   /** A store was configured with values that cannot work (a window size of 0, a negative retention). */
   | 'INVALID_CONFIG'
+  /** A function was called with a value it cannot take (a negative checkpoint offset). */
+  | 'INVALID_ARGUMENT'
   /** A store was used before init() or after close(). */
   | 'STORE_NOT_OPEN'
   /** A key too large for the persistent engine (lmdb keys are at most 1,978 bytes). */

@@ -18,3 +18,12 @@ export { TypedKeyValueStore } from './state/key-value-store.js'
 export { TypedWindowStore } from './state/window-store.js'
 export { TypedSessionStore } from './state/session-store.js'
 export { checkName as checkStoreName } from './state/stores.js'
+export {
+  CHECKPOINT_FILE,
+  checkpointPath,
+  readCheckpoint,
+  writeCheckpoint,
+  removeCheckpoint,
+  type CheckpointRead,
+  type CheckpointStatus,
+} from './state/checkpoint.js'
