@@ -57,6 +57,20 @@ export class TopologyTestDriver implements DriverInput, DriverOutput {
       if (t.kind === 'changelog')
         this.changelogStores.set(t.name, t.name.slice(applicationId.length + 1, -'-changelog'.length))
     }
+    try {
+      this.open(applicationId, stateDir, opts)
+    } catch (e) {
+      // A topology that fails to start (a processor's init throws) leaves no task or directory behind.
+      try {
+        this.close()
+      } catch {
+        // The first error is the one worth reporting.
+      }
+      throw e
+    }
+  }
+
+  private open(applicationId: string, stateDir: string, opts: TopologyTestDriverOptions): void {
     const sender = { send: (record: SinkRecord) => this.capture(record) }
     for (const s of this.plan.subtopologies) {
       const id = { subtopology: s.id, partition: 0 }

@@ -126,6 +126,27 @@ describe('process() and punctuation', () => {
     expect((error as Error).message).toMatch(/KSTREAM-PROCESSOR-\d+: not connected to state store 's'/)
   })
 
+  it('a task whose processor fails to init closes the stores it opened', () => {
+    const builder = new StreamsBuilder()
+    builder.addStateStore(Stores.inMemoryKeyValueStore('kept', str, str))
+    builder.stream('in', { keySerde: str, valueSerde: str }).process(
+      () => ({
+        init() {
+          throw new Error('cannot start')
+        },
+        process() {},
+      }),
+      { stores: ['kept'] },
+    )
+    const plan = builder.build().plan('p')
+    const task = plan.createTask(
+      { subtopology: 0, partition: 0 },
+      { applicationId: 'p', stateDir: '/unused', sender: { send() {} }, clock: () => 0, partitionsOf: () => 1 },
+    )
+    expect(() => task.init()).toThrowError(/task 0_0 failed starting: cannot start/)
+    expect(task.stores.get('kept')?.isOpen).toBe(false)
+  })
+
   it('naming a store that was never added fails at build time', () => {
     const builder = new StreamsBuilder()
     builder.stream('in', { keySerde: str, valueSerde: str }).process(() => ({ process() {} }), { stores: ['ghost'] })

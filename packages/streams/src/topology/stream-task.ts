@@ -50,12 +50,28 @@ export class TopologyStreamTask implements StreamTask {
 
   init(): void {
     if (this.state !== 'created') throw new StreamsError('TASK', `task ${this.name()}: init() is called once`)
+    try {
+      this.open()
+    } catch (e) {
+      // A task that failed to open leaves nothing open behind it (lmdb handles, processors).
+      this.state = 'running'
+      try {
+        this.close()
+      } catch {
+        // The first error is the one worth reporting.
+      }
+      throw this.wrap(e, 'starting')
+    }
+    this.state = 'running'
+  }
+
+  private open(): void {
     const app = this.deps.applicationId
     for (const name of this.subtopology.stores) {
       const builder = this.storeBuilders.get(name) as StoreBuilder<StateStore>
       const store = builder.build()
-      store.init(this.storeContext(name, builder.logging))
       this.storeMap.set(name, store)
+      store.init(this.storeContext(name, builder.logging))
     }
     const task = this.taskState()
     const nodes = new Map<string, TaskNode>()
@@ -75,7 +91,6 @@ export class TopologyStreamTask implements StreamTask {
         processor.init?.(context)
       }
     }
-    this.state = 'running'
   }
 
   process(record: SourceRecord): void {
