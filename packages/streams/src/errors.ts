@@ -12,23 +12,44 @@
  * - 'TASK': a task misused by the runtime (process before init, after close).
  * - 'RUNTIME': the runtime could not do its work (a send failed, the group is gone).
  * - 'QUERY': an interactive query could not be answered (unknown store, key not hosted here).
+ * The state stores use finer codes of their own for what only a store can tell:
+ * - 'INVALID_NAME': a store name that is missing or cannot name a changelog topic or directory.
+ * - 'INVALID_CONFIG': store options that cannot work (a window size of 0, a negative retention).
+ * - 'INVALID_ARGUMENT': a function called with a value it cannot take (a negative checkpoint offset).
+ * - 'STORE_NOT_OPEN': a store used before init() or after close().
+ * - 'KEY_TOO_LARGE': a key too large for the persistent engine.
+ * - 'STORE_IO': the persistent engine failed to open, read or write.
  */
-export type StreamsErrorCode = 'SERDE' | 'TOPOLOGY' | 'CONFIG' | 'STATE' | 'TASK' | 'RUNTIME' | 'QUERY'
+export type StreamsErrorCode =
+  | 'SERDE'
+  | 'TOPOLOGY'
+  | 'CONFIG'
+  | 'STATE'
+  | 'TASK'
+  | 'RUNTIME'
+  | 'QUERY'
+  | 'INVALID_NAME'
+  | 'INVALID_CONFIG'
+  | 'INVALID_ARGUMENT'
+  | 'STORE_NOT_OPEN'
+  | 'KEY_TOO_LARGE'
+  | 'STORE_IO'
+
+export interface StreamsErrorOptions {
+  readonly cause?: unknown
+  /** Machine-readable facts (the operator, store or topic named in the message). */
+  readonly details?: Readonly<Record<string, unknown>>
+}
 
 export class StreamsError extends Error {
   override readonly name = 'StreamsError'
   readonly code: StreamsErrorCode
   readonly details: Readonly<Record<string, unknown>>
 
-  constructor(
-    code: StreamsErrorCode,
-    message: string,
-    details: Readonly<Record<string, unknown>> = {},
-    options?: ErrorOptions,
-  ) {
-    super(message, options)
+  constructor(code: StreamsErrorCode, message: string, options: StreamsErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
-    this.details = details
+    this.details = options.details ?? {}
     // Enumerable so structured logs serialise it.
     Object.defineProperty(this, 'message', { enumerable: true, value: this.message })
   }
