@@ -51,7 +51,7 @@ export interface StreamsAssignmentInfo {
 }
 
 function bad(what: string, message: string): StreamsError {
-  return new StreamsError('RUNTIME', `streams ${what} userData: ${message}`, { what })
+  return new StreamsError('RUNTIME', `streams ${what} userData: ${message}`, { details: { what } })
 }
 
 class Writer {

@@ -104,9 +104,13 @@ export function checkSubtopologies(subtopologies: readonly SubtopologySources[])
   const ids = new Set<number>()
   for (const s of subtopologies) {
     if (!Number.isInteger(s?.id) || s.id < 0 || ids.has(s.id))
-      throw new StreamsError('TOPOLOGY', `sub-topology ids must be distinct integers >= 0, got ${s?.id}`, { id: s?.id })
+      throw new StreamsError('TOPOLOGY', `sub-topology ids must be distinct integers >= 0, got ${s?.id}`, {
+        details: { id: s?.id },
+      })
     if (!Array.isArray(s.sourceTopics) || !s.sourceTopics.every((t: unknown) => typeof t === 'string' && t !== ''))
-      throw new StreamsError('TOPOLOGY', `sub-topology ${s.id} needs a list of source topic names`, { id: s.id })
+      throw new StreamsError('TOPOLOGY', `sub-topology ${s.id} needs a list of source topic names`, {
+        details: { id: s.id },
+      })
     ids.add(s.id)
   }
 }
@@ -114,12 +118,14 @@ export function checkSubtopologies(subtopologies: readonly SubtopologySources[])
 function checkInput(input: TaskAssignmentInput): void {
   const n = input.numStandbyReplicas
   if (!Number.isInteger(n) || n < 0)
-    throw new StreamsError('CONFIG', `numStandbyReplicas must be an integer >= 0, got ${n}`, { numStandbyReplicas: n })
+    throw new StreamsError('CONFIG', `numStandbyReplicas must be an integer >= 0, got ${n}`, {
+      details: { numStandbyReplicas: n },
+    })
   checkSubtopologies(input.subtopologies)
   const members = new Set<string>()
   for (const m of input.members) {
     if (members.has(m.memberId))
-      throw new StreamsError('RUNTIME', `member ${m.memberId} is listed twice`, { memberId: m.memberId })
+      throw new StreamsError('RUNTIME', `member ${m.memberId} is listed twice`, { details: { memberId: m.memberId } })
     members.add(m.memberId)
   }
 }
