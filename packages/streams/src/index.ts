@@ -25,3 +25,12 @@ export type {
   StoreKind,
 } from './state/store-types.js'
 export { changelogTopic } from './state/store-types.js'
+export {
+  StreamsApp,
+  type PlanSource,
+  type StreamsAppState,
+  type StreamsAppMetrics,
+  type TaskMetricsSnapshot,
+} from './runtime/streams-app.js'
+export type { StreamsConfig, DeserializationErrorPolicy } from './runtime/streams-config.js'
+export type { RestoreMetrics } from './runtime/restore-progress.js'
