@@ -120,10 +120,12 @@ async function produceLines(topic: string, from: number, n: number, expected: Ma
   await producer.close()
 }
 
-/** The counts all live tasks of the probe hold. */
-function countsOf(probe: WordCountProbe): Map<string, number> {
+/** The counts all live tasks of the probes hold (one probe per instance; a task lives on one at a time). */
+function countsOf(probes: WordCountProbe | WordCountProbe[]): Map<string, number> {
   const all = new Map<string, number>()
-  for (const store of probe.stores.values()) for (const [k, v] of store.entries()) all.set(k, v)
+  for (const probe of Array.isArray(probes) ? probes : [probes]) {
+    for (const store of probe.stores.values()) for (const [k, v] of store.entries()) all.set(k, v)
+  }
   return all
 }
 
@@ -131,7 +133,11 @@ function sameCounts(a: Map<string, number>, b: Map<string, number>): boolean {
   return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v)
 }
 
-async function waitForCounts(probe: WordCountProbe, expected: Map<string, number>, what: string): Promise<void> {
+async function waitForCounts(
+  probe: WordCountProbe | WordCountProbe[],
+  expected: Map<string, number>,
+  what: string,
+): Promise<void> {
   await until(what, () => sameCounts(countsOf(probe), expected), 30_000).catch((err: Error) => {
     throw new Error(
       `${err.message}\nhave ${JSON.stringify([...countsOf(probe)])}\nwant ${JSON.stringify([...expected])}\n${events.slice(-20).join('\n')}`,
@@ -284,6 +290,35 @@ describe('streams runtime: processing, commits and restore', () => {
     const totalOutputs = 2 * 540
     expect(sameCounts(await latestPerKey(s.output, totalOutputs), expected)).toBe(true)
   })
+
+  it('shares the tasks between two instances and moves them on join and leave, counting nothing twice', async () => {
+    const s = await setup(3)
+    const expected = new Map<string, number>()
+    const both = [newProbe(), newProbe()]
+    const a = newApp(s, await tempDir(), both[0]!)
+    await a.start()
+    await produceLines(s.input, 0, 200, expected)
+    await waitForCounts(both, expected, 'counts on one instance')
+
+    // A second instance joins: the tasks are split, the moved ones restored from their changelogs.
+    const b = newApp(s, await tempDir(), both[1]!)
+    await b.start()
+    await until('tasks on both instances', () => {
+      const [na, nb] = [a.metrics().tasks.length, b.metrics().tasks.length]
+      // Range over 3 partitions and 2 members: 2 partitions of each topic to one, 1 to the other.
+      return na + nb === 6 && Math.min(na, nb) === 2
+    })
+    await until('b restored', () => b.metrics().tasks.every((t) => t.restored))
+    expect(b.metrics().restore.totalRestoredRecords).toBeGreaterThan(0)
+    await produceLines(s.input, 200, 100, expected)
+    await waitForCounts(both, expected, 'counts over both instances')
+
+    // The first leaves: everything runs on the second, which restores what it did not have.
+    await a.close()
+    await until('all six tasks on b', () => b.metrics().tasks.filter((t) => t.restored).length === 6)
+    await produceLines(s.input, 300, 60, expected)
+    await waitForCounts(both[1]!, expected, 'counts on the remaining instance')
+  }, 60_000)
 
   it("stops with a typed error on a processing failure ('fail') and commits nothing past the record", async () => {
     const s = await setup(1)
