@@ -310,6 +310,10 @@ describe('streams runtime: processing, commits and restore', () => {
     })
     await until('b restored', () => b.metrics().tasks.every((t) => t.restored))
     expect(b.metrics().restore.totalRestoredRecords).toBeGreaterThan(0)
+    // The first instance gave every task up (eager) and got four back from the very next
+    // generation: it resumed them with their stores as they were, restoring nothing.
+    expect(a.metrics().restore.totalRestoredRecords).toBe(0)
+    expect(events.some((e) => e.includes('tasks resumed'))).toBe(true)
     await produceLines(s.input, 200, 100, expected)
     await waitForCounts(both, expected, 'counts over both instances')
 

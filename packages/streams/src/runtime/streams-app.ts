@@ -78,6 +78,8 @@ export class StreamsApp {
   private consumer: GroupConsumer | undefined
   private run: RunHandle | undefined
   private readonly tasks = new TaskRegistry()
+  /** Tasks committed at a revocation, kept open for the next generation's assignment (see revoke()). */
+  private readonly suspended = new Map<string, { task: ActiveTask; generation: number }>()
   private readonly lane = new SerialWork()
   private readonly progress: RestoreProgress
   private partitionCounts = new Map<string, number>()
@@ -258,12 +260,16 @@ export class StreamsApp {
     this.nextPunctuationAt = next
   }
 
-  /** Commits and counts; a refused group commit is logged (the records are read again), anything else stops the app. */
-  private async commit(tasks: ActiveTask[]): Promise<void> {
+  /**
+   * Commits and counts; false when the group refused the commit (logged: the records are read
+   * again), anything else stops the app.
+   */
+  private async commit(tasks: ActiveTask[]): Promise<boolean> {
     this.nextCommitAt = Date.now() + this.config.commitIntervalMs
     try {
       const r = await commitTasks(tasks, { sender: this.sender!, consumer: this.consumer! })
       if (r.offsets > 0) this.commits++
+      return true
     } catch (err) {
       if (isSluiceError(err)) {
         this.failedCommits++
@@ -271,20 +277,29 @@ export class StreamsApp {
           { err, tasks: tasks.map((t) => t.key) },
           'the group refused a commit; its records will be read again',
         )
-        return
+        return false
       }
       throw err
     }
   }
 
-  /** Builds the tasks of the current assignment that do not exist yet and restores them. */
+  /** Builds (or resumes) the tasks of the current assignment that do not run yet and restores the new ones. */
   private async assign(): Promise<void> {
     if (this.stateNow !== 'running') return
     const wanted = groupIntoTasks(this.consumer!.assignment(), this.owners)
+    const generation = this.consumer!.groupMetadata().generationId
     const created: ActiveTask[] = []
+    const resumed: string[] = []
     await this.refreshSinkCounts()
     for (const [key, a] of wanted) {
       if (this.tasks.get(key) !== undefined) continue
+      const s = this.suspended.get(key)
+      if (s !== undefined && s.generation + 1 === generation && samePartitions(s.task.partitions, a.partitions)) {
+        this.suspended.delete(key)
+        this.tasks.add(s.task)
+        resumed.push(key)
+        continue
+      }
       this.warnIfPartial(key, a.partitions)
       const t = await createActiveTask(a.id, a.partitions, {
         plan: this.plan,
@@ -296,6 +311,10 @@ export class StreamsApp {
       this.tasks.add(t)
       created.push(t)
     }
+    // Suspended tasks not given back are someone else's now (or stale): close them first, so a
+    // persistent store's files are released before a new task of the same id could open them.
+    this.closeSuspended()
+    if (resumed.length > 0) this.log.info({ tasks: resumed }, 'tasks resumed')
     if (created.length === 0) return
     this.log.info({ tasks: created.map((t) => t.key) }, 'tasks created')
     await restoreTasks(created, {
@@ -308,13 +327,34 @@ export class StreamsApp {
     this.armTimer()
   }
 
-  /** Commits (unless lost) and closes the tasks of these partitions. */
+  /**
+   * Commits and suspends the tasks of revoked partitions, or closes them (lost, or the commit was
+   * refused). A suspended task keeps its stores open: when the assignment of the very next
+   * generation gives it back (the eager protocol revokes everything first, and most tasks
+   * return), it goes on without a restore; nobody else can have run it in between, since that
+   * generation's assignment is the first after ours. Every other suspended task is closed then.
+   */
   private async revoke(tps: TopicPartition[], commit: boolean): Promise<void> {
     const gone = this.tasks.owning(tps)
+    if (!commit) this.closeSuspended()
     if (gone.length === 0) return
-    if (commit && this.stateNow !== 'failed') await this.commit(gone)
-    for (const t of gone) this.closeTask(t)
-    this.log.info({ tasks: gone.map((t) => t.key), committed: commit }, commit ? 'tasks closed' : 'tasks lost')
+    const committed = commit && this.stateNow === 'running' && (await this.commit(gone))
+    const generation = this.consumer!.groupMetadata().generationId
+    for (const t of gone) {
+      if (committed) {
+        this.tasks.remove(t)
+        this.suspended.set(t.key, { task: t, generation })
+      } else {
+        this.closeTask(t)
+      }
+    }
+    this.log.info({ tasks: gone.map((t) => t.key) }, committed ? 'tasks committed and suspended' : 'tasks closed')
+  }
+
+  private closeSuspended(): void {
+    const all = [...this.suspended.values()]
+    this.suspended.clear()
+    for (const { task } of all) this.closeTask(task)
   }
 
   private closeTask(t: ActiveTask): void {
@@ -409,6 +449,7 @@ export class StreamsApp {
     this.closing ??= (async () => {
       await this.lane.run(() => {
         for (const t of this.tasks.all()) this.closeTask(t)
+        this.closeSuspended()
       })
       await this.releaseResources()
       this.resolveStopped(e)
@@ -436,6 +477,7 @@ export class StreamsApp {
       })
     await this.lane.run(() => {
       for (const t of this.tasks.all()) this.closeTask(t)
+      this.closeSuspended()
     })
     await this.releaseResources()
     const failure = this.failure ?? (error === undefined ? undefined : asStreamsError(error, 'the final commit failed'))
@@ -454,6 +496,15 @@ export class StreamsApp {
     await this.producer?.close().catch(() => {})
     if (this.config.client === undefined) await this.client?.close().catch(() => {})
   }
+}
+
+function samePartitions(a: readonly TopicPartition[], b: readonly TopicPartition[]): boolean {
+  const key = (tps: readonly TopicPartition[]): string =>
+    tps
+      .map((tp) => `${tp.topic}\u0000${tp.partition}`)
+      .sort()
+      .join('\u0001')
+  return key(a) === key(b)
 }
 
 function asStreamsError(err: unknown, what: string): StreamsError {
