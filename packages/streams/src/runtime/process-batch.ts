@@ -27,34 +27,39 @@ export function processBatch(
   messages: readonly ConsumerMessage[],
   ctx: BatchContext,
 ): void {
-  const k = tpKey(topic, partition)
   const tp = { topic, partition }
-  for (const m of messages) {
-    const offset = m.offset
-    try {
-      t.task.process({
-        topic,
-        partition,
-        offset,
-        key: m.key,
-        value: m.value,
-        timestamp: Number(m.timestamp),
-        headers: m.headers,
-      })
-    } catch (err) {
-      if (ctx.policy === 'log-and-continue' && isStreamsError(err, 'SERDE')) {
-        t.task.metrics.skipped++
-        ctx.logger.warn(
-          { err, task: t.key, topic, partition, offset: String(offset) },
-          'skipped a record its serde could not read (deserializationErrors: log-and-continue)',
-        )
-      } else {
-        throw failedRecord(t, topic, partition, offset, err)
+  let last: bigint | undefined
+  try {
+    for (const m of messages) {
+      const offset = m.offset
+      try {
+        t.task.process({
+          topic,
+          partition,
+          offset,
+          key: m.key,
+          value: m.value,
+          timestamp: Number(m.timestamp),
+          headers: m.headers,
+        })
+      } catch (err) {
+        if (ctx.policy === 'log-and-continue' && isStreamsError(err, 'SERDE')) {
+          t.task.metrics.skipped++
+          ctx.logger.warn(
+            { err, task: t.key, topic, partition, offset: String(offset) },
+            'skipped a record its serde could not read (deserializationErrors: log-and-continue)',
+          )
+        } else {
+          throw failedRecord(t, topic, partition, offset, err)
+        }
       }
+      last = offset
+      const now = Date.now()
+      if (ctx.punctuationDue(now)) ctx.punctuate(now)
     }
-    t.processed.set(k, { tp, offset })
-    const now = Date.now()
-    if (ctx.punctuationDue(now)) ctx.punctuate(now)
+  } finally {
+    // Once per batch rather than per record: the records before a failing one count as processed.
+    if (last !== undefined) t.processed.set(tpKey(topic, partition), { tp, offset: last })
   }
 }
 
