@@ -25,8 +25,8 @@ export interface CommitDeps {
 }
 
 export interface CommitResult {
-  /** Input partitions whose offsets were committed. */
-  readonly offsets: number
+  /** The input offsets committed (next offset to read per partition). */
+  readonly offsets: readonly CommitOffset[]
 }
 
 /**
@@ -62,5 +62,5 @@ export async function commitTasks(tasks: readonly ActiveTask[], deps: CommitDeps
   const offsets: CommitOffset[] = running.flatMap((t) => t.offsetsToCommit())
   if (offsets.length > 0) await deps.consumer.commit(offsets)
   for (const t of running) for (const o of t.offsetsToCommit()) t.committed.set(tpKey(o.topic, o.partition), o.offset)
-  return { offsets: offsets.length }
+  return { offsets }
 }

@@ -28,6 +28,7 @@ import { commitTasks } from './commit.js'
 import { prepareInternalTopics } from './internal-topics.js'
 import { processBatch, type BatchContext } from './process-batch.js'
 import { ProducerRecordSender } from './record-sender.js'
+import { RepartitionPurger } from './repartition-purge.js'
 import { RestoreProgress, type RestoreMetrics } from './restore-progress.js'
 import { SerialWork } from './serial-work.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './streams-config.js'
@@ -77,6 +78,7 @@ export class StreamsApp {
   private sender: ProducerRecordSender | undefined
   private consumer: GroupConsumer | undefined
   private run: RunHandle | undefined
+  private purger: RepartitionPurger | undefined
   private readonly tasks = new TaskRegistry()
   /** Tasks committed at a revocation, kept open for the next generation's assignment (see revoke()). */
   private readonly suspended = new Map<string, { task: ActiveTask; generation: number }>()
@@ -156,6 +158,12 @@ export class StreamsApp {
       this.partitionCounts = prepared.counts
       this.owners = sourceTopicOwners(this.plan)
       const changelogs = new Set(this.plan.internalTopics.filter((t) => t.kind === 'changelog').map((t) => t.name))
+      this.purger = new RepartitionPurger(
+        this.client.admin(),
+        new Set(this.plan.internalTopics.filter((t) => t.kind === 'repartition').map((t) => t.name)),
+        this.config.repartitionPurgeIntervalMs,
+        this.log,
+      )
       this.producer = this.client.producer({ acks: 'all', idempotent: true })
       this.sender = new ProducerRecordSender(this.producer, (topic) => changelogs.has(topic))
       this.consumer = this.client.consumer({
@@ -268,7 +276,10 @@ export class StreamsApp {
     this.nextCommitAt = Date.now() + this.config.commitIntervalMs
     try {
       const r = await commitTasks(tasks, { sender: this.sender!, consumer: this.consumer! })
-      if (r.offsets > 0) this.commits++
+      if (r.offsets.length > 0) {
+        this.commits++
+        this.purger?.committed(r.offsets)
+      }
       return true
     } catch (err) {
       if (isSluiceError(err)) {
@@ -490,6 +501,7 @@ export class StreamsApp {
   private async releaseResources(): Promise<void> {
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
+    await this.purger?.idle()
     await this.consumer?.close().catch((err: unknown) => {
       this.log.warn({ err }, 'closing the group consumer failed')
     })

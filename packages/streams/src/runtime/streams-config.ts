@@ -34,6 +34,8 @@ export interface StreamsConfig {
   replicationFactor?: number
   /** A pino-compatible logger (the SDK's Logger). Default: silent. */
   logger?: Logger
+  /** How often committed records are deleted from the repartition topics. Default 30000 ms (Kafka's). */
+  repartitionPurgeIntervalMs?: number
   /** Group consumer session timeout. Default 45000 ms (the SDK's). */
   sessionTimeoutMs?: number
   /** Group consumer heartbeat interval. Default 3000 ms (the SDK's). */
@@ -51,6 +53,7 @@ export interface ResolvedStreamsConfig {
   readonly deserializationErrors: DeserializationErrorPolicy
   readonly replicationFactor: number | undefined
   readonly logger: Logger
+  readonly repartitionPurgeIntervalMs: number
   readonly sessionTimeoutMs: number | undefined
   readonly heartbeatIntervalMs: number | undefined
 }
@@ -92,6 +95,7 @@ export function resolveStreamsConfig(c: StreamsConfig): ResolvedStreamsConfig {
   int('commitIntervalMs', c.commitIntervalMs, 1)
   int('numStandbyReplicas', c.numStandbyReplicas, 0)
   int('replicationFactor', c.replicationFactor, 1)
+  int('repartitionPurgeIntervalMs', c.repartitionPurgeIntervalMs, 0)
   int('sessionTimeoutMs', c.sessionTimeoutMs, 1)
   int('heartbeatIntervalMs', c.heartbeatIntervalMs, 1)
   if (c.processingGuarantee !== undefined && c.processingGuarantee !== 'at-least-once') {
@@ -116,6 +120,7 @@ export function resolveStreamsConfig(c: StreamsConfig): ResolvedStreamsConfig {
     deserializationErrors: c.deserializationErrors ?? 'fail',
     replicationFactor: c.replicationFactor,
     logger: c.logger ?? silentLogger,
+    repartitionPurgeIntervalMs: c.repartitionPurgeIntervalMs ?? 30_000,
     sessionTimeoutMs: c.sessionTimeoutMs,
     heartbeatIntervalMs: c.heartbeatIntervalMs,
   }
