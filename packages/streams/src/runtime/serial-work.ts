@@ -6,25 +6,11 @@
  */
 export class SerialWork {
   private tail: Promise<unknown> = Promise.resolve()
-  private depth = 0
 
   /** Runs `fn` after everything queued before it; rejects with what `fn` throws (the lane goes on). */
   run<T>(fn: () => Promise<T> | T): Promise<T> {
-    this.depth++
     const next = this.tail.then(fn)
-    this.tail = next.then(
-      () => {
-        this.depth--
-      },
-      () => {
-        this.depth--
-      },
-    )
+    this.tail = next.catch(() => {})
     return next
-  }
-
-  /** Work queued or running. */
-  get busy(): boolean {
-    return this.depth > 0
   }
 }

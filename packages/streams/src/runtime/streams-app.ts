@@ -6,9 +6,10 @@
  * start(): internal topics checked and created (internal-topics.ts), then one producer for
  * every task (acks 'all', idempotent) and one group consumer subscribed to every source topic.
  * On an assignment the new tasks are built, restored from their changelogs and only then fed
- * records; on a revocation their work is committed (commit.ts) and they are closed. Everything
- * that touches tasks runs on one serial lane, so processing, commits, punctuations and
- * rebalances never interleave. close() commits and leaves the group.
+ * records; on a revocation their work is committed (commit.ts) and they are suspended until the
+ * next assignment resumes or closes them (see revoke()). Everything that touches tasks runs on
+ * one serial lane, so processing, commits, punctuations and rebalances never interleave.
+ * close() commits and leaves the group.
  */
 import {
   connect,
