@@ -27,3 +27,12 @@ export { TopologyStreamTask } from './topology/stream-task.js'
 export { PunctuationQueue } from './topology/punctuation-queue.js'
 export { TaskNode, NodeProcessorContext, type InternalProcessorContext } from './topology/task-node.js'
 export { serdeError } from './serdes/serde-error.js'
+export {
+  CHECKPOINT_FILE,
+  checkpointPath,
+  readCheckpoint,
+  writeCheckpoint,
+  removeCheckpoint,
+  type CheckpointRead,
+  type CheckpointStatus,
+} from './state/checkpoint.js'
