@@ -67,3 +67,12 @@ export type {
 export { repartitionTopic } from './topology/topic-ref.js'
 export { TopologyTestDriver, type TopologyTestDriverOptions } from './driver/topology-test-driver.js'
 export { TestInputTopic, TestOutputTopic, type TestRecord } from './driver/test-topics.js'
+export {
+  StreamsApp,
+  type PlanSource,
+  type StreamsAppState,
+  type StreamsAppMetrics,
+  type TaskMetricsSnapshot,
+} from './runtime/streams-app.js'
+export type { StreamsConfig, DeserializationErrorPolicy } from './runtime/streams-config.js'
+export type { RestoreMetrics } from './runtime/restore-progress.js'
