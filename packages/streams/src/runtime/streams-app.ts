@@ -34,6 +34,8 @@ import { RepartitionPurger } from './repartition-purge.js'
 import { RestoreProgress, type RestoreMetrics } from './restore-progress.js'
 import { SerialWork } from './serial-work.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './streams-config.js'
+import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor.js'
+import { instanceIdOf, localTaskState } from './local-task-state.js'
 import { groupIntoTasks, sourceTopicOwners } from './task-assignment.js'
 import type { TaskMetrics, TopologyPlan } from './task-contract.js'
 import { TaskRegistry } from './task-registry.js'
@@ -166,14 +168,23 @@ export class StreamsApp {
         this.config.repartitionPurgeIntervalMs,
         this.log,
       )
+      const instanceId = instanceIdOf(this.config.stateDir)
       this.producer = this.client.producer({ acks: 'all', idempotent: true })
       this.sender = new ProducerRecordSender(this.producer, (topic) => changelogs.has(topic))
       this.consumer = this.client.consumer({
         groupId: this.config.applicationId,
         autoCommit: false,
         autoOffsetReset: 'earliest',
-        // See task-assignment.ts: range keeps co-partitioned partitions together until the streams assignor lands.
-        assignors: ['range'],
+        // Whole tasks, sticky to where their state is (docs/streams.md, "Task assignment").
+        assignors: [
+          new StreamsPartitionAssignor({
+            subtopologies: this.plan.subtopologies.map((s) => ({ id: s.id, sourceTopics: s.sourceTopics })),
+            numStandbyReplicas: this.config.numStandbyReplicas,
+            localState: () => localTaskState(instanceId, this.config.stateDir, this.liveTasks()),
+            onTasks: () => {},
+            logger: this.log,
+          }),
+        ],
         ...(this.config.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: this.config.sessionTimeoutMs } : {}),
         ...(this.config.heartbeatIntervalMs !== undefined
           ? { heartbeatIntervalMs: this.config.heartbeatIntervalMs }
@@ -363,6 +374,11 @@ export class StreamsApp {
       }
     }
     this.log.info({ tasks: gone.map((t) => t.key) }, committed ? 'tasks committed and suspended' : 'tasks closed')
+  }
+
+  /** The tasks this instance runs or keeps suspended: what it reports as active at a join. */
+  private liveTasks(): ActiveTask[] {
+    return [...this.tasks.all(), ...[...this.suspended.values()].map((s) => s.task)]
   }
 
   private closeSuspended(): void {

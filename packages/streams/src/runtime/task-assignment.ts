@@ -4,11 +4,8 @@
  * belongs to task s_p, so a sub-topology that reads several (co-partitioned) topics gets one task
  * per partition number, which sees the records of one key from all of them.
  *
- * The group uses the SDK's 'range' assignor until the streams assignor is in (it will place
- * whole tasks, sticky to where their state is): range hands out every topic's partitions in the
- * same order over the same sorted members, so topics with equal partition counts give partition
- * p to the same member, which keeps every task's partitions together on one instance.
- * Cooperative-sticky would not: it balances each partition on its own and may split a task.
+ * The group's assignor is the streams assignor (assignment/streams-partition-assignor.ts): it
+ * hands out whole tasks, so every partition of a task arrives on the same instance.
  */
 import type { TopicPartition } from '@sluice/client'
 import { taskIdString, type TaskId } from '../api/task-id.js'
