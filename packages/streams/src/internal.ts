@@ -18,6 +18,15 @@ export { TypedKeyValueStore } from './state/key-value-store.js'
 export { TypedWindowStore } from './state/window-store.js'
 export { TypedSessionStore } from './state/session-store.js'
 export { checkName as checkStoreName } from './state/stores.js'
+export { TopologyGraph, requireName, type GlobalStoreDef } from './topology/topology-graph.js'
+export type { NodeDef, SourceNodeDef, ProcessorNodeDef, SinkNodeDef } from './topology/node-defs.js'
+export { type TopicRef, resolveTopic, describeTopic } from './topology/topic-ref.js'
+export { splitSubtopologies, type Subtopology } from './topology/subtopology-split.js'
+export { planTopology, type BuiltTopology } from './topology/topology-plan.js'
+export { TopologyStreamTask } from './topology/stream-task.js'
+export { PunctuationQueue } from './topology/punctuation-queue.js'
+export { TaskNode, NodeProcessorContext, type InternalProcessorContext } from './topology/task-node.js'
+export { serdeError } from './serdes/serde-error.js'
 export {
   CHECKPOINT_FILE,
   checkpointPath,
