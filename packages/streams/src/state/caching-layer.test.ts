@@ -160,4 +160,34 @@ describe('change logging and the write cache', () => {
     store.flush()
     expect(context.logged.map((r) => r.key.toString())).toEqual(['a', 'echo'])
   })
+
+  it('an eviction reports its entries to the listener, as a flush does', () => {
+    const { cache } = stack(2 * (64 + 2))
+    const seen: string[] = []
+    cache.setFlushListener((entries) => {
+      for (const e of entries) seen.push(`${e.key}=${e.newValue}(was ${e.oldValue})`)
+    })
+    cache.put(s('a'), s('1'), 1)
+    cache.put(s('b'), s('2'), 2)
+    cache.put(s('c'), s('3'), 3)
+    expect(seen).toEqual(['a=1(was null)'])
+  })
+
+  it('a cached store may be written while one of its ranges is walked', () => {
+    const store = Stores.inMemoryKeyValueStore('kv', stringSerde, numberSerde).build()
+    store.init(testContext())
+    store.put('a', 1)
+    store.put('c', 3)
+    store.flush()
+    store.put('b', 2)
+    const seen: string[] = []
+    for (const { key, value } of store.all()) {
+      seen.push(key)
+      store.put(`${key}${key}`, value * 10) // new keys: not seen by this walk
+      store.put('c', 30) // a key rewritten during the walk is walked once (old or new value)
+    }
+    expect(seen).toEqual(['a', 'b', 'c'])
+    expect(store.get('c')).toBe(30)
+    expect([...store.all()].map(({ key }) => key)).toEqual(['a', 'aa', 'b', 'bb', 'c', 'cc'])
+  })
 })

@@ -8,6 +8,10 @@
  * to the flush listener, as a flush would. flush() writes every entry below, oldest write first,
  * then flushes the layer below.
  *
+ * A range walks the keys that were in bounds when it started (the cache's and those below), each
+ * once; keys put during the walk are not seen, and a key rewritten during it may show its value
+ * from before the write (the merge reads one entry ahead below).
+ *
  * The listener gets, per flushed key, the new value and the value below before the write (Kafka's
  * cache forwarding: the DSL sends table updates downstream on flush, with old values).
  */
