@@ -39,7 +39,18 @@ export interface ProcessorContext<KOut, VOut> {
   currentStreamTimeMs(): number
   /** Wall-clock now (the test driver's virtual clock in tests). */
   currentSystemTimeMs(): number
+  /**
+   * Added by the windows part: windowed aggregations and suppress call this once per record
+   * they drop because its window is closed ('droppedLate') and once per record they process
+   * although it is older than stream time ('outOfOrder'), so the task adds it to its
+   * TaskMetrics (runtime/task-contract.ts) without knowing which processors are windowed.
+   * Optional: without it only the processor's own counters see the record.
+   */
+  recordLateness?(kind: LatenessKind): void
 }
+
+/** Added by the windows part: what ProcessorContext.recordLateness counts (TaskMetrics' field names). */
+export type LatenessKind = 'droppedLate' | 'outOfOrder'
 
 export interface Processor<KIn, VIn, KOut = never, VOut = never> {
   init?(context: ProcessorContext<KOut, VOut>): void
