@@ -34,3 +34,18 @@ export {
   type WindowStoreOptions,
   type SessionStoreOptions,
 } from './state/stores.js'
+export { TimeWindows } from './windows/time-windows.js'
+export { SlidingWindows } from './windows/sliding-windows.js'
+export { SessionWindows } from './windows/session-windows.js'
+export type { WindowBounds } from './windows/durations.js'
+export {
+  Suppressed,
+  BufferConfig,
+  type BufferFullPolicy,
+  untilWindowCloses,
+  untilTimeLimit,
+  unbounded,
+  maxRecords,
+  maxBytes,
+} from './processors/suppressed.js'
+export type { LatenessKind } from './api/processor.js'

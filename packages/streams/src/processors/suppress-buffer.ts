@@ -7,8 +7,9 @@
  * value in place. Keys leave only from the front (when due, or early when the buffer is full).
  *
  * The buffer is in memory only. Kafka logs it to a changelog of its own and restores it; here
- * a restart loses what was buffered and not yet emitted, and those windows' final results are
- * emitted again only if their aggregation forwards them again (docs/streams.md, Windows).
+ * untilWindowCloses over time or sliding windows rebuilds it from the upstream window store
+ * (restored from that store's changelog; suppress-processor.ts), and otherwise a restart loses
+ * what was buffered and not yet emitted (docs/streams.md, Windows).
  */
 import type { StreamHeader } from '../api/record.js'
 

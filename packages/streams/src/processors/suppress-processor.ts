@@ -14,11 +14,20 @@
  * dropped and counted late, and a buffered tombstone is dropped at the close instead of
  * forwarded (Kafka does the same: a window that was never emitted needs no delete).
  *
- * The buffer is in memory and not logged (suppress-buffer.ts; docs/streams.md, Windows).
+ * The buffer is in memory and not logged (suppress-buffer.ts; docs/streams.md, Windows). Kafka
+ * logs its buffer to a changelog of its own and restores it. Here, for untilWindowCloses over
+ * time or sliding windows, `rebuildFromStore` names the upstream aggregation's window store:
+ * that store is restored from its changelog before the task processes, and it holds the latest
+ * aggregate of every window that is still open, which is exactly what the buffer held (less
+ * tombstones, which untilWindowCloses drops anyway). So on its first record after a start the
+ * processor buffers every window of that store again and emits each when it closes. A window
+ * emitted before a crash but still in the store (its close falls between the last commit and
+ * the crash) is emitted again: at-least-once, like every output of the task.
  */
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../api/processor.js'
 import type { StreamRecord, Windowed } from '../api/record.js'
 import { StreamsError } from '../errors.js'
+import type { WindowStore } from '../state/store-types.js'
 import type { WindowBounds } from '../windows/durations.js'
 import { LatenessCounters } from './lateness-counters.js'
 import { estimateBytes, stableKey } from './stable-key.js'
@@ -40,14 +49,28 @@ export interface SuppressOptions<K> {
   readonly keyIdentity?: (key: K) => string
   /** A buffered entry's size for maxBytes (default: an estimate); the DSL may pass serialized sizes. */
   readonly sizeOf?: (key: K, value: unknown) => number
+  /**
+   * untilWindowCloses over time or sliding windows: the upstream aggregation's window store,
+   * read once on the first record to rebuild the buffer after a restart (see above). The DSL
+   * connects this processor to that store.
+   */
+  readonly rebuildFromStore?: string
 }
 
 export class SuppressProcessor<K, V> implements Processor<K, V, K, V> {
   readonly counters = new LatenessCounters()
   private context!: ProcessorContext<K, V>
   private readonly buffer: SuppressBuffer<K, V>
+  private rebuilt = false
 
   constructor(private readonly options: SuppressOptions<K>) {
+    if (options.rebuildFromStore !== undefined && options.suppressed.kind !== 'until-window-closes') {
+      throw new StreamsError(
+        'TOPOLOGY',
+        `suppress '${options.name}': only untilWindowCloses can rebuild its buffer from the upstream window store`,
+        { details: { processor: options.name } },
+      )
+    }
     if (options.suppressed.kind === 'until-window-closes' && options.windows === undefined) {
       throw new StreamsError(
         'TOPOLOGY',
@@ -70,6 +93,7 @@ export class SuppressProcessor<K, V> implements Processor<K, V, K, V> {
   }
 
   process(record: StreamRecord<K, V>): void {
+    if (!this.rebuilt) this.rebuild()
     const { key } = record
     if (key === null) {
       this.counters.countSkipped()
@@ -90,6 +114,21 @@ export class SuppressProcessor<K, V> implements Processor<K, V, K, V> {
     this.buffer.put(key, record.value, record.timestamp, record.headers, due)
     this.emitDue(streamTime)
     this.enforceBounds()
+  }
+
+  /**
+   * Buffers every window of the upstream store (restored by now: the runtime restores stores
+   * before a task processes). A rebuilt entry carries its window's start as its timestamp, the
+   * one time it surely holds, since the store keeps no record timestamps.
+   */
+  private rebuild(): void {
+    this.rebuilt = true
+    const { rebuildFromStore: storeName, windows } = this.options
+    if (storeName === undefined || windows === undefined) return
+    const store = this.context.getStateStore<WindowStore<unknown, V>>(storeName)
+    for (const { key, value } of store.all()) {
+      this.buffer.put(key as K, value, key.window.start, [], windows.closeTimeMs(key.window))
+    }
   }
 
   private emitDue(streamTime: number): void {
