@@ -24,7 +24,7 @@ describe('SuppressBuffer', () => {
   it('orders many keys like a sort would', () => {
     const buffer = new SuppressBuffer<number, number>(stableKey, () => 1)
     const dues = Array.from({ length: 200 }, (_, i) => (i * 7919) % 101)
-    dues.forEach((due, i) => buffer.put(i, i, 0, [], due))
+    for (const [i, due] of dues.entries()) buffer.put(i, i, 0, [], due)
     const polled: number[] = []
     for (let e = buffer.poll(); e !== undefined; e = buffer.poll()) polled.push(e.dueMs)
     expect(polled).toEqual([...dues].sort((a, b) => a - b))
