@@ -10,6 +10,7 @@ import {
   slidingRecordsRetentionMs,
   slidingRecordsStoreName,
 } from './sliding-window-aggregate.js'
+import { slidingRecordsSerde } from './sliding-records-serde.js'
 import { type WindowAggregation, countAggregation, reduceAggregation } from './window-aggregation.js'
 
 function setUp<V, A>(windows: SlidingWindows, aggregation: WindowAggregation<string, V, A>) {
@@ -21,7 +22,7 @@ function setUp<V, A>(windows: SlidingWindows, aggregation: WindowAggregation<str
     }).build(),
   )
   harness.addStore(
-    Stores.inMemoryWindowStore(slidingRecordsStoreName('clicks'), stringSerde, jsonSerde<V[]>(), {
+    Stores.inMemoryWindowStore(slidingRecordsStoreName('clicks'), stringSerde, slidingRecordsSerde(jsonSerde<V>()), {
       windowSizeMs: 1,
       retentionMs: slidingRecordsRetentionMs(windows),
     }).build(),
