@@ -191,9 +191,23 @@ describe('SuppressProcessor untilWindowCloses', () => {
     expect(isStreamsError(error, 'TOPOLOGY')).toBe(true)
   })
 
-  it('needs the upstream windows', () => {
+  it('needs the upstream windows and windowed keys', () => {
     const error = caught(() => new SuppressProcessor({ name: 's', suppressed: untilWindowCloses(unbounded()) }))
     expect(isStreamsError(error, 'TOPOLOGY')).toBe(true)
+    const harness = new ProcessorHarness()
+    const node = harness.node(
+      new SuppressProcessor<string, number>({
+        name: 's',
+        suppressed: untilWindowCloses(unbounded()),
+        windows: TimeWindows.ofSizeWithNoGrace(10),
+      }),
+    )
+    expect(
+      isStreamsError(
+        caught(() => harness.pipe(node, 'plain-key', 1, 0)),
+        'TOPOLOGY',
+      ),
+    ).toBe(true)
   })
 })
 

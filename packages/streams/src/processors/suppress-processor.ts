@@ -103,7 +103,15 @@ export class SuppressProcessor<K, V> implements Processor<K, V, K, V> {
     const { suppressed } = this.options
     let due: number
     if (suppressed.kind === 'until-window-closes') {
-      due = this.options.windows!.closeTimeMs((key as Windowed<unknown>).window)
+      const { window } = key as Partial<Windowed<unknown>>
+      if (typeof window?.start !== 'number' || typeof window.end !== 'number') {
+        throw new StreamsError(
+          'TOPOLOGY',
+          `suppress '${this.options.name}': untilWindowCloses got a key without a window (it needs a windowed table)`,
+          { details: { processor: this.options.name } },
+        )
+      }
+      due = this.options.windows!.closeTimeMs(window)
       if (due <= streamTime && this.buffer.get(key) === undefined) {
         this.counters.countDroppedLate()
         return
