@@ -82,3 +82,6 @@ export {
   maxBytes,
 } from './processors/suppressed.js'
 export type { LatenessKind } from './api/processor.js'
+export type { WindowedKStream } from './dsl/dsl-types.js'
+export type { WindowedMaterializedOptions } from './dsl/options.js'
+export { windowedSerde } from './windows/windowed-serde.js'

@@ -12,12 +12,18 @@ import type { Serde } from '../api/serde.js'
 import type { KeyValue } from '../state/store-types.js'
 import type { TopicNameExtractor } from '../topology/node-defs.js'
 import type { TopologyGraph } from '../topology/topology-graph.js'
+import type { Windowed } from '../api/record.js'
+import type { Suppressed } from '../processors/suppressed.js'
+import type { SessionWindows } from '../windows/session-windows.js'
+import type { SlidingWindows } from '../windows/sliding-windows.js'
+import type { TimeWindows } from '../windows/time-windows.js'
 import type {
   GroupedOptions,
   MaterializedOptions,
   MaterializedWithValueSerde,
   ProducedOptions,
   RepartitionOptions,
+  WindowedMaterializedOptions,
 } from './options.js'
 
 /**
@@ -82,13 +88,7 @@ export interface BranchedKStream<K, V, B extends string = never> {
 /**
  * A stream grouped by key, partitioned so that all records of a key reach one task. Each
  * aggregation keeps its state in a key-value store the user names.
- *
- * Windows go here later: `windowedBy(TimeWindows | SlidingWindows | SessionWindows)` returns a
- * windowed grouped stream with the same three operations, whose processor keeps a window (or
- * session) store from `Stores` named by the user, drops records later than the grace period
- * (TaskMetrics.droppedLate) and counts in-grace out-of-order ones (TaskMetrics.outOfOrder); its
- * table is keyed by Windowed<K>, and `suppress` is a processor after it that holds results until
- * the window closes. Nothing already here needs to change for that.
+ * `windowedBy(...)` gives the same three operations per key and window (WindowedKStream).
  */
 export interface KGroupedStream<K, V> {
   /** Records per key (a number; the store writes it as int64). */
@@ -101,6 +101,31 @@ export interface KGroupedStream<K, V> {
     aggregator: (key: K, value: V, aggregate: A) => A,
     opts: MaterializedOptions & { readonly valueSerde: Serde<A> },
   ): KTable<K, A>
+  /** Added by the windows part: aggregate per key and window (docs/streams.md, Windows). */
+  windowedBy(windows: TimeWindows | SlidingWindows | SessionWindows): WindowedKStream<K, V>
+}
+
+/**
+ * Added by the windows part: a grouped stream with windows (Kafka's TimeWindowedKStream,
+ * SessionWindowedKStream). Each aggregation keeps a window store (a session store for session
+ * windows) with the name the user gives, and makes a table keyed by Windowed<K>: each update of
+ * a window flows downstream, and `suppress(untilWindowCloses(...))` keeps only final results.
+ */
+export interface WindowedKStream<K, V> {
+  count(opts: WindowedMaterializedOptions): KTable<Windowed<K>, number>
+  reduce(
+    reducer: (aggregate: V, value: V) => V,
+    opts: WindowedMaterializedOptions & { readonly valueSerde?: Serde<V> },
+  ): KTable<Windowed<K>, V>
+  /** Session windows also need `merger`: how two sessions' aggregates combine when a record joins them. */
+  aggregate<A>(
+    initializer: () => A,
+    aggregator: (key: K, value: V, aggregate: A) => A,
+    opts: WindowedMaterializedOptions & {
+      readonly valueSerde: Serde<A>
+      readonly merger?: (key: K, older: A, newer: A) => A
+    },
+  ): KTable<Windowed<K>, A>
 }
 
 /**
@@ -117,6 +142,20 @@ export interface KTable<K, V> {
   mapValues<V2>(mapper: (value: V, key: K) => V2, opts?: MaterializedWithValueSerde<V2>): KTable<K, V2>
   /** The table's updates as a stream (deletes arrive as records with a null value). */
   toStream(): KStream<K, V>
+  /**
+   * Added by the windows part: holds updates back (processors/suppressed.ts):
+   * `untilWindowCloses(buffer)` on a windowed table emits each window's final result once;
+   * `untilTimeLimit(ms, buffer)` emits a key's latest value after ms of stream time. `name` names
+   * the node (the buffer is in memory: no store, no changelog).
+   */
+  suppress(suppressed: Suppressed, opts: { readonly name: string }): KTable<K, V>
+}
+
+/** Added by the windows part: what a windowed table knows of its windows (for suppress). */
+export interface TableWindowing {
+  readonly windows: TimeWindows | SlidingWindows | SessionWindows
+  /** The aggregation's window or session store. */
+  readonly resultStore: string
 }
 
 /**
@@ -158,5 +197,7 @@ export interface Dsl {
     storeName: string | undefined,
     keySerde: Serde<K> | undefined,
     valueSerde: Serde<V> | undefined,
+    /** Added by the windows part: set for tables keyed by Windowed<K>. */
+    windowing?: TableWindowing,
   ): KTable<K, V>
 }

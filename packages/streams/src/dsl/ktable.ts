@@ -1,6 +1,10 @@
 /** The KTable implementation (dsl-types.ts has the API). */
 import type { Serde } from '../api/serde.js'
-import type { Dsl, KStream, KTable } from './dsl-types.js'
+import type { ProcessorSupplier } from '../api/processor.js'
+import type { Suppressed } from '../processors/suppressed.js'
+import { suppressPlan } from '../processors/windowed-aggregate-plan.js'
+import { requireName } from '../topology/topology-graph.js'
+import type { Dsl, KStream, KTable, TableWindowing } from './dsl-types.js'
 import { keyValueStoreBuilder } from './materialize.js'
 import { passThroughSupplier } from './operators/stateless-processors.js'
 import { type TableUpdate, filterUpdate, mapValuesUpdate, tableUpdateSupplier } from './operators/table-processors.js'
@@ -15,6 +19,8 @@ export class KTableImpl<K, V> implements KTable<K, V> {
     readonly storeName: string | undefined,
     private readonly keySerde: Serde<K> | undefined,
     private readonly valueSerde: Serde<V> | undefined,
+    /** Added by the windows part: set when the keys are Windowed (suppress needs the windows). */
+    private readonly windowing?: TableWindowing,
   ) {}
 
   filter(predicate: (key: K, value: V) => boolean, opts?: MaterializedOptions): KTable<K, V> {
@@ -48,6 +54,31 @@ export class KTableImpl<K, V> implements KTable<K, V> {
     })
   }
 
+  suppress(suppressed: Suppressed, opts: { readonly name: string }): KTable<K, V> {
+    const graph = this.dsl.graph
+    const name = requireName(opts?.name, 'suppress', 'a name')
+    const keySerde = this.keySerde
+    const valueSerde = this.valueSerde
+    // Keys are told apart, and sized for maxBytes, by their bytes when the serdes are known.
+    const plan = suppressPlan<K, V>(name, suppressed, this.windowing, {
+      keyIdentity: keySerde === undefined ? undefined : (key) => keySerde.serialize(key, name).toString('latin1'),
+      sizeOf:
+        keySerde === undefined || valueSerde === undefined
+          ? undefined
+          : (key, value) =>
+              keySerde.serialize(key, name).length +
+              (value === null ? 0 : valueSerde.serialize(value as V, name).length),
+    })
+    graph.addProcessor({
+      type: 'processor',
+      name,
+      parents: [this.nodeName],
+      supplier: plan.supplier as ProcessorSupplier<unknown, unknown, unknown, unknown>,
+      stores: plan.connectedStores,
+    })
+    return this.dsl.table<K, V>(name, undefined, keySerde, valueSerde, this.windowing)
+  }
+
   private transform<V2>(
     kind: string,
     update: TableUpdate,
@@ -69,6 +100,6 @@ export class KTableImpl<K, V> implements KTable<K, V> {
       supplier: tableUpdateSupplier(update, storeName),
       stores: storeName === undefined ? [] : [storeName],
     })
-    return this.dsl.table<K, V2>(name, storeName, this.keySerde, valueSerde)
+    return this.dsl.table<K, V2>(name, storeName, this.keySerde, valueSerde, this.windowing)
   }
 }

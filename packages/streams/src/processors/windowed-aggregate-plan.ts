@@ -35,8 +35,8 @@ export interface WindowedAggregateSpec<K, V, A> {
   readonly windows: AnyWindows
   readonly aggregation: WindowAggregation<K, V, A>
   readonly keySerde: Serde<K>
-  /** The input values' serde (the sliding raw records store holds them). */
-  readonly valueSerde: Serde<V>
+  /** The input values' serde: sliding windows need it (their raw records store holds the values). */
+  readonly valueSerde: Serde<V> | undefined
   readonly aggregateSerde: Serde<A>
   /** On disk (lmdb) rather than in memory (default false). */
   readonly persistent?: boolean
@@ -89,6 +89,13 @@ function planOf<K, V, A>(spec: WindowedAggregateSpec<K, V, A>): WindowedAggregat
   }
   if (windows instanceof SlidingWindows) {
     const recordsName = slidingRecordsStoreName(storeName)
+    if (spec.valueSerde === undefined) {
+      throw new StreamsError(
+        'TOPOLOGY',
+        `sliding ${aggregation.name} '${storeName}' needs the input's valueSerde (the raw records store '${recordsName}' holds the values)`,
+        { details: { store: storeName } },
+      )
+    }
     return {
       supplier: slidingWindowAggregateSupplier({ storeName, windows, aggregation }),
       stores: [

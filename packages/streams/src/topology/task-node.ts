@@ -3,7 +3,7 @@
  * children before it returns (depth first, as Kafka Streams), so a record's whole effect is
  * done before the task takes the next one (api/processor.ts).
  */
-import type { Cancellable, ProcessorContext, PunctuationType } from '../api/processor.js'
+import type { Cancellable, LatenessKind, ProcessorContext, PunctuationType } from '../api/processor.js'
 import type { RecordMetadata, StreamRecord } from '../api/record.js'
 import type { TaskId } from '../api/task-id.js'
 import { StreamsError } from '../errors.js'
@@ -109,5 +109,10 @@ export class NodeProcessorContext implements InternalProcessorContext<unknown, u
 
   currentSystemTimeMs(): number {
     return this.task.nowMs()
+  }
+
+  /** The windowed processors' late and out-of-order records, counted in the task's metrics. */
+  recordLateness(kind: LatenessKind): void {
+    this.task.metrics[kind]++
   }
 }
