@@ -6,6 +6,7 @@ import { unbounded, untilWindowCloses } from '../processors/suppressed.js'
 import { Serdes } from '../serdes/serdes.js'
 import type { WindowStore } from '../state/store-types.js'
 import { SessionWindows } from '../windows/session-windows.js'
+import { SlidingWindows } from '../windows/sliding-windows.js'
 import { TimeWindows } from '../windows/time-windows.js'
 import { windowedSerde } from '../windows/windowed-serde.js'
 import { StreamsBuilder } from './streams-builder.js'
@@ -109,5 +110,30 @@ describe('windowedBy and suppress in the DSL (TopologyTestDriver)', () => {
     expect(out.readKeyValuesToList().map((r) => [r.key!.key, r.key!.window.start, r.key!.window.end, r.value])).toEqual(
       [['u', 0, 8_000, 3]],
     )
+  })
+
+  it('sums amounts over sliding windows through the raw records store it names', () => {
+    const builder = new StreamsBuilder()
+    builder
+      .stream('payments', { keySerde: Serdes.string(), valueSerde: Serdes.long() })
+      .groupByKey()
+      .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(10_000, 0))
+      .reduce((a, b) => a + b, { name: 'spend-10s' })
+      .toStream()
+      .to('spend', { valueSerde: Serdes.long() })
+    const topology = builder.build()
+    driver = new TopologyTestDriver(topology)
+    const payments = driver.createInputTopic('payments', Serdes.string(), Serdes.long())
+    const out = driver.createOutputTopic('spend', windowedSerde(Serdes.string()), Serdes.long())
+    payments.pipeInput('u', 5, 20_000)
+    payments.pipeInput('u', 7, 25_000)
+    payments.pipeInput('u', 1, 40_000)
+    expect(out.readKeyValuesToList().map((r) => [r.key!.window.start, r.key!.window.end, r.value])).toEqual([
+      [10_000, 20_000, 5],
+      [15_000, 25_000, 12],
+      [20_001, 30_001, 7],
+      [30_000, 40_000, 1],
+    ])
+    expect(driver.getStateStore('spend-10s-sliding-records').name).toBe('spend-10s-sliding-records')
   })
 })
