@@ -85,3 +85,12 @@ export type { LatenessKind } from './api/processor.js'
 export type { WindowedKStream } from './dsl/dsl-types.js'
 export type { WindowedMaterializedOptions } from './dsl/options.js'
 export { windowedSerde } from './windows/windowed-serde.js'
+export {
+  StreamsApp,
+  type PlanSource,
+  type StreamsAppState,
+  type StreamsAppMetrics,
+  type TaskMetricsSnapshot,
+} from './runtime/streams-app.js'
+export type { StreamsConfig, DeserializationErrorPolicy } from './runtime/streams-config.js'
+export type { RestoreMetrics } from './runtime/restore-progress.js'

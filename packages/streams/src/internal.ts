@@ -37,3 +37,12 @@ export * from './processors/suppress-processor.js'
 export { stableKey, estimateBytes } from './processors/stable-key.js'
 export { slidingRecordsSerde } from './processors/sliding-records-serde.js'
 export * from './processors/windowed-aggregate-plan.js'
+export {
+  CHECKPOINT_FILE,
+  checkpointPath,
+  readCheckpoint,
+  writeCheckpoint,
+  removeCheckpoint,
+  type CheckpointRead,
+  type CheckpointStatus,
+} from './state/checkpoint.js'

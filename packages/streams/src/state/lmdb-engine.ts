@@ -12,6 +12,7 @@
  * Every key is stored behind a 0x00 prefix byte: LMDB refuses empty keys, and a string serde may
  * make one; one common prefix keeps the order of the keys behind it.
  */
+import { statSync } from 'node:fs'
 import { type RootDatabase, open } from 'lmdb'
 import { StreamsError } from '../errors.js'
 import type { BytesEngine, BytesEntry } from './bytes-engine.js'
@@ -30,6 +31,8 @@ export class LmdbBytesEngine implements BytesEngine {
   private overlay = new SortedBytesMap<Buffer | null>()
 
   open(dir: string): void {
+    // lmdb itself would try to create a missing directory (and spins on one it cannot make).
+    if (!isDirectory(dir)) throw new StreamsError('STORE_IO', `cannot open the LMDB store: ${dir} is not a directory`)
     try {
       this.db = open<Buffer, Buffer>({
         path: dir,
@@ -107,6 +110,14 @@ export class LmdbBytesEngine implements BytesEngine {
   private database(): RootDatabase<Buffer, Buffer> {
     if (this.db === undefined) throw new StreamsError('STORE_NOT_OPEN', 'the LMDB engine is not open')
     return this.db
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
   }
 }
 

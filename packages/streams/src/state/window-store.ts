@@ -59,7 +59,8 @@ export class TypedWindowStore<K, V> extends LayeredStore implements WindowStore<
   fetchAll(fromStart: number, toStart: number): IterableIterator<KeyValue<Windowed<K>, V>> {
     const layer = this.layer()
     const from = Math.max(fromStart, this.retention.cutoff(this.streamTimeMs()))
-    // Keys come first in the bytes, so every key's windows are walked and filtered by start.
+    // Keys come first in the bytes, so every key's windows are walked and filtered by start; the
+    // order is that of the stored bytes (a key's windows together, oldest first).
     return this.windowsOf(layer.range(), from, toStart, this.topic())
   }
 

@@ -1,0 +1,99 @@
+/**
+ * The runtime's side of one task it runs: the StreamTask the plan built, the input partitions it
+ * owns, the offsets it processed and committed, and its logged stores with their changelog
+ * partitions (partition = task partition). Built by createActiveTask(), which makes the task's
+ * directory `<stateDir>/<taskId>`, asks the plan for the task and initialises it.
+ */
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { TopicPartition } from '@sluice/client'
+import { taskIdString, type TaskId } from '../api/task-id.js'
+import { StreamsError } from '../errors.js'
+import { changelogTopic, type StateStore, type StoreSpec } from '../state/store-types.js'
+import { tpKey } from './record-sender.js'
+import type { RecordSender, StreamTask, TopologyPlan } from './task-contract.js'
+
+export interface LoggedStore {
+  readonly spec: StoreSpec
+  readonly store: StateStore
+  readonly changelog: TopicPartition
+  readonly key: string
+}
+
+export class ActiveTask {
+  readonly key: string
+  /** Per input partition (tpKey): the offset of the last record processed (or skipped). */
+  readonly processed = new Map<string, { tp: TopicPartition; offset: bigint }>()
+  /** Per input partition (tpKey): the offset committed last (next to read). */
+  readonly committed = new Map<string, bigint>()
+  /** Per changelog partition (tpKey): the offset after the last record the store holds (set by restore and commits). */
+  readonly changelogPositions = new Map<string, bigint>()
+  /** False until its stores are restored; it processes nothing before. */
+  restored = false
+
+  constructor(
+    readonly id: TaskId,
+    readonly task: StreamTask,
+    readonly partitions: readonly TopicPartition[],
+    readonly dir: string,
+    readonly logged: readonly LoggedStore[],
+  ) {
+    this.key = taskIdString(id)
+  }
+
+  /** Offsets to commit: processed + 1 for every partition that moved since the last commit. */
+  offsetsToCommit(): Array<TopicPartition & { offset: bigint }> {
+    const out: Array<TopicPartition & { offset: bigint }> = []
+    for (const [k, p] of this.processed) {
+      const next = p.offset + 1n
+      if (this.committed.get(k) !== next) out.push({ topic: p.tp.topic, partition: p.tp.partition, offset: next })
+    }
+    return out
+  }
+}
+
+export interface TaskFactoryDeps {
+  readonly plan: TopologyPlan
+  readonly stateDir: string
+  readonly sender: RecordSender
+  readonly clock: () => number
+  partitionsOf(topic: string): number | undefined
+}
+
+export async function createActiveTask(
+  id: TaskId,
+  partitions: readonly TopicPartition[],
+  deps: TaskFactoryDeps,
+): Promise<ActiveTask> {
+  const { plan } = deps
+  const sub = plan.subtopologies.find((s) => s.id === id.subtopology)
+  if (sub === undefined) {
+    throw new StreamsError('TOPOLOGY', `task ${taskIdString(id)}: the plan has no sub-topology ${id.subtopology}`, {
+      details: { taskId: taskIdString(id) },
+    })
+  }
+  const dir = join(deps.stateDir, taskIdString(id))
+  await mkdir(dir, { recursive: true })
+  const task = plan.createTask(id, {
+    applicationId: plan.applicationId,
+    stateDir: dir,
+    sender: deps.sender,
+    clock: deps.clock,
+    partitionsOf: (topic) => deps.partitionsOf(topic),
+  })
+  task.init()
+  const logged: LoggedStore[] = []
+  for (const spec of sub.stores) {
+    if (!spec.logging) continue
+    const store = task.stores.get(spec.name)
+    if (store === undefined) {
+      task.close()
+      throw new StreamsError('TOPOLOGY', `task ${taskIdString(id)} has no store ${spec.name}, which its plan lists`, {
+        details: { taskId: taskIdString(id), store: spec.name },
+      })
+    }
+    const changelog = { topic: changelogTopic(plan.applicationId, spec.name), partition: id.partition }
+    logged.push({ spec, store, changelog, key: tpKey(changelog.topic, changelog.partition) })
+  }
+  return new ActiveTask(id, task, partitions, dir, logged)
+}

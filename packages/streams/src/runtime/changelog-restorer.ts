@@ -1,0 +1,176 @@
+/**
+ * Restores the logged stores of new tasks before they process anything: each store reads its
+ * changelog partition (`<app>-<store>-changelog`, partition = task partition) from the task's
+ * checkpoint (persistent stores whose files survived) or from the log start, up to the end
+ * offset read when the restore starts, and applies the records with store.restoreBatch(). One
+ * plain consumer (no group) is assigned the changelog partitions of all the tasks restored
+ * together, and closed afterwards. Nothing else writes to a task's changelog partitions while
+ * this instance owns the task, so the end offset read at the start is the end.
+ */
+import type { Admin, Logger, SluiceClient, TopicPartition } from '@sluice/client'
+import type { ChangelogRecord } from '../state/store-types.js'
+import { StreamsError } from '../errors.js'
+import type { ActiveTask, LoggedStore } from './active-task.js'
+import { readCheckpoint } from './checkpoint-file.js'
+import { tpKey } from './record-sender.js'
+import type { RestoreProgress } from './restore-progress.js'
+
+interface PartitionRestore {
+  readonly task: ActiveTask
+  readonly logged: LoggedStore
+  readonly start: bigint
+  readonly end: bigint
+  done: boolean
+}
+
+export interface RestoreDeps {
+  readonly client: SluiceClient
+  readonly admin: Admin
+  readonly logger: Logger
+  readonly progress: RestoreProgress
+  /** How often a partition that stopped short of its end (a gap at the end of a compacted log) is looked at. */
+  readonly idleCheckMs?: number
+}
+
+export async function restoreTasks(tasks: readonly ActiveTask[], deps: RestoreDeps): Promise<void> {
+  const todo = tasks.filter((t) => !t.restored)
+  const stores = todo.flatMap((t) => t.logged.map((logged) => ({ task: t, logged })))
+  if (stores.length === 0) {
+    for (const t of todo) t.restored = true
+    return
+  }
+  const tps = stores.map((s) => s.logged.changelog)
+  const [ends, starts] = await Promise.all([
+    offsetsOf(deps.admin, tps, 'latest'),
+    offsetsOf(deps.admin, tps, 'earliest'),
+  ])
+  const checkpoints = new Map<ActiveTask, Map<string, bigint>>()
+  for (const t of todo) checkpoints.set(t, await checkpointOf(t, deps.logger))
+
+  const parts: PartitionRestore[] = []
+  for (const { task, logged } of stores) {
+    const end = ends.get(logged.key) ?? 0n
+    const logStart = starts.get(logged.key) ?? 0n
+    const checkpointed = logged.spec.persistent ? checkpoints.get(task)!.get(logged.key) : undefined
+    let start = checkpointed ?? logStart
+    if (start > end) {
+      // The changelog is shorter than the checkpoint says (deleted and re-created): the files are
+      // ahead of the log, so read what the log has; the store is overwritten key by key.
+      deps.logger.warn(
+        { task: task.key, store: logged.spec.name, checkpoint: String(start), end: String(end) },
+        'checkpoint past the changelog end; restoring from the log start',
+      )
+      start = logStart
+    }
+    if (start < logStart) start = logStart
+    parts.push({ task, logged, start, end, done: start >= end })
+  }
+  const planned = parts.reduce((n, p) => n + Number(p.end - p.start), 0)
+  deps.progress.begin(
+    planned,
+    parts.length,
+    todo.map((t) => t.key),
+  )
+  try {
+    const open = parts.filter((p) => !p.done)
+    if (open.length > 0) await readChangelogs(open, deps)
+  } finally {
+    deps.progress.end()
+  }
+  for (const p of parts) p.task.changelogPositions.set(p.logged.key, p.end)
+  for (const t of todo) t.restored = true
+}
+
+async function readChangelogs(parts: PartitionRestore[], deps: RestoreDeps): Promise<void> {
+  const byKey = new Map(parts.map((p) => [p.logged.key, p]))
+  const consumer = deps.client.consumer({ offsetReset: 'earliest' })
+  let left = parts.length
+  let resolveAll: () => void = () => {}
+  const allDone = new Promise<void>((resolve) => {
+    resolveAll = resolve
+  })
+  const finish = (p: PartitionRestore, leftUnread: number): void => {
+    if (p.done) return
+    p.done = true
+    deps.progress.finishedPartition(leftUnread)
+    consumer.pause([p.logged.changelog])
+    if (--left === 0) resolveAll()
+  }
+  try {
+    await consumer.assign(parts.map((p) => p.logged.changelog))
+    for (const p of parts) consumer.seek({ ...p.logged.changelog, offset: p.start })
+    const run = consumer.run({
+      eachBatch: ({ batch }) => {
+        const p = byKey.get(tpKey(batch.topic, batch.partition))
+        if (p === undefined || p.done) return
+        const records: ChangelogRecord[] = []
+        let last = -1n
+        for (const m of batch.messages) {
+          if (m.offset >= p.end) break
+          last = m.offset
+          // Copies: the consumer's buffers are views of a whole fetch response, which a store
+          // that keeps them (an in-memory one) would otherwise hold on to.
+          if (m.key !== null) {
+            records.push({
+              key: Buffer.from(m.key),
+              value: m.value === null ? null : Buffer.from(m.value),
+              timestamp: Number(m.timestamp),
+            })
+          }
+        }
+        if (records.length > 0) {
+          try {
+            p.logged.store.restoreBatch(records)
+          } catch (err) {
+            throw new StreamsError('STATE', `restoring store ${p.logged.spec.name} of task ${p.task.key} failed`, {
+              cause: err,
+              details: { taskId: p.task.key, store: p.logged.spec.name },
+            })
+          }
+          deps.progress.add(records.length)
+        }
+        if (last + 1n >= p.end || batch.messages.at(-1)!.offset + 1n >= p.end) finish(p, 0)
+      },
+    })
+    // A compacted log can end in a gap (its last offsets removed): the position then passes the
+    // end without a record at end - 1. Looked at only while a restore runs.
+    const idle = setInterval(() => {
+      for (const p of parts) {
+        if (p.done) continue
+        consumer
+          .position(p.logged.changelog)
+          .then((pos) => {
+            if (pos >= p.end) finish(p, 0)
+          })
+          .catch(() => {})
+      }
+    }, deps.idleCheckMs ?? 250)
+    try {
+      await Promise.race([allDone, run.done.then(() => allDone)])
+    } finally {
+      clearInterval(idle)
+      await run.stop()
+    }
+  } finally {
+    await consumer.close()
+  }
+}
+
+async function offsetsOf(
+  admin: Admin,
+  tps: TopicPartition[],
+  spec: 'earliest' | 'latest',
+): Promise<Map<string, bigint>> {
+  const listed = await admin.listOffsets(tps, spec)
+  return new Map(listed.map((o) => [tpKey(o.topic, o.partition), o.offset]))
+}
+
+async function checkpointOf(task: ActiveTask, log: Logger): Promise<Map<string, bigint>> {
+  try {
+    const entries = await readCheckpoint(task.dir)
+    return new Map(entries.map((e) => [tpKey(e.topic, e.partition), e.offset]))
+  } catch (err) {
+    log.warn({ err, task: task.key }, 'unreadable checkpoint; restoring from the changelog start')
+    return new Map()
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * THE commit path of at-least-once processing, in one function so that exactly-once (a
+ * transaction around the same steps) can replace it when Sluice has transactions. Order:
+ *
+ * 1. task.flush() for every task: caches empty into the changelogs and downstream, stores make
+ *    their writes durable;
+ * 2. the producer sends everything queued and every record sent so far (output, repartition and
+ *    changelog) is acknowledged with acks 'all'; a failed record throws here, so nothing after
+ *    it is committed and the input is processed again (at-least-once);
+ * 3. each task's checkpoint file is written (the changelog offsets its persistent stores hold);
+ * 4. the input offsets (processed + 1) of those tasks are committed to the group.
+ *
+ * It runs every commitIntervalMs, before tasks are closed on revocation and on close(), always
+ * on the app's serial lane (serial-work.ts), so no record is processed while it runs.
+ */
+import type { CommitOffset, GroupConsumer } from '@sluice/client'
+import type { ActiveTask } from './active-task.js'
+import { writeCheckpoint, type CheckpointEntry } from './checkpoint-file.js'
+import { StreamsError } from '../errors.js'
+import { tpKey, type ProducerRecordSender } from './record-sender.js'
+
+export interface CommitDeps {
+  readonly sender: ProducerRecordSender
+  readonly consumer: GroupConsumer
+}
+
+export interface CommitResult {
+  /** The input offsets committed (next offset to read per partition). */
+  readonly offsets: readonly CommitOffset[]
+}
+
+/**
+ * Commits `tasks`. Rejects when a step fails: with StreamsError 'RUNTIME' when a record was
+ * not written or 'STATE' when a checkpoint was not (nothing committed; the app must stop), or
+ * with the group's SluiceError (for instance REBALANCE_IN_PROGRESS: the offsets stay
+ * uncommitted and the records are read again by whoever owns them next).
+ */
+export async function commitTasks(tasks: readonly ActiveTask[], deps: CommitDeps): Promise<CommitResult> {
+  const running = tasks.filter((t) => t.restored)
+  for (const t of running) t.task.flush()
+  await deps.sender.flush()
+  for (const t of running) {
+    const entries: CheckpointEntry[] = []
+    for (const l of t.logged) {
+      const acked = deps.sender.changelogEnds.get(l.key)
+      const held = t.changelogPositions.get(l.key)
+      const position = acked !== undefined && (held === undefined || acked > held) ? acked : held
+      if (position === undefined) continue
+      t.changelogPositions.set(l.key, position)
+      if (l.spec.persistent) entries.push({ ...l.changelog, offset: position })
+    }
+    if (entries.length === 0) continue
+    try {
+      await writeCheckpoint(t.dir, entries)
+    } catch (err) {
+      throw new StreamsError('STATE', `writing the checkpoint of task ${t.key} in ${t.dir} failed`, {
+        cause: err,
+        details: { taskId: t.key, dir: t.dir },
+      })
+    }
+  }
+  const offsets: CommitOffset[] = running.flatMap((t) => t.offsetsToCommit())
+  if (offsets.length > 0) await deps.consumer.commit(offsets)
+  for (const t of running) for (const o of t.offsetsToCommit()) t.committed.set(tpKey(o.topic, o.partition), o.offset)
+  return { offsets }
+}

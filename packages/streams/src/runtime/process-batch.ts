@@ -1,0 +1,74 @@
+/**
+ * Runs one fetched batch (records of one input partition, in offset order) through its task,
+ * and applies the error policy: a record a source serde cannot read (StreamsError 'SERDE') is
+ * skipped and counted under 'log-and-continue'; anything else, and every SERDE error under
+ * 'fail', stops the batch with a typed error naming the task and the record. The failing record
+ * is not marked processed, so no commit can pass it.
+ */
+import type { ConsumerMessage, Logger } from '@sluice/client'
+import { isStreamsError, StreamsError } from '../errors.js'
+import type { ActiveTask } from './active-task.js'
+import { tpKey } from './record-sender.js'
+import type { DeserializationErrorPolicy } from './streams-config.js'
+
+export interface BatchContext {
+  readonly policy: DeserializationErrorPolicy
+  readonly logger: Logger
+  /** Checked between records: true when a wall-clock punctuation is due (one clock read and one comparison). */
+  punctuationDue(nowMs: number): boolean
+  /** Runs the due wall-clock punctuations of every task. */
+  punctuate(nowMs: number): void
+}
+
+export function processBatch(
+  t: ActiveTask,
+  topic: string,
+  partition: number,
+  messages: readonly ConsumerMessage[],
+  ctx: BatchContext,
+): void {
+  const tp = { topic, partition }
+  let last: bigint | undefined
+  try {
+    for (const m of messages) {
+      const offset = m.offset
+      try {
+        t.task.process({
+          topic,
+          partition,
+          offset,
+          key: m.key,
+          value: m.value,
+          timestamp: Number(m.timestamp),
+          headers: m.headers,
+        })
+      } catch (err) {
+        if (ctx.policy === 'log-and-continue' && isStreamsError(err, 'SERDE')) {
+          t.task.metrics.skipped++
+          ctx.logger.warn(
+            { err, task: t.key, topic, partition, offset: String(offset) },
+            'skipped a record its serde could not read (deserializationErrors: log-and-continue)',
+          )
+        } else {
+          throw failedRecord(t, topic, partition, offset, err)
+        }
+      }
+      last = offset
+      const now = Date.now()
+      if (ctx.punctuationDue(now)) ctx.punctuate(now)
+    }
+  } finally {
+    // Once per batch rather than per record: the records before a failing one count as processed.
+    if (last !== undefined) t.processed.set(tpKey(topic, partition), { tp, offset: last })
+  }
+}
+
+function failedRecord(t: ActiveTask, topic: string, partition: number, offset: bigint, err: unknown): StreamsError {
+  const serde = isStreamsError(err, 'SERDE')
+  const reason = err instanceof Error ? err.message : String(err)
+  return new StreamsError(
+    serde ? 'SERDE' : 'RUNTIME',
+    `task ${t.key} failed on ${topic}/${partition} offset ${offset}${serde ? ' (a serde could not read it)' : ''}: ${reason}`,
+    { cause: err, details: { taskId: t.key, topic, partition, offset: String(offset) } },
+  )
+}
