@@ -7,9 +7,9 @@
  * value in place. Keys leave only from the front (when due, or early when the buffer is full).
  *
  * The buffer is in memory only. Kafka logs it to a changelog of its own and restores it; here
- * untilWindowCloses over time or sliding windows rebuilds it from the upstream window store
- * (restored from that store's changelog; suppress-processor.ts), and otherwise a restart loses
- * what was buffered and not yet emitted (docs/streams.md, Windows).
+ * untilWindowCloses rebuilds it from the upstream window or session store (restored from that
+ * store's changelog; suppress-processor.ts), and untilTimeLimit loses on a restart what was
+ * buffered and not yet emitted (docs/streams.md, Windows).
  */
 import type { StreamHeader } from '../api/record.js'
 

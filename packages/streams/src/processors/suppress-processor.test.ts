@@ -123,6 +123,41 @@ describe('SuppressProcessor untilWindowCloses', () => {
     expect(finals(suppressNode.output)).toEqual([['k', 0, 2]])
   })
 
+  it('rebuilds its buffer from the upstream session store after a restart', () => {
+    const windows = SessionWindows.ofInactivityGapWithNoGrace(5)
+    const harness = new ProcessorHarness()
+    harness.addStore(
+      Stores.inMemorySessionStore('sessions', stringSerde, jsonSerde<number>(), {
+        retentionMs: windows.retentionMs,
+      }).build(),
+    )
+    const count = harness.node(
+      new SessionWindowAggregateProcessor({ storeName: 'sessions', windows, aggregation: countAggregation() }),
+    )
+    harness.pipe(count, 'k', 'v', 0)
+    harness.pipe(count, 'k', 'v', 3)
+    harness.pipe(count, 'j', 'v', 6)
+    // A restart: a new suppress node over the same (restored) store.
+    const suppressNode = harness.node(
+      new SuppressProcessor<Windowed<string>, number>({
+        name: 's',
+        suppressed: untilWindowCloses(unbounded()),
+        windows,
+        rebuildFromStore: 'sessions',
+      }),
+    )
+    // [0, 3] closes at 9, [6, 6] at 12; the first record after the restart closes neither.
+    harness.pipe(suppressNode, { key: 'x', window: { start: 7, end: 7 } }, 1, 7)
+    expect(suppressNode.output).toEqual([])
+    harness.pipe(suppressNode, { key: 'x', window: { start: 7, end: 9 } }, 2, 9)
+    expect(finals(suppressNode.output)).toEqual([['k', 0, 2]])
+    harness.pipe(suppressNode, { key: 'x', window: { start: 7, end: 12 } }, 3, 12)
+    expect(finals(suppressNode.output)).toEqual([
+      ['k', 0, 2],
+      ['j', 6, 1],
+    ])
+  })
+
   it('stops with StreamsError RUNTIME when its bounded buffer is full', () => {
     const { harness, count, suppress } = countThenSuppress(maxRecords(1))
     harness.pipe(count, 'alice', '/a', 0)

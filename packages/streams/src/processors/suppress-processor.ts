@@ -15,10 +15,10 @@
  * forwarded (Kafka does the same: a window that was never emitted needs no delete).
  *
  * The buffer is in memory and not logged (suppress-buffer.ts; docs/streams.md, Windows). Kafka
- * logs its buffer to a changelog of its own and restores it. Here, for untilWindowCloses over
- * time or sliding windows, `rebuildFromStore` names the upstream aggregation's window store:
- * that store is restored from its changelog before the task processes, and it holds the latest
- * aggregate of every window that is still open, which is exactly what the buffer held (less
+ * logs its buffer to a changelog of its own and restores it. Here, for untilWindowCloses,
+ * `rebuildFromStore` names the upstream aggregation's window or session store: that store is
+ * restored from its changelog before the task processes, and it holds the latest aggregate of
+ * every window that is still open, which is exactly what the buffer held (less
  * tombstones, which untilWindowCloses drops anyway). So on its first record after a start the
  * processor buffers every window of that store again and emits each when it closes. A window
  * emitted before a crash but still in the store (its close falls between the last commit and
@@ -27,7 +27,7 @@
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../api/processor.js'
 import type { StreamRecord, Windowed } from '../api/record.js'
 import { StreamsError } from '../errors.js'
-import type { WindowStore } from '../state/store-types.js'
+import type { SessionStore, WindowStore } from '../state/store-types.js'
 import type { WindowBounds } from '../windows/durations.js'
 import { LatenessCounters } from './lateness-counters.js'
 import { estimateBytes, stableKey } from './stable-key.js'
@@ -50,9 +50,9 @@ export interface SuppressOptions<K> {
   /** A buffered entry's size for maxBytes (default: an estimate); the DSL may pass serialized sizes. */
   readonly sizeOf?: (key: K, value: unknown) => number
   /**
-   * untilWindowCloses over time or sliding windows: the upstream aggregation's window store,
-   * read once on the first record to rebuild the buffer after a restart (see above). The DSL
-   * connects this processor to that store.
+   * untilWindowCloses: the upstream aggregation's window or session store, read once on the
+   * first record to rebuild the buffer after a restart (see above; a session store without the
+   * optional all() is not read). The DSL connects this processor to that store.
    */
   readonly rebuildFromStore?: string
 }
@@ -133,7 +133,8 @@ export class SuppressProcessor<K, V> implements Processor<K, V, K, V> {
     this.rebuilt = true
     const { rebuildFromStore: storeName, windows } = this.options
     if (storeName === undefined || windows === undefined) return
-    const store = this.context.getStateStore<WindowStore<unknown, V>>(storeName)
+    const store = this.context.getStateStore<WindowStore<unknown, V> | SessionStore<unknown, V>>(storeName)
+    if (store.all === undefined) return
     for (const { key, value } of store.all()) {
       this.buffer.put(key as K, value, key.window.start, [], windows.closeTimeMs(key.window))
     }

@@ -63,7 +63,7 @@ describe('windowedAggregatePlan', () => {
       harness.pipe(node, 'j', 'c', 100)
       expect(suppressNode.output.length, windows.constructor.name).toBeGreaterThan(0)
       expect(suppressNode.output.every((r) => r.key!.key === 'k')).toBe(true)
-      expect(suppress.connectedStores).toEqual(windows instanceof SessionWindows ? [] : ['counts'])
+      expect(suppress.connectedStores).toEqual(['counts'])
     }
   })
 

@@ -50,7 +50,7 @@ export interface WindowedAggregatePlan<K, V, A> {
   /** Every store the processor reads and writes; the result store first. */
   readonly stores: readonly StoreBuilder<StateStore>[]
   readonly windows: AnyWindows
-  /** The result store's name, which suppress reads to rebuild its buffer (time and sliding windows). */
+  /** The result store's name, which suppress reads to rebuild its buffer after a restart. */
   readonly resultStore: string
 }
 
@@ -141,8 +141,7 @@ export function suppressPlan<K, V>(
   upstream?: Pick<WindowedAggregatePlan<unknown, unknown, unknown>, 'windows' | 'resultStore'>,
   identity?: Pick<SuppressOptions<K>, 'keyIdentity' | 'sizeOf'>,
 ): SuppressPlan<K, V> {
-  const rebuild =
-    suppressed.kind === 'until-window-closes' && upstream !== undefined && !(upstream.windows instanceof SessionWindows)
+  const rebuild = suppressed.kind === 'until-window-closes' && upstream !== undefined
   const options: SuppressOptions<K> = {
     name,
     suppressed,
