@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { Logger, SluiceClient } from '@sluice/client'
-import { StreamsApp, StreamsError, changelogTopic, type StreamsConfig } from '@sluice/streams'
+import { Serdes, StreamsApp, StreamsBuilder, StreamsError, changelogTopic, type StreamsConfig } from '@sluice/streams'
 import { newProbe, repartitionTopicOf, wordCountPlan, type WordCountProbe } from '@sluice/streams/runtime-fixtures'
 import { createTopicWithLeaders, startRealCluster, until, type RealCluster } from '../src/client/real-cluster.js'
 
@@ -383,5 +383,72 @@ describe('streams runtime: processing, commits and restore', () => {
     const app = newApp(s, await tempDir(), probe, { punctuateEveryMs: 50 })
     await app.start()
     await until('five punctuations without input', () => probe.punctuations >= 5)
+  })
+})
+
+describe('streams runtime: a DSL topology', () => {
+  it('runs a word count built with StreamsBuilder, and a restart restores its cached store from the changelog', async () => {
+    const s = await setup(3)
+    const expected = new Map<string, number>()
+    const build = () => {
+      const builder = new StreamsBuilder()
+      builder
+        .stream(s.input, { keySerde: Serdes.string(), valueSerde: Serdes.string() })
+        .flatMapValues((line) => line.split(' '))
+        .groupBy((_key, word) => word, { name: 'words', keySerde: Serdes.string(), valueSerde: Serdes.string() })
+        .count({ name: 'counts' })
+        .toStream()
+        .to(s.output, { keySerde: Serdes.string(), valueSerde: Serdes.long() })
+      return builder.build()
+    }
+    const config = (stateDir: string): StreamsConfig => ({
+      applicationId: s.app,
+      client,
+      stateDir,
+      commitIntervalMs: 200,
+      sessionTimeoutMs: 3000,
+      heartbeatIntervalMs: 100,
+      logger,
+    })
+    const latest = new Map<string, number>()
+    const reader = client.consumer({ offsetReset: 'earliest', maxWaitMs: 100 })
+    onTestFinished(async () => {
+      await reader.close()
+    })
+    await reader.assign([{ topic: s.output }])
+    const run = reader.run({
+      eachMessage: ({ message }) => {
+        latest.set(message.key!.toString(), Serdes.long().deserialize(message.value!, s.output))
+      },
+    })
+    onTestFinished(async () => {
+      await run.stop()
+    })
+    const outputMatches = (what: string) =>
+      until(what, () => sameCounts(latest, expected), 30_000).catch((err: Error) => {
+        throw new Error(`${err.message}\nhave ${JSON.stringify([...latest])}\nwant ${JSON.stringify([...expected])}`)
+      })
+
+    await produceLines(s.input, 0, 200, expected)
+    const app1 = new StreamsApp(build(), config(await tempDir()))
+    onTestFinished(async () => {
+      await app1.close().catch(() => {})
+    })
+    await app1.start()
+    await outputMatches('the counts of the first 200 lines')
+    const [rep] = await client.admin().describeTopics([`${s.app}-words-repartition`])
+    expect(rep!.partitions).toHaveLength(3)
+    await app1.close()
+
+    // An empty state dir: the in-memory store comes back from its changelog, and the count goes on.
+    await produceLines(s.input, 200, 100, expected)
+    const app2 = new StreamsApp(build(), config(await tempDir()))
+    onTestFinished(async () => {
+      await app2.close().catch(() => {})
+    })
+    await app2.start()
+    await outputMatches('the counts of all 300 lines')
+    expect(app2.metrics().restore.totalRestoredRecords).toBeGreaterThan(0)
+    await app2.close()
   })
 })

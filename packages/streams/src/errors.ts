@@ -15,7 +15,7 @@
  * The state stores use finer codes of their own for what only a store can tell:
  * - 'INVALID_NAME': a store name that is missing or cannot name a changelog topic or directory.
  * - 'INVALID_CONFIG': store options that cannot work (a window size of 0, a negative retention).
- * - 'INVALID_ARGUMENT': a function was called with a value it cannot take (a negative checkpoint offset).
+ * - 'INVALID_ARGUMENT': a function called with a value it cannot take (a negative checkpoint offset).
  * - 'STORE_NOT_OPEN': a store used before init() or after close().
  * - 'KEY_TOO_LARGE': a key too large for the persistent engine.
  * - 'STORE_IO': the persistent engine failed to open, read or write.

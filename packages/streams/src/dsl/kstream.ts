@@ -102,7 +102,9 @@ export class KStreamImpl<K, V> implements InternalKStream<K, V> {
   }
 
   repartition(opts: RepartitionOptions<K, V>): KStream<K, V> {
-    return this.throughRepartition('repartition', opts?.name, opts?.keySerde, opts?.valueSerde, opts?.partitions)
+    const keySerde = opts?.keySerde ?? this.keySerde
+    const valueSerde = opts?.valueSerde ?? this.valueSerde
+    return this.throughRepartition('repartition', opts?.name, keySerde, valueSerde, opts?.partitions)
   }
 
   to(topic: string | TopicNameExtractor<K, V>, opts: ProducedOptions<K, V> = {}): void {
@@ -144,7 +146,7 @@ export class KStreamImpl<K, V> implements InternalKStream<K, V> {
   }
 
   groupBy<K2>(selector: (key: K, value: V) => K2, opts: GroupedOptions<K2, V> & { readonly name: string }) {
-    return this.grouped('groupBy', this.rekey(selector), opts)
+    return this.grouped('groupBy', this.rekey(selector), opts, 'groupBy')
   }
 
   private rekey<K2>(selector: (key: K, value: V) => K2): KStreamImpl<K2, V> {
@@ -155,11 +157,12 @@ export class KStreamImpl<K, V> implements InternalKStream<K, V> {
     operator: string,
     stream: KStreamImpl<K2, V>,
     opts: GroupedOptions<K2, V>,
+    repartitionOperator = `${operator} (after a key change)`,
   ): KGroupedStream<K2, V> {
     const keySerde = opts?.keySerde ?? stream.keySerde
     const valueSerde = opts?.valueSerde ?? stream.valueSerde
     const partitioned = stream.repartitionRequired
-      ? stream.throughRepartition(`${operator} (after a key change)`, opts?.name, keySerde, valueSerde, undefined)
+      ? stream.throughRepartition(repartitionOperator, opts?.name, keySerde, valueSerde, undefined)
       : stream
     return this.dsl.grouped<K2, V>(partitioned.nodeName, keySerde, valueSerde)
   }
@@ -173,9 +176,9 @@ export class KStreamImpl<K, V> implements InternalKStream<K, V> {
     partitions: number | undefined,
   ): KStreamImpl<K, V> {
     const graph = this.dsl.graph
+    const topic = graph.addRepartition(repartitionName, operator, partitions)
     const keys = requireSerde(keySerde, operator, 'keySerde')
     const values = requireSerde(valueSerde, operator, 'valueSerde')
-    const topic = graph.addRepartition(repartitionName, operator, partitions)
     graph.addSink({
       type: 'sink',
       name: graph.nextName('KSTREAM-SINK'),

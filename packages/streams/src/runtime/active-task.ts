@@ -57,6 +57,8 @@ export interface TaskFactoryDeps {
   readonly stateDir: string
   readonly sender: RecordSender
   readonly clock: () => number
+  /** The DSL task's own policy for source records its serdes cannot read ('skip' counts them). */
+  readonly onDeserializationError: 'fail' | 'skip'
   partitionsOf(topic: string): number | undefined
 }
 
@@ -80,6 +82,7 @@ export async function createActiveTask(
     sender: deps.sender,
     clock: deps.clock,
     partitionsOf: (topic) => deps.partitionsOf(topic),
+    onDeserializationError: deps.onDeserializationError,
   })
   task.init()
   const logged: LoggedStore[] = []

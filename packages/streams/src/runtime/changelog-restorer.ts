@@ -8,10 +8,10 @@
  * this instance owns the task, so the end offset read at the start is the end.
  */
 import type { Admin, Logger, SluiceClient, TopicPartition } from '@sluice/client'
+import { readCheckpoint } from '../state/checkpoint.js'
 import type { ChangelogRecord } from '../state/store-types.js'
 import { StreamsError } from '../errors.js'
 import type { ActiveTask, LoggedStore } from './active-task.js'
-import { readCheckpoint } from './checkpoint-file.js'
 import { tpKey } from './record-sender.js'
 import type { RestoreProgress } from './restore-progress.js'
 
@@ -45,13 +45,14 @@ export async function restoreTasks(tasks: readonly ActiveTask[], deps: RestoreDe
     offsetsOf(deps.admin, tps, 'earliest'),
   ])
   const checkpoints = new Map<ActiveTask, Map<string, bigint>>()
-  for (const t of todo) checkpoints.set(t, await checkpointOf(t, deps.logger))
+  // A missing or corrupt checkpoint (logged by the helper) means: from the log start.
+  for (const t of todo) checkpoints.set(t, readCheckpoint(t.dir, deps.logger).offsets)
 
   const parts: PartitionRestore[] = []
   for (const { task, logged } of stores) {
     const end = ends.get(logged.key) ?? 0n
     const logStart = starts.get(logged.key) ?? 0n
-    const checkpointed = logged.spec.persistent ? checkpoints.get(task)!.get(logged.key) : undefined
+    const checkpointed = logged.spec.persistent ? checkpoints.get(task)!.get(logged.spec.name) : undefined
     let start = checkpointed ?? logStart
     if (start > end) {
       // The changelog is shorter than the checkpoint says (deleted and re-created): the files are
@@ -163,14 +164,4 @@ async function offsetsOf(
 ): Promise<Map<string, bigint>> {
   const listed = await admin.listOffsets(tps, spec)
   return new Map(listed.map((o) => [tpKey(o.topic, o.partition), o.offset]))
-}
-
-async function checkpointOf(task: ActiveTask, log: Logger): Promise<Map<string, bigint>> {
-  try {
-    const entries = await readCheckpoint(task.dir)
-    return new Map(entries.map((e) => [tpKey(e.topic, e.partition), e.offset]))
-  } catch (err) {
-    log.warn({ err, task: task.key }, 'unreadable checkpoint; restoring from the changelog start')
-    return new Map()
-  }
 }

@@ -15,8 +15,7 @@
  */
 import type { CommitOffset, GroupConsumer } from '@sluice/client'
 import type { ActiveTask } from './active-task.js'
-import { writeCheckpoint, type CheckpointEntry } from './checkpoint-file.js'
-import { StreamsError } from '../errors.js'
+import { writeCheckpoint } from '../state/checkpoint.js'
 import { tpKey, type ProducerRecordSender } from './record-sender.js'
 
 export interface CommitDeps {
@@ -31,7 +30,7 @@ export interface CommitResult {
 
 /**
  * Commits `tasks`. Rejects when a step fails: with StreamsError 'RUNTIME' when a record was
- * not written or 'STATE' when a checkpoint was not (nothing committed; the app must stop), or
+ * not written or 'STORE_IO' when a checkpoint was not (nothing committed; the app must stop), or
  * with the group's SluiceError (for instance REBALANCE_IN_PROGRESS: the offsets stay
  * uncommitted and the records are read again by whoever owns them next).
  */
@@ -40,24 +39,17 @@ export async function commitTasks(tasks: readonly ActiveTask[], deps: CommitDeps
   for (const t of running) t.task.flush()
   await deps.sender.flush()
   for (const t of running) {
-    const entries: CheckpointEntry[] = []
+    const entries = new Map<string, bigint>()
     for (const l of t.logged) {
       const acked = deps.sender.changelogEnds.get(l.key)
       const held = t.changelogPositions.get(l.key)
       const position = acked !== undefined && (held === undefined || acked > held) ? acked : held
       if (position === undefined) continue
       t.changelogPositions.set(l.key, position)
-      if (l.spec.persistent) entries.push({ ...l.changelog, offset: position })
+      if (l.spec.persistent) entries.set(l.spec.name, position)
     }
-    if (entries.length === 0) continue
-    try {
-      await writeCheckpoint(t.dir, entries)
-    } catch (err) {
-      throw new StreamsError('STATE', `writing the checkpoint of task ${t.key} in ${t.dir} failed`, {
-        cause: err,
-        details: { taskId: t.key, dir: t.dir },
-      })
-    }
+    // The state stores' helper (state/checkpoint.ts): atomic, fsynced, checksummed; throws StreamsError 'STORE_IO'.
+    if (entries.size > 0) writeCheckpoint(t.dir, entries)
   }
   const offsets: CommitOffset[] = running.flatMap((t) => t.offsetsToCommit())
   if (offsets.length > 0) await deps.consumer.commit(offsets)

@@ -25,6 +25,7 @@ import {
 import { isStreamsError, StreamsError } from '../errors.js'
 import { createActiveTask, type ActiveTask } from './active-task.js'
 import { restoreTasks } from './changelog-restorer.js'
+import { removeCheckpoint } from '../state/checkpoint.js'
 import { commitTasks } from './commit.js'
 import { prepareInternalTopics } from './internal-topics.js'
 import { processBatch, type BatchContext } from './process-batch.js'
@@ -37,9 +38,9 @@ import { groupIntoTasks, sourceTopicOwners } from './task-assignment.js'
 import type { TaskMetrics, TopologyPlan } from './task-contract.js'
 import { TaskRegistry } from './task-registry.js'
 
-/** Anything that resolves to a plan for one application id (the DSL's topology). */
+/** What resolves to a plan for one application id: the DSL's Topology (`builder.build()`). */
 export interface PlanSource {
-  buildPlan(applicationId: string): TopologyPlan
+  plan(applicationId: string): TopologyPlan
 }
 
 export type StreamsAppState = 'created' | 'starting' | 'running' | 'closing' | 'closed' | 'failed'
@@ -103,7 +104,7 @@ export class StreamsApp {
 
   constructor(topology: TopologyPlan | PlanSource, config: StreamsConfig) {
     this.config = resolveStreamsConfig(config)
-    this.plan = 'buildPlan' in topology ? topology.buildPlan(this.config.applicationId) : topology
+    this.plan = 'createTask' in topology ? topology : topology.plan(this.config.applicationId)
     if (this.plan.applicationId !== this.config.applicationId) {
       throw new StreamsError(
         'CONFIG',
@@ -318,6 +319,7 @@ export class StreamsApp {
         stateDir: this.config.stateDir,
         sender: this.sender!,
         clock: Date.now,
+        onDeserializationError: this.config.deserializationErrors === 'log-and-continue' ? 'skip' : 'fail',
         partitionsOf: (topic) => this.partitionCounts.get(topic),
       })
       this.tasks.add(t)
@@ -357,7 +359,7 @@ export class StreamsApp {
         this.tasks.remove(t)
         this.suspended.set(t.key, { task: t, generation })
       } else {
-        this.closeTask(t)
+        this.closeTask(t, false)
       }
     }
     this.log.info({ tasks: gone.map((t) => t.key) }, committed ? 'tasks committed and suspended' : 'tasks closed')
@@ -366,10 +368,15 @@ export class StreamsApp {
   private closeSuspended(): void {
     const all = [...this.suspended.values()]
     this.suspended.clear()
-    for (const { task } of all) this.closeTask(task)
+    for (const { task } of all) this.closeTask(task, true)
   }
 
-  private closeTask(t: ActiveTask): void {
+  /**
+   * Closes a task. `clean`: its last commit covered everything it did. Otherwise its checkpoint
+   * is removed, since the store files may hold writes whose input offsets were never committed:
+   * the next owner on this directory restores from the changelog's start.
+   */
+  private closeTask(t: ActiveTask, clean: boolean): void {
     this.tasks.remove(t)
     for (const f of ['processed', 'skipped', 'droppedLate', 'outOfOrder'] as const)
       this.closedTotals[f] += t.task.metrics[f]
@@ -377,6 +384,13 @@ export class StreamsApp {
       t.task.close()
     } catch (err) {
       this.log.warn({ err, task: t.key }, 'closing a task failed')
+    }
+    if (!clean) {
+      try {
+        removeCheckpoint(t.dir)
+      } catch (err) {
+        this.log.warn({ err, task: t.key }, 'removing the checkpoint of a task closed without a commit failed')
+      }
     }
   }
 
@@ -460,7 +474,7 @@ export class StreamsApp {
     if (wasClosing) return
     this.closing ??= (async () => {
       await this.lane.run(() => {
-        for (const t of this.tasks.all()) this.closeTask(t)
+        for (const t of this.tasks.all()) this.closeTask(t, false)
         this.closeSuspended()
       })
       await this.releaseResources()
@@ -488,7 +502,7 @@ export class StreamsApp {
         error = err
       })
     await this.lane.run(() => {
-      for (const t of this.tasks.all()) this.closeTask(t)
+      for (const t of this.tasks.all()) this.closeTask(t, error === undefined && this.failure === undefined)
       this.closeSuspended()
     })
     await this.releaseResources()

@@ -58,7 +58,7 @@ describe('StreamsApp construction', () => {
   })
 
   it('takes a plan source and closes without having started', async () => {
-    const app = new StreamsApp({ buildPlan: () => plan }, { applicationId: 'wc', bootstrap: ['127.0.0.1:1'] })
+    const app = new StreamsApp({ plan: () => plan }, { applicationId: 'wc', bootstrap: ['127.0.0.1:1'] })
     expect(app.state).toBe('created')
     await app.close()
     expect(app.state).toBe('closed')

@@ -67,9 +67,15 @@ export abstract class LayeredStore implements StateStore {
     this.opened()
   }
 
+  /**
+   * Writes the records into the engine, bypassing cache and logging, and makes them durable
+   * (one engine commit per batch), so a long restore holds one batch in memory at a time and
+   * the runtime may checkpoint after any batch.
+   */
   restoreBatch(records: readonly ChangelogRecord[]): void {
     const { engine } = this.open()
     for (const record of records) engine.put(record.key, record.value, record.timestamp)
+    engine.flush()
     this.restored(records)
   }
 

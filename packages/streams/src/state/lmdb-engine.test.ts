@@ -136,6 +136,22 @@ describe('persistent key-value store', () => {
     again.close()
   })
 
+  it('a restored batch is durable without a flush of the store', () => {
+    const stateDir = tempDir()
+    const store = Stores.persistentKeyValueStore('restored', stringSerde, stringSerde).build()
+    store.init(testContext(stateDir))
+    store.restoreBatch([
+      { key: s('a'), value: s('one'), timestamp: 1 },
+      { key: s('b'), value: s('two'), timestamp: 2 },
+      { key: s('a'), value: null, timestamp: 3 },
+    ])
+    store.close()
+    const again = Stores.persistentKeyValueStore('restored', stringSerde, stringSerde).build()
+    again.init(testContext(stateDir))
+    expect([...again.all()]).toEqual([{ key: 'b', value: 'two' }])
+    again.close()
+  })
+
   it('after a crash (SIGKILL, no close) keeps exactly what was flushed', async () => {
     const fixture = fileURLToPath(new URL('./__fixtures__/crash-writer.mjs', import.meta.url))
     const built = fileURLToPath(new URL('../../dist/index.js', import.meta.url))

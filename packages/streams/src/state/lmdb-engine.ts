@@ -88,7 +88,9 @@ export class LmdbBytesEngine implements BytesEngine {
     this.overlay = new SortedBytesMap()
     try {
       db.transactionSync(() => {
-        for (const [key, value] of writes.entries()) {
+        // In key order: LMDB's B-tree then touches each page once per run of neighbouring keys,
+        // which makes a flush of random keys (a restore, a busy task) several times faster.
+        for (const [key, value] of writes.range()) {
           if (value === null) db.removeSync(prefixed(key))
           else db.putSync(prefixed(key), value)
         }
