@@ -1,5 +1,6 @@
 /** @sluice/streams: stream processing over Sluice topics (docs/streams.md). */
 export type { Serde } from './api/serde.js'
+export { StreamsError, isStreamsError, type StreamsErrorCode, type StreamsErrorOptions } from './errors.js'
 export type { StreamRecord, StreamHeader, RecordMetadata, Windowed } from './api/record.js'
 export type {
   Processor,
@@ -22,5 +23,14 @@ export type {
   StoreBuilder,
   StoreSpec,
   StoreKind,
+  FlushedEntry,
+  FlushListener,
 } from './state/store-types.js'
 export { changelogTopic } from './state/store-types.js'
+export {
+  Stores,
+  type LayeredStoreBuilder,
+  type StoreOptions,
+  type WindowStoreOptions,
+  type SessionStoreOptions,
+} from './state/stores.js'

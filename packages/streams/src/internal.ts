@@ -2,3 +2,19 @@
 export * from './index.js'
 export type * from './runtime/task-contract.js'
 export type { ChangelogRecord, ChangelogWriter, StateStoreContext } from './state/store-types.js'
+export type { BytesEngine, BytesEngineFactory, BytesLayer, BytesEntry } from './state/bytes-engine.js'
+export { SortedBytesMap } from './state/sorted-bytes-map.js'
+export { InMemoryBytesEngine } from './state/in-memory-engine.js'
+export { LmdbBytesEngine, LMDB_MAX_KEY_BYTES } from './state/lmdb-engine.js'
+export { ChangeLoggingLayer } from './state/change-logging-layer.js'
+export {
+  CachingLayer,
+  DEFAULT_CACHE_MAX_BYTES,
+  type CacheFlushEntry,
+  type CacheFlushListener,
+} from './state/caching-layer.js'
+export { LayeredStore, DEFAULT_LAYER_OPTIONS, type LayerOptions } from './state/layered-store.js'
+export { TypedKeyValueStore } from './state/key-value-store.js'
+export { TypedWindowStore } from './state/window-store.js'
+export { TypedSessionStore } from './state/session-store.js'
+export { checkName as checkStoreName } from './state/stores.js'

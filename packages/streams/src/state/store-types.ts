@@ -40,7 +40,28 @@ export interface StateStoreContext {
   readonly changelog?: ChangelogWriter
   /** The task's stream time (window and session stores drop what falls out of retention). */
   streamTimeMs(): number
+  /**
+   * Added by the state stores part: the timestamp of the record being processed, which the
+   * changelog records of its writes carry (as Kafka's do). Absent, or negative outside a
+   * record: the stores use stream time instead.
+   */
+  recordTimestampMs?(): number
 }
+
+/**
+ * Added by the state stores part: one key the write cache wrote below on a flush or an eviction,
+ * with the value it replaced, so the DSL can forward table updates downstream on flush (Kafka's
+ * cache forwarding). `null` is "none": a delete for newValue, no earlier value for oldValue.
+ */
+export interface FlushedEntry<K, V> {
+  readonly key: K
+  readonly newValue: V | null
+  readonly oldValue: V | null
+  readonly timestamp: number
+}
+
+/** Added by the state stores part: called with the entries of each flush or eviction, oldest write first. */
+export type FlushListener<K, V> = (entries: readonly FlushedEntry<K, V>[]) => void
 
 export interface StateStore {
   readonly name: string
@@ -69,6 +90,12 @@ export interface ReadOnlyKeyValueStore<K, V> {
 }
 
 export interface KeyValueStore<K, V> extends StateStore, ReadOnlyKeyValueStore<K, V> {
+  /**
+   * Added by the state stores part: registers the listener of the store's write cache. Returns
+   * false when the store does not cache (the listener is never called; the caller forwards each
+   * write itself, as Kafka's DSL does without caching).
+   */
+  setFlushListener?(listener: FlushListener<K, V> | undefined): boolean
   put(key: K, value: V): void
   /** Returns the existing value, or puts and returns undefined. */
   putIfAbsent(key: K, value: V): V | undefined
@@ -92,6 +119,12 @@ export interface ReadOnlyWindowStore<K, V> {
 
 /** Windows of a fixed size; windows older than stream time minus retention are dropped. */
 export interface WindowStore<K, V> extends StateStore, ReadOnlyWindowStore<K, V> {
+  /**
+   * Added by the state stores part: registers the listener of the store's write cache. Returns
+   * false when the store does not cache (the listener is never called; the caller forwards each
+   * write itself, as Kafka's DSL does without caching).
+   */
+  setFlushListener?(listener: FlushListener<Windowed<K>, V> | undefined): boolean
   readonly windowSizeMs: number
   readonly retentionMs: number
   /** null removes the window. */
@@ -107,6 +140,12 @@ export interface ReadOnlySessionStore<K, V> {
 
 /** Sessions of variable length per key ([start, end] with end inclusive, as Kafka's session windows). */
 export interface SessionStore<K, V> extends StateStore, ReadOnlySessionStore<K, V> {
+  /**
+   * Added by the state stores part: registers the listener of the store's write cache. Returns
+   * false when the store does not cache (the listener is never called; the caller forwards each
+   * write itself, as Kafka's DSL does without caching).
+   */
+  setFlushListener?(listener: FlushListener<Windowed<K>, V> | undefined): boolean
   readonly retentionMs: number
   put(session: Windowed<K>, value: V): void
   remove(session: Windowed<K>): void

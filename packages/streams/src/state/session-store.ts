@@ -1,0 +1,113 @@
+/**
+ * The typed session store: sessions [start, end] (end inclusive) per key, over the shared bytes
+ * stack (layered-store.ts). Bytes keys are key + end + start (windowed-key.ts), so the sessions
+ * of a key that end at or after a time are one range. Sessions that end before stream time
+ * minus retention are not returned, writes to them are dropped, and a flush purges them
+ * (retention.ts).
+ */
+import type { Windowed } from '../api/record.js'
+import type { Serde } from '../api/serde.js'
+import type { BytesEngineFactory, BytesEntry } from './bytes-engine.js'
+import { type LayerOptions, LayeredStore } from './layered-store.js'
+import { Retention } from './retention.js'
+import type { ChangelogRecord, FlushListener, KeyValue, SessionStore } from './store-types.js'
+import { MAX_TIME, MIN_TIME, hasKey, keyPart, sessionEndOf, sessionKeyBytes, sessionStartOf } from './windowed-key.js'
+
+export class TypedSessionStore<K, V> extends LayeredStore implements SessionStore<K, V> {
+  private readonly retention: Retention
+
+  constructor(
+    name: string,
+    persistent: boolean,
+    engineFactory: BytesEngineFactory,
+    layerOptions: LayerOptions,
+    private readonly keySerde: Serde<K>,
+    private readonly valueSerde: Serde<V>,
+    readonly retentionMs: number,
+  ) {
+    super(name, persistent, engineFactory, layerOptions)
+    this.retention = new Retention(retentionMs, sessionEndOf)
+  }
+
+  put(session: Windowed<K>, value: V): void {
+    this.write(session, value)
+  }
+
+  remove(session: Windowed<K>): void {
+    this.write(session, null)
+  }
+
+  findSessions(key: K, earliestEnd: number, latestStart: number): IterableIterator<KeyValue<Windowed<K>, V>> {
+    const layer = this.layer()
+    const topic = this.topic()
+    const keyBytes = this.keySerde.serialize(key, topic)
+    const fromEnd = Math.max(earliestEnd, this.retention.cutoff(this.streamTimeMs()))
+    const range = layer.range(
+      sessionKeyBytes(keyBytes, MIN_TIME, fromEnd),
+      sessionKeyBytes(keyBytes, MAX_TIME, MAX_TIME),
+    )
+    return this.sessionsOf(range, keyBytes, latestStart, topic)
+  }
+
+  fetch(key: K): IterableIterator<KeyValue<Windowed<K>, V>> {
+    return this.findSessions(key, MIN_TIME, MAX_TIME)
+  }
+
+  setFlushListener(listener: FlushListener<Windowed<K>, V> | undefined): boolean {
+    if (listener === undefined) return this.setCacheListener(undefined)
+    return this.setCacheListener((entries) => {
+      const topic = this.topic()
+      const value = (bytes: Buffer | null): V | null =>
+        bytes === null ? null : this.valueSerde.deserialize(bytes, topic)
+      listener(
+        entries.map((entry) => ({
+          key: this.session(entry.key, topic),
+          newValue: value(entry.newValue),
+          oldValue: value(entry.oldValue),
+          timestamp: entry.timestampMs,
+        })),
+      )
+    })
+  }
+
+  protected override opened(): void {
+    this.retention.opened(this.engine())
+  }
+
+  protected override restored(records: readonly ChangelogRecord[]): void {
+    for (const record of records) this.retention.wrote(sessionEndOf(record.key))
+  }
+
+  protected override flushed(): void {
+    this.retention.purge(this.engine(), this.streamTimeMs())
+  }
+
+  private write(session: Windowed<K>, value: V | null): void {
+    const layer = this.layer()
+    const { start, end } = session.window
+    if (this.retention.isExpired(end, this.streamTimeMs())) return
+    const topic = this.topic()
+    const bytes = sessionKeyBytes(this.keySerde.serialize(session.key, topic), start, end)
+    layer.put(bytes, value === null ? null : this.valueSerde.serialize(value, topic), this.writeTimestamp())
+    this.retention.wrote(end)
+  }
+
+  private session(composite: Buffer, topic: string): Windowed<K> {
+    return {
+      key: this.keySerde.deserialize(keyPart(composite, 2), topic),
+      window: { start: sessionStartOf(composite), end: sessionEndOf(composite) },
+    }
+  }
+
+  private *sessionsOf(
+    range: IterableIterator<BytesEntry<Buffer>>,
+    keyBytes: Buffer,
+    latestStart: number,
+    topic: string,
+  ): IterableIterator<KeyValue<Windowed<K>, V>> {
+    for (const [composite, value] of range) {
+      if (!hasKey(composite, keyBytes, 2) || sessionStartOf(composite) > latestStart) continue
+      yield { key: this.session(composite, topic), value: this.valueSerde.deserialize(value, topic) }
+    }
+  }
+}
