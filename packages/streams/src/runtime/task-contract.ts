@@ -73,6 +73,11 @@ export interface TaskMetrics {
   outOfOrder: number
   /** Records the deserialization-error policy skipped. */
   skipped: number
+  /**
+   * Added by the joins part: records an operator could not use and dropped (a join's record
+   * without a key or without a value, as Kafka's dropped-records metric). Absent counts as 0.
+   */
+  droppedInvalid?: number
 }
 
 export interface TaskDeps {
