@@ -34,3 +34,13 @@ export {
   type WindowStoreOptions,
   type SessionStoreOptions,
 } from './state/stores.js'
+export { JoinWindows } from './joins/join-windows.js'
+export {
+  StreamJoined,
+  THIS_JOIN_STORE_SUFFIX,
+  OTHER_JOIN_STORE_SUFFIX,
+  OUTER_SHARED_JOIN_STORE_SUFFIX,
+} from './joins/stream-joined.js'
+export type { JoinKind, JoinSide, ValueJoiner } from './joins/join-types.js'
+export type { GlobalKeySelector, GlobalValueJoiner } from './joins/stream-global-table-join.js'
+export type { TimestampedValue } from './joins/timestamped-value.js'
