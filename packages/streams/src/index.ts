@@ -34,6 +34,39 @@ export {
   type WindowStoreOptions,
   type SessionStoreOptions,
 } from './state/stores.js'
+export { Serdes } from './serdes/serdes.js'
+export { StreamsBuilder } from './dsl/streams-builder.js'
+export type { KStream, BranchedKStream, KGroupedStream, KTable, GlobalKTable } from './dsl/dsl-types.js'
+export type {
+  ConsumedOptions,
+  ProducedOptions,
+  RepartitionOptions,
+  GroupedOptions,
+  MaterializedOptions,
+  MaterializedWithValueSerde,
+  TableOptions,
+  GlobalTableOptions,
+} from './dsl/options.js'
+export type {
+  TimestampExtractor,
+  ExtractorInput,
+  TopicNameExtractor,
+  StreamPartitioner,
+} from './topology/node-defs.js'
+export { Topology } from './topology/topology.js'
+export type {
+  TopologyDescription,
+  SubtopologyDescription,
+  NodeDescription,
+  SourceDescription,
+  ProcessorDescription,
+  SinkDescription,
+  StoreDescription,
+  GlobalStoreDescription,
+} from './topology/topology-description.js'
+export { repartitionTopic } from './topology/topic-ref.js'
+export { TopologyTestDriver, type TopologyTestDriverOptions } from './driver/topology-test-driver.js'
+export { TestInputTopic, TestOutputTopic, type TestRecord } from './driver/test-topics.js'
 export { JoinWindows } from './joins/join-windows.js'
 export {
   StreamJoined,

@@ -89,6 +89,12 @@ export interface TaskDeps {
   readonly clock: () => number
   /** Partition count of an output topic (for explicit partitioning); undefined if unknown. */
   partitionsOf(topic: string): number | undefined
+  /**
+   * Added by the DSL part: what a task does with a source record its serdes cannot read
+   * (StreamsError 'SERDE'). 'fail' (the default, as Kafka's) throws it out of process();
+   * 'skip' drops the record and counts it in `metrics.skipped`.
+   */
+  readonly onDeserializationError?: 'fail' | 'skip'
 }
 
 export interface StreamTask {

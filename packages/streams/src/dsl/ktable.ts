@@ -1,0 +1,74 @@
+/** The KTable implementation (dsl-types.ts has the API). */
+import type { Serde } from '../api/serde.js'
+import type { Dsl, KStream, KTable } from './dsl-types.js'
+import { keyValueStoreBuilder } from './materialize.js'
+import { passThroughSupplier } from './operators/stateless-processors.js'
+import { type TableUpdate, filterUpdate, mapValuesUpdate, tableUpdateSupplier } from './operators/table-processors.js'
+import type { MaterializedOptions, MaterializedWithValueSerde } from './options.js'
+
+type AnyPredicate = (key: unknown, value: unknown) => boolean
+
+export class KTableImpl<K, V> implements KTable<K, V> {
+  constructor(
+    private readonly dsl: Dsl,
+    private readonly nodeName: string,
+    readonly storeName: string | undefined,
+    private readonly keySerde: Serde<K> | undefined,
+    private readonly valueSerde: Serde<V> | undefined,
+  ) {}
+
+  filter(predicate: (key: K, value: V) => boolean, opts?: MaterializedOptions): KTable<K, V> {
+    return this.transform('KTABLE-FILTER', filterUpdate(predicate as AnyPredicate, true), opts, this.valueSerde)
+  }
+
+  filterNot(predicate: (key: K, value: V) => boolean, opts?: MaterializedOptions): KTable<K, V> {
+    return this.transform('KTABLE-FILTER', filterUpdate(predicate as AnyPredicate, false), opts, this.valueSerde)
+  }
+
+  mapValues<V2>(mapper: (value: V, key: K) => V2, opts?: MaterializedWithValueSerde<V2>): KTable<K, V2> {
+    const update = mapValuesUpdate(mapper as (value: unknown, key: unknown) => unknown)
+    return this.transform<V2>('KTABLE-MAPVALUES', update, opts, opts?.valueSerde)
+  }
+
+  toStream(): KStream<K, V> {
+    const graph = this.dsl.graph
+    const name = graph.nextName('KTABLE-TOSTREAM')
+    graph.addProcessor({
+      type: 'processor',
+      name,
+      parents: [this.nodeName],
+      supplier: passThroughSupplier(),
+      stores: [],
+    })
+    return this.dsl.stream<K, V>({
+      nodeName: name,
+      keySerde: this.keySerde,
+      valueSerde: this.valueSerde,
+      repartitionRequired: false,
+    })
+  }
+
+  private transform<V2>(
+    kind: string,
+    update: TableUpdate,
+    opts: MaterializedOptions | undefined,
+    valueSerde: Serde<V2> | undefined,
+  ): KTable<K, V2> {
+    const graph = this.dsl.graph
+    const name = graph.nextName(kind)
+    let storeName: string | undefined
+    if (opts !== undefined) {
+      const store = keyValueStoreBuilder(opts, `${kind} (${name})`, this.keySerde, valueSerde)
+      graph.addStore(store, `${kind} (${name})`)
+      storeName = store.name
+    }
+    graph.addProcessor({
+      type: 'processor',
+      name,
+      parents: [this.nodeName],
+      supplier: tableUpdateSupplier(update, storeName),
+      stores: storeName === undefined ? [] : [storeName],
+    })
+    return this.dsl.table<K, V2>(name, storeName, this.keySerde, valueSerde)
+  }
+}
