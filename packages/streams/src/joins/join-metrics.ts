@@ -1,7 +1,7 @@
 /**
  * The counters a join bumps in the task's metrics (ProcessorContext.metrics, absent in a
  * context that does not count): late records, records it cannot use, out-of-order records it
- * still processed. Dropped records are counted, never silently lost (docs/streams.md §4).
+ * still processed. Dropped records are counted, never silently lost (docs/streams.md, Joins).
  */
 import type { ProcessorContext } from '../api/processor.js'
 

@@ -9,7 +9,7 @@
  *
  * A record's window closes once the join's stream time passes its time + its side's after bound
  * + graceMs. Then its left/outer "no match" result is emitted, it stops joining, and a record
- * that arrives after its own window closed is late: dropped and counted (docs/streams.md §4).
+ * that arrives after its own window closed is late: dropped and counted (docs/streams.md, Joins).
  */
 import { StreamsError } from '../errors.js'
 

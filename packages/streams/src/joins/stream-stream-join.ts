@@ -19,7 +19,7 @@
  *
  * Because a record joins only while both windows are open, and an unmatched result is emitted
  * only after the window closed, a left/outer join never emits a record both unmatched and
- * matched (docs/streams.md §4; Kafka can, when a record arrives after the other's window).
+ * matched (docs/streams.md, Joins; Kafka can, when a record arrives after the other's window).
  */
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../api/processor.js'
 import type { StreamRecord } from '../api/record.js'
