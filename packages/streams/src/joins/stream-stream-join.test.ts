@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest'
 import { isStreamsError } from '../errors.js'
+import type { ChangelogRecord } from '../state/store-types.js'
 import { JoinHarness, stringSerde } from './__fixtures__/join-harness.js'
 import type { JoinKind } from './join-types.js'
 import { JoinWindows } from './join-windows.js'
 import { streamStreamJoin } from './stream-stream-join.js'
 import { StreamJoined, streamJoinStores } from './stream-joined.js'
 
-/** A join of two string streams, results 'left+right' (a missing side written 'null'). */
-function setup(kind: JoinKind, windows = JoinWindows.ofTimeDifferenceAndGrace(10, 5)) {
-  const joined = StreamJoined.with(stringSerde, stringSerde, stringSerde)
-    .withStoreName('j')
-    .withInMemoryStores()
-    .withLoggingDisabled()
+/**
+ * A join of two string streams, results 'left+right' (a missing side written 'null'), its
+ * stores logged (the harness keeps their changelogs) and started from `restoreFrom` when given.
+ */
+function setup(
+  kind: JoinKind,
+  windows = JoinWindows.ofTimeDifferenceAndGrace(10, 5),
+  restoreFrom?: ReadonlyMap<string, readonly ChangelogRecord[]>,
+) {
+  const joined = StreamJoined.with(stringSerde, stringSerde, stringSerde).withStoreName('j').withInMemoryStores()
   const stores = streamJoinStores(kind, windows, joined)
   const join = streamStreamJoin<string, string, string, string>({
     kind,
@@ -19,11 +24,10 @@ function setup(kind: JoinKind, windows = JoinWindows.ofTimeDifferenceAndGrace(10
     stores: stores.names,
     joiner: (left, right) => `${left}+${right}`,
   })
-  const harness = new JoinHarness<string, string>([
-    stores.left,
-    stores.right,
-    ...(stores.pending === undefined ? [] : [stores.pending]),
-  ])
+  const harness = new JoinHarness<string, string>(
+    [stores.left, stores.right, ...(stores.pending === undefined ? [] : [stores.pending])],
+    restoreFrom,
+  )
   return harness.add('L', join.left).add('R', join.right)
 }
 
@@ -173,6 +177,26 @@ describe('stream-stream left join', () => {
     expect(h.take().filter((r) => r.key === 'k')).toEqual([])
     expect(h.metrics.droppedLate).toBe(1)
     h.close()
+  })
+})
+
+describe('stream-stream join after a crash', () => {
+  it('restores the waiting and the stored records from the changelogs, and emits each result once', () => {
+    const before = setup('left')
+    before.send('L', 'k', 'A', 0).send('L', 'j', 'B', 2).send('R', 'j', 'b', 4)
+    expect(before.take()).toEqual([{ key: 'j', value: 'B+b', timestamp: 4 }])
+    const changelogs = new Map(before.changelogs)
+    // A crash: the task's stores and processors are gone; a new task restores from the changelogs.
+    before.close()
+    const after = setup('left', undefined, changelogs)
+    after.send('R', 'j', 'b2', 10)
+    // The restored left record B (2) is still joinable; A (0) still waits for its window to close.
+    expect(after.take()).toEqual([{ key: 'j', value: 'B+b2', timestamp: 10 }])
+    after.send('R', 'x', 'x', 16)
+    expect(after.take()).toEqual([{ key: 'k', value: 'A+null', timestamp: 0 }])
+    after.send('R', 'x', 'y', 100)
+    expect(after.take()).toEqual([])
+    after.close()
   })
 })
 

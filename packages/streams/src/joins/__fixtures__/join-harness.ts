@@ -2,13 +2,15 @@
  * A small stand-in for a task, for the join tests (not part of the package build): a
  * ProcessorContext whose forward captures records, whose stream time is the largest timestamp
  * it was given, with real stores from `Stores` (in memory, no changelog) and the task's
- * counters. Processors are added by name and fed records by name.
+ * counters. Processors are added by name and fed records by name. What logged stores write
+ * to their changelogs is kept per store (`changelogs`), and a new harness can start its stores
+ * from them (`restoreFrom`), as a task restarted after a crash would.
  */
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../../api/processor.js'
 import type { StreamRecord } from '../../api/record.js'
 import type { Serde } from '../../api/serde.js'
 import type { TaskMetrics } from '../../runtime/task-contract.js'
-import type { StateStore, StateStoreContext, StoreBuilder } from '../../state/store-types.js'
+import type { ChangelogRecord, StateStore, StateStoreContext, StoreBuilder } from '../../state/store-types.js'
 
 export const stringSerde: Serde<string> = {
   name: 'string',
@@ -27,20 +29,27 @@ export class JoinHarness<KOut, VOut> {
   readonly metrics: TaskMetrics = { processed: 0, droppedLate: 0, outOfOrder: 0, skipped: 0 }
   private readonly stores = new Map<string, StateStore>()
   private readonly processors = new Map<string, Processor<unknown, unknown, KOut, VOut>>()
+  readonly changelogs = new Map<string, ChangelogRecord[]>()
   private streamTime = -1
   private recordTime = -1
 
-  constructor(builders: readonly StoreBuilder<StateStore>[]) {
-    const storeContext: StateStoreContext = {
-      applicationId: 'app',
-      taskId: { subtopology: 0, partition: 0 },
-      stateDir: '/nonexistent-state-dir',
-      streamTimeMs: () => this.streamTime,
-      recordTimestampMs: () => this.recordTime,
-    }
+  constructor(
+    builders: readonly StoreBuilder<StateStore>[],
+    restoreFrom?: ReadonlyMap<string, readonly ChangelogRecord[]>,
+  ) {
     for (const builder of builders) {
+      const logged: ChangelogRecord[] = []
+      this.changelogs.set(builder.name, logged)
       const store = builder.build()
-      store.init(storeContext)
+      store.init({
+        applicationId: 'app',
+        taskId: { subtopology: 0, partition: 0 },
+        stateDir: '/nonexistent-state-dir',
+        changelog: { send: (record) => logged.push(record) },
+        streamTimeMs: () => this.streamTime,
+        recordTimestampMs: () => this.recordTime,
+      } satisfies StateStoreContext)
+      store.restoreBatch(restoreFrom?.get(builder.name) ?? [])
       this.stores.set(builder.name, store)
     }
   }
