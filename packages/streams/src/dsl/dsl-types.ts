@@ -15,6 +15,7 @@ import type { TopologyGraph } from '../topology/topology-graph.js'
 import type { JoinWindows } from '../joins/join-windows.js'
 import type { ValueJoiner } from '../joins/join-types.js'
 import type { StreamJoined } from '../joins/stream-joined.js'
+import type { GlobalKeySelector, GlobalValueJoiner } from '../joins/stream-global-table-join.js'
 import type {
   GroupedOptions,
   MaterializedOptions,
@@ -28,9 +29,8 @@ import type {
  *
  * Joins (dsl/kstream-joins.ts): with a stream, the window stores named from StreamJoined's store
  * name and a processor on each side, in one sub-topology whose source topics form a copartition
- * group; with a table, one processor that reads the table's store (KTable.storeName). Not built
- * yet: the stream-globalTable join (joins/stream-global-table-join.ts has its processor), which
- * needs a task to reach the instance's global stores.
+ * group; with a table, one processor that reads the table's store (KTable.storeName); with a
+ * global table, one processor connected to the instance's global store (TaskDeps.globalStore).
  */
 export interface KStream<K, V> {
   filter(predicate: (key: K, value: V) => boolean): KStream<K, V>
@@ -79,6 +79,12 @@ export interface KStream<K, V> {
   ): KStream<K, VR>
   /** With a table (materialized): each record joined with the table's row for its key, now. */
   join<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<K, V, VT, VR>): KStream<K, VR>
+  /** With a global table: each record joined with the row of the key `keySelector` computes from it. */
+  join<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: GlobalKeySelector<K, V, GK>,
+    joiner: GlobalValueJoiner<K, V, GV, VR>,
+  ): KStream<K, VR>
   /** As join, and a record without a match gives a result with `null` (after its window closed, for streams). */
   leftJoin<VO, VR>(
     other: KStream<K, VO>,
@@ -87,6 +93,11 @@ export interface KStream<K, V> {
     joined: StreamJoined<K, V, VO>,
   ): KStream<K, VR>
   leftJoin<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<K, V, VT | null, VR>): KStream<K, VR>
+  leftJoin<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: GlobalKeySelector<K, V, GK>,
+    joiner: GlobalValueJoiner<K, V, GV, VR>,
+  ): KStream<K, VR>
   /** As leftJoin, for the records of either stream. */
   outerJoin<VO, VR>(
     other: KStream<K, VO>,

@@ -8,6 +8,8 @@
  * - With a KStream and JoinWindows: the join's window stores (and, for left/outer, the
  *   outer-shared store) named from StreamJoined's store name, one processor after each stream,
  *   and a pass-through node after both that is the joined stream.
+ * - With a GlobalKTable: one processor connected to the instance's global store, which looks up
+ *   the key its selector computes; no co-partitioning and no repartition needed.
  * A stream whose key changed must be repartitioned first (`repartition({ name })`): a join reads
  * its inputs partitioned by key, and repartition names are never generated.
  */
@@ -15,11 +17,16 @@ import type { ProcessorSupplier } from '../api/processor.js'
 import { StreamsError } from '../errors.js'
 import type { JoinWindows } from '../joins/join-windows.js'
 import type { JoinKind, NullableValueJoiner } from '../joins/join-types.js'
+import {
+  type GlobalKeySelector,
+  type GlobalValueJoiner,
+  streamGlobalTableJoin,
+} from '../joins/stream-global-table-join.js'
 import { streamStreamJoin } from '../joins/stream-stream-join.js'
 import { type StreamJoined, streamJoinStores } from '../joins/stream-joined.js'
 import { streamTableJoin } from '../joins/stream-table-join.js'
 import type { StateStore, StoreBuilder } from '../state/store-types.js'
-import type { Dsl, InternalKStream, KStream } from './dsl-types.js'
+import type { Dsl, GlobalKTable, InternalKStream, KStream } from './dsl-types.js'
 import { passThroughSupplier } from './operators/stateless-processors.js'
 
 type AnySupplier = ProcessorSupplier<unknown, unknown, unknown, unknown>
@@ -38,12 +45,20 @@ export function kstreamJoin<K, V>(
   kind: JoinKind,
   other: object,
   joiner: AnyJoiner,
-  windows: JoinWindows | undefined,
+  /** JoinWindows for a stream; the value joiner for a global table (`joiner` is then its key selector). */
+  windows: JoinWindows | AnyJoiner | undefined,
   joined: StreamJoined<K, V, unknown> | undefined,
 ): KStream<K, unknown> {
   const operator = `${kind === 'inner' ? 'join' : `${kind}Join`}()`
-  requirePartitioned(stream, operator)
   const join = joiner as unknown as NullableValueJoiner<unknown, unknown, unknown, unknown>
+  if ('topic' in other && !('toStream' in other)) {
+    if (kind === 'outer')
+      throw new StreamsError('TOPOLOGY', 'outerJoin(): a stream joins a global table inner or left only')
+    const selector = joiner as unknown as GlobalKeySelector<unknown, unknown, unknown>
+    const globalJoiner = windows as unknown as GlobalValueJoiner<unknown, unknown, unknown, unknown>
+    return streamGlobalNode(dsl, stream, kind, other as GlobalKTable<unknown, unknown>, selector, globalJoiner)
+  }
+  requirePartitioned(stream, operator)
   if ('toStream' in other) {
     if (kind === 'outer') throw new StreamsError('TOPOLOGY', 'outerJoin(): a stream joins a table inner or left only')
     return streamTableNode(
@@ -55,7 +70,7 @@ export function kstreamJoin<K, V>(
       operator,
     )
   }
-  if (windows === undefined || joined === undefined) {
+  if (windows === undefined || typeof windows === 'function' || joined === undefined) {
     throw new StreamsError('TOPOLOGY', `${operator} of two streams needs JoinWindows and StreamJoined (its store name)`)
   }
   return streamStreamNodes(dsl, stream, kind, other as unknown as JoinInput, join, windows, joined, operator)
@@ -86,6 +101,32 @@ function streamTableNode<K, V>(
     keySerde: stream.keySerde,
     valueSerde: undefined,
     repartitionRequired: false,
+  })
+}
+
+function streamGlobalNode<K, V>(
+  dsl: Dsl,
+  stream: InternalKStream<K, V>,
+  kind: 'inner' | 'left',
+  table: GlobalKTable<unknown, unknown>,
+  keySelector: GlobalKeySelector<unknown, unknown, unknown>,
+  joiner: GlobalValueJoiner<unknown, unknown, unknown, unknown>,
+): KStream<K, unknown> {
+  const name = dsl.graph.nextName('KSTREAM-GLOBALJOIN')
+  dsl.graph.addProcessor({
+    type: 'processor',
+    name,
+    parents: [stream.nodeName],
+    supplier: streamGlobalTableJoin({ kind, globalStore: table.storeName, keySelector, joiner }) as AnySupplier,
+    stores: [],
+    globalStores: [table.storeName],
+  })
+  // The stream keeps its key: no repartition is needed before or after (the global table is whole here).
+  return dsl.stream<K, unknown>({
+    nodeName: name,
+    keySerde: stream.keySerde,
+    valueSerde: undefined,
+    repartitionRequired: stream.repartitionRequired,
   })
 }
 

@@ -13,9 +13,11 @@ import type { TopicNameExtractor } from '../topology/node-defs.js'
 import type { JoinWindows } from '../joins/join-windows.js'
 import type { ValueJoiner } from '../joins/join-types.js'
 import type { StreamJoined } from '../joins/stream-joined.js'
+import type { GlobalKeySelector, GlobalValueJoiner } from '../joins/stream-global-table-join.js'
 import type {
   BranchedKStream,
   Dsl,
+  GlobalKTable,
   InternalKStream,
   KGroupedStream,
   KStream,
@@ -40,6 +42,8 @@ type AnySupplier = ProcessorSupplier<unknown, unknown, unknown, unknown>
 /** A KStream or a KTable (kstream-joins.ts tells them apart). */
 type Joinable = object
 type AnyJoined<K, V> = StreamJoined<K, V, unknown>
+/** The third argument: JoinWindows (with a stream) or the value joiner (with a global table). */
+type WindowsOrJoiner = JoinWindows | AnyJoiner
 
 export class KStreamImpl<K, V> implements InternalKStream<K, V> {
   readonly nodeName: string
@@ -169,7 +173,12 @@ export class KStreamImpl<K, V> implements InternalKStream<K, V> {
     joined: StreamJoined<K, V, VO>,
   ): KStream<K, VR>
   join<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<K, V, VT, VR>): KStream<K, VR>
-  join(other: Joinable, joiner: AnyJoiner, windows?: JoinWindows, joined?: AnyJoined<K, V>): KStream<K, unknown> {
+  join<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: GlobalKeySelector<K, V, GK>,
+    joiner: GlobalValueJoiner<K, V, GV, VR>,
+  ): KStream<K, VR>
+  join(other: Joinable, joiner: AnyJoiner, windows?: WindowsOrJoiner, joined?: AnyJoined<K, V>): KStream<K, unknown> {
     return kstreamJoin(this.dsl, this, 'inner', other, joiner, windows, joined)
   }
 
@@ -180,7 +189,17 @@ export class KStreamImpl<K, V> implements InternalKStream<K, V> {
     joined: StreamJoined<K, V, VO>,
   ): KStream<K, VR>
   leftJoin<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<K, V, VT | null, VR>): KStream<K, VR>
-  leftJoin(other: Joinable, joiner: AnyJoiner, windows?: JoinWindows, joined?: AnyJoined<K, V>): KStream<K, unknown> {
+  leftJoin<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: GlobalKeySelector<K, V, GK>,
+    joiner: GlobalValueJoiner<K, V, GV, VR>,
+  ): KStream<K, VR>
+  leftJoin(
+    other: Joinable,
+    joiner: AnyJoiner,
+    windows?: WindowsOrJoiner,
+    joined?: AnyJoined<K, V>,
+  ): KStream<K, unknown> {
     return kstreamJoin(this.dsl, this, 'left', other, joiner, windows, joined)
   }
 

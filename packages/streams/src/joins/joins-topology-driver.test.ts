@@ -103,4 +103,41 @@ describe('joins through the DSL and the TopologyTestDriver', () => {
       { key: 'k', value: null },
     ])
   })
+
+  it('stream-globalTable join: the key selector picks the row, the stream keeps its key and needs no co-partitioning', () => {
+    const builder = new StreamsBuilder()
+    const products = builder.globalTable('products', { keySerde: s, valueSerde: s, name: 'products-store' })
+    builder
+      .stream('orders', { keySerde: s, valueSerde: s })
+      .leftJoin(
+        products,
+        (_orderId: string | null, productId: string) => productId,
+        (productId: string, product: string | null) => `${productId}=${product ?? '?'}`,
+      )
+      .to('priced', { valueSerde: s })
+    driver = new TopologyTestDriver(builder.build())
+    expect(driver.plan.subtopologies[0]?.copartitionGroups).toEqual([])
+    driver.createInputTopic('products', s, s).pipeInput('p1', 'lamp', 1)
+    const orders = driver.createInputTopic('orders', s, s)
+    orders.pipeInput('o1', 'p1', 2)
+    orders.pipeInput('o2', 'p2', 3)
+    const out = driver.createOutputTopic('priced', s, s)
+    expect(out.readKeyValuesToList()).toEqual([
+      { key: 'o1', value: 'p1=lamp' },
+      { key: 'o2', value: 'p2=?' },
+    ])
+  })
+
+  it('a processor may connect only to the store of a global table as a global store', () => {
+    const builder = new StreamsBuilder()
+    const users = builder.table('users', { keySerde: s, valueSerde: s, name: 'users-store' })
+    const fake = { topic: 'users', storeName: 'users-store' }
+    builder.stream('orders', { keySerde: s, valueSerde: s }).join(
+      fake,
+      (_k: string | null, v: string) => v,
+      (v: string, row: string | null) => `${v}${row}`,
+    )
+    expect(users.storeName).toBe('users-store')
+    expect(() => builder.build()).toThrow(/not the store of a global table/)
+  })
 })

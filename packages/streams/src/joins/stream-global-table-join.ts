@@ -36,13 +36,12 @@ export function streamGlobalTableJoin<K, V, GK, GV, VR>(
 
 class StreamGlobalTableJoinProcessor<K, V, GK, GV, VR> implements Processor<K, V, K, VR> {
   private context!: ProcessorContext<K, VR>
-  private table!: KeyValueStore<GK, GV>
+  private table: KeyValueStore<GK, GV> | undefined
 
   constructor(private readonly options: StreamGlobalTableJoinOptions<K, V, GK, GV, VR>) {}
 
   init(context: ProcessorContext<K, VR>): void {
     this.context = context
-    this.table = context.getStateStore(this.options.globalStore)
   }
 
   process(record: StreamRecord<K, V>): void {
@@ -51,6 +50,8 @@ class StreamGlobalTableJoinProcessor<K, V, GK, GV, VR> implements Processor<K, V
       countInvalid(this.context)
       return
     }
+    // Looked up on first use, not in init(): the instance may open its global stores after its tasks.
+    this.table ??= this.context.getStateStore<KeyValueStore<GK, GV>>(this.options.globalStore)
     const globalKey = this.options.keySelector(key, value)
     const row = globalKey === null || globalKey === undefined ? undefined : this.table.get(globalKey)
     if (row === undefined && this.options.kind === 'inner') return

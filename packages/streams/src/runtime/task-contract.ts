@@ -95,6 +95,11 @@ export interface TaskDeps {
    * 'skip' drops the record and counts it in `metrics.skipped`.
    */
   readonly onDeserializationError?: 'fail' | 'skip'
+  /**
+   * Added by the joins part: this instance's global store of that name (globalTable), for the
+   * processors connected to it (a stream-globalTable join); undefined if there is none yet.
+   */
+  globalStore?(name: string): StateStore | undefined
 }
 
 export interface StreamTask {
