@@ -46,3 +46,10 @@ export {
   type CheckpointRead,
   type CheckpointStatus,
 } from './state/checkpoint.js'
+export { streamStreamJoin, type StreamStreamJoinOptions } from './joins/stream-stream-join.js'
+export { streamJoinStores, streamJoinStoreNames, type StreamJoinStoreNames } from './joins/stream-joined.js'
+export { streamTableJoin, type StreamTableJoinOptions } from './joins/stream-table-join.js'
+export { tableStoreWriter } from './joins/table-store-writer.js'
+export { tableTableJoin, type TableTableJoinOptions } from './joins/table-table-join.js'
+export { streamGlobalTableJoin, type StreamGlobalTableJoinOptions } from './joins/stream-global-table-join.js'
+export { timestampedValueSerde } from './joins/timestamped-value.js'

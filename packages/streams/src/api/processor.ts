@@ -10,6 +10,7 @@
 import type { RecordMetadata, StreamRecord } from './record.js'
 import type { StateStore } from '../state/store-types.js'
 import type { TaskId } from './task-id.js'
+import type { TaskMetrics } from '../runtime/task-contract.js'
 
 export type PunctuationType = 'stream-time' | 'wall-clock'
 
@@ -40,17 +41,12 @@ export interface ProcessorContext<KOut, VOut> {
   /** Wall-clock now (the test driver's virtual clock in tests). */
   currentSystemTimeMs(): number
   /**
-   * Added by the windows part: windowed aggregations and suppress call this once per record
-   * they drop because its window is closed ('droppedLate') and once per record they process
-   * although it is older than stream time ('outOfOrder'), so the task adds it to its
-   * TaskMetrics (runtime/task-contract.ts) without knowing which processors are windowed.
-   * Optional: without it only the processor's own counters see the record.
+   * Added by the joins part: the task's counters (the runtime's own TaskMetrics object), so an
+   * operator that drops a record (late, or one a join cannot use) or takes one out of order
+   * counts it where the runtime reports it. Absent: the context does not count.
    */
-  recordLateness?(kind: LatenessKind): void
+  readonly metrics?: TaskMetrics
 }
-
-/** Added by the windows part: what ProcessorContext.recordLateness counts (TaskMetrics' field names). */
-export type LatenessKind = 'droppedLate' | 'outOfOrder'
 
 export interface Processor<KIn, VIn, KOut = never, VOut = never> {
   init?(context: ProcessorContext<KOut, VOut>): void

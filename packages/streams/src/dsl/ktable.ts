@@ -9,16 +9,19 @@ import { keyValueStoreBuilder } from './materialize.js'
 import { passThroughSupplier } from './operators/stateless-processors.js'
 import { type TableUpdate, filterUpdate, mapValuesUpdate, tableUpdateSupplier } from './operators/table-processors.js'
 import type { MaterializedOptions, MaterializedWithValueSerde } from './options.js'
+import type { JoinKind, NullableValueJoiner, ValueJoiner } from '../joins/join-types.js'
+import { type JoinableTable, ktableJoin } from './ktable-joins.js'
 
 type AnyPredicate = (key: unknown, value: unknown) => boolean
 
 export class KTableImpl<K, V> implements KTable<K, V> {
   constructor(
     private readonly dsl: Dsl,
-    private readonly nodeName: string,
+    // Readable (not private) so a table-table join can wire after both tables (ktable-joins.ts).
+    readonly nodeName: string,
     readonly storeName: string | undefined,
-    private readonly keySerde: Serde<K> | undefined,
-    private readonly valueSerde: Serde<V> | undefined,
+    readonly keySerde: Serde<K> | undefined,
+    readonly valueSerde: Serde<V> | undefined,
     /** Added by the windows part: set when the keys are Windowed (suppress needs the windows). */
     private readonly windowing?: TableWindowing,
   ) {}
@@ -77,6 +80,36 @@ export class KTableImpl<K, V> implements KTable<K, V> {
       stores: plan.connectedStores,
     })
     return this.dsl.table<K, V>(name, undefined, keySerde, valueSerde, this.windowing)
+  }
+
+  join<VO, VR>(other: KTable<K, VO>, joiner: ValueJoiner<K, V, VO, VR>, opts: MaterializedOptions): KTable<K, VR> {
+    return this.joinWith('inner', other, joiner, opts)
+  }
+
+  leftJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoiner<K, V, VO | null, VR>,
+    opts: MaterializedOptions,
+  ): KTable<K, VR> {
+    return this.joinWith('left', other, joiner, opts)
+  }
+
+  outerJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoiner<K, V | null, VO | null, VR>,
+    opts: MaterializedOptions,
+  ): KTable<K, VR> {
+    return this.joinWith('outer', other, joiner, opts)
+  }
+
+  private joinWith<VR>(
+    kind: JoinKind,
+    other: object,
+    joiner: (left: never, right: never, key: never) => unknown,
+    opts: MaterializedOptions,
+  ): KTable<K, VR> {
+    const join = joiner as unknown as NullableValueJoiner<unknown, unknown, unknown, unknown>
+    return ktableJoin(this.dsl, kind, this, other as unknown as JoinableTable<K, unknown>, join, opts) as KTable<K, VR>
   }
 
   private transform<V2>(

@@ -8,7 +8,7 @@
  * its windows, which each processor decides with its window definition's closeTimeMs.
  *
  * The counts are kept on the processor (for tests and describe()) and passed to the task's
- * metrics through the optional ProcessorContext.recordLateness hook.
+ * metrics through the optional ProcessorContext.metrics (the task's own TaskMetrics).
  */
 import type { ProcessorContext } from '../api/processor.js'
 import type { StreamRecord } from '../api/record.js'
@@ -39,12 +39,12 @@ export class LatenessCounters {
 
   countDroppedLate(): void {
     this.droppedLate++
-    this.context?.recordLateness?.('droppedLate')
+    if (this.context?.metrics !== undefined) this.context.metrics.droppedLate++
   }
 
   countOutOfOrder(): void {
     this.outOfOrder++
-    this.context?.recordLateness?.('outOfOrder')
+    if (this.context?.metrics !== undefined) this.context.metrics.outOfOrder++
   }
 
   countSkipped(): void {

@@ -92,7 +92,7 @@ describe('SessionWindowAggregateProcessor', () => {
     harness.pipe(node, 'k', 'v', 14)
     expect(updates(node.output)).toEqual([['k', 14, 14, 1]])
     expect(processor.counters).toMatchObject({ droppedLate: 1, outOfOrder: 1 })
-    expect(harness.lateness).toEqual({ droppedLate: 1, outOfOrder: 1 })
+    expect(harness.metrics).toMatchObject({ droppedLate: 1, outOfOrder: 1 })
   })
 
   it('never merges a closed session again, even when a record bridges it to an open one', () => {

@@ -117,7 +117,7 @@ describe('SlidingWindowAggregateProcessor', () => {
     harness.pipe(node, 'k', 'late', 15)
     expect(node.output).toEqual([])
     expect(processor.counters.droppedLate).toBe(1)
-    expect(harness.lateness.droppedLate).toBe(1)
+    expect(harness.metrics.droppedLate).toBe(1)
     // 20 + 10 = 30: [20, 30] is still open; [10, 20] and [11, 21] are closed and not touched.
     harness.pipe(node, 'k', 'c', 20)
     expect(node.output.map((r) => [r.key!.window.start, r.value])).toEqual([

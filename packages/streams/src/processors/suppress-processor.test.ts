@@ -76,7 +76,7 @@ describe('SuppressProcessor untilWindowCloses', () => {
       ['alice', MINUTE, 3],
       ['carol', MINUTE, 1],
     ])
-    expect(harness.lateness).toEqual({ droppedLate: 1, outOfOrder: 1 })
+    expect(harness.metrics).toMatchObject({ droppedLate: 1, outOfOrder: 1 })
   })
 
   it('drops an update for a window that is already closed (never a second final result)', () => {

@@ -72,7 +72,7 @@ describe('TimeWindowAggregateProcessor', () => {
     expect(node.output.length).toBe(before)
     expect(store.fetch('alice', 0)).toBe(2)
     expect(processor.counters).toMatchObject({ droppedLate: 1, outOfOrder: 1 })
-    expect(harness.lateness).toEqual({ droppedLate: 1, outOfOrder: 1 })
+    expect(harness.metrics).toMatchObject({ droppedLate: 1, outOfOrder: 1 })
   })
 
   it('with no grace drops a record for a window that has ended', () => {

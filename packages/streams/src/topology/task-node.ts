@@ -3,7 +3,7 @@
  * children before it returns (depth first, as Kafka Streams), so a record's whole effect is
  * done before the task takes the next one (api/processor.ts).
  */
-import type { Cancellable, LatenessKind, ProcessorContext, PunctuationType } from '../api/processor.js'
+import type { Cancellable, ProcessorContext, PunctuationType } from '../api/processor.js'
 import type { RecordMetadata, StreamRecord } from '../api/record.js'
 import type { TaskId } from '../api/task-id.js'
 import { StreamsError } from '../errors.js'
@@ -44,6 +44,8 @@ export interface TaskState {
   nowMs(): number
   currentMetadata(): RecordMetadata | undefined
   schedule(intervalMs: number, type: PunctuationType, run: (timestampMs: number) => void): Cancellable
+  /** The instance's global store of that name (TaskDeps.globalStore). */
+  globalStore(name: string): StateStore | undefined
 }
 
 /** The DSL's own processors reach the task's metrics through this (users see ProcessorContext only). */
@@ -58,6 +60,7 @@ export class NodeProcessorContext implements InternalProcessorContext<unknown, u
     private readonly node: TaskNode,
     private readonly storeNames: readonly string[],
     private readonly task: TaskState,
+    private readonly globalStoreNames: readonly string[] = [],
   ) {}
 
   get applicationId(): string {
@@ -78,6 +81,17 @@ export class NodeProcessorContext implements InternalProcessorContext<unknown, u
   }
 
   getStateStore<S extends StateStore>(name: string): S {
+    if (this.globalStoreNames.includes(name)) {
+      const global = this.task.globalStore(name)
+      if (global !== undefined) return global as S
+      throw new StreamsError(
+        'STATE',
+        `${this.node.name}: the global store '${name}' is not available on this instance`,
+        {
+          details: { operator: this.node.name, store: name },
+        },
+      )
+    }
     const store = this.storeNames.includes(name) ? this.task.stores.get(name) : undefined
     if (store === undefined) {
       throw new StreamsError(
@@ -109,10 +123,5 @@ export class NodeProcessorContext implements InternalProcessorContext<unknown, u
 
   currentSystemTimeMs(): number {
     return this.task.nowMs()
-  }
-
-  /** The windowed processors' late and out-of-order records, counted in the task's metrics. */
-  recordLateness(kind: LatenessKind): void {
-    this.task.metrics[kind]++
   }
 }

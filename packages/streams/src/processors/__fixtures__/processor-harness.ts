@@ -1,11 +1,12 @@
 /**
  * A task without the DSL, for the processor tests: processors wired parent to child, one
  * stream time for all of them (the largest timestamp piped in, advanced before the record is
- * processed, as a task does), stream-time punctuations, the lateness hook counted as the task
- * metrics would, and state stores initialised against the same stream time.
+ * processed, as a task does), stream-time punctuations, the task metrics the processors count
+ * in, and state stores initialised against the same stream time.
  */
-import type { Cancellable, LatenessKind, Processor, ProcessorContext, PunctuationType } from '../../api/processor.js'
+import type { Cancellable, Processor, ProcessorContext, PunctuationType } from '../../api/processor.js'
 import type { StreamRecord } from '../../api/record.js'
+import type { TaskMetrics } from '../../runtime/task-contract.js'
 import type { StateStore, StateStoreContext } from '../../state/store-types.js'
 
 interface Punctuation {
@@ -29,8 +30,8 @@ export class HarnessNode<KIn, VIn, KOut, VOut> {
 export class ProcessorHarness {
   streamTimeMs = -1
   wallClockMs = 0
-  /** What the task's TaskMetrics would count through ProcessorContext.recordLateness. */
-  readonly lateness: Record<LatenessKind, number> = { droppedLate: 0, outOfOrder: 0 }
+  /** The task's metrics, which processors count in through ProcessorContext.metrics. */
+  readonly metrics: TaskMetrics = { processed: 0, droppedLate: 0, outOfOrder: 0, skipped: 0 }
   private readonly stores = new Map<string, StateStore>()
   private readonly punctuations: Punctuation[] = []
   private recordTimestamp = -1
@@ -96,9 +97,7 @@ export class ProcessorHarness {
       recordMetadata: () => undefined,
       currentStreamTimeMs: () => harness.streamTimeMs,
       currentSystemTimeMs: () => harness.wallClockMs,
-      recordLateness: (kind: LatenessKind) => {
-        harness.lateness[kind]++
-      },
+      metrics: harness.metrics,
     }
   }
 
