@@ -67,6 +67,23 @@ export type {
 export { repartitionTopic } from './topology/topic-ref.js'
 export { TopologyTestDriver, type TopologyTestDriverOptions } from './driver/topology-test-driver.js'
 export { TestInputTopic, TestOutputTopic, type TestRecord } from './driver/test-topics.js'
+export { TimeWindows } from './windows/time-windows.js'
+export { SlidingWindows } from './windows/sliding-windows.js'
+export { SessionWindows } from './windows/session-windows.js'
+export type { WindowBounds } from './windows/durations.js'
+export {
+  Suppressed,
+  BufferConfig,
+  type BufferFullPolicy,
+  untilWindowCloses,
+  untilTimeLimit,
+  unbounded,
+  maxRecords,
+  maxBytes,
+} from './processors/suppressed.js'
+export type { WindowedKStream } from './dsl/dsl-types.js'
+export type { WindowedMaterializedOptions } from './dsl/options.js'
+export { windowedSerde } from './windows/windowed-serde.js'
 export {
   StreamsApp,
   type PlanSource,
@@ -76,3 +93,13 @@ export {
 } from './runtime/streams-app.js'
 export type { StreamsConfig, DeserializationErrorPolicy } from './runtime/streams-config.js'
 export type { RestoreMetrics } from './runtime/restore-progress.js'
+export { JoinWindows } from './joins/join-windows.js'
+export {
+  StreamJoined,
+  THIS_JOIN_STORE_SUFFIX,
+  OTHER_JOIN_STORE_SUFFIX,
+  OUTER_SHARED_JOIN_STORE_SUFFIX,
+} from './joins/stream-joined.js'
+export type { JoinKind, JoinSide, ValueJoiner } from './joins/join-types.js'
+export type { GlobalKeySelector, GlobalValueJoiner } from './joins/stream-global-table-join.js'
+export type { TimestampedValue } from './joins/timestamped-value.js'

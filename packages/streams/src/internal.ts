@@ -56,6 +56,16 @@ export { TopologyStreamTask } from './topology/stream-task.js'
 export { PunctuationQueue } from './topology/punctuation-queue.js'
 export { TaskNode, NodeProcessorContext, type InternalProcessorContext } from './topology/task-node.js'
 export { serdeError } from './serdes/serde-error.js'
+// The windowed processors the DSL wires (windowedBy(...).count/reduce/aggregate, suppress).
+export * from './processors/window-aggregation.js'
+export { LatenessCounters } from './processors/lateness-counters.js'
+export * from './processors/time-window-aggregate.js'
+export * from './processors/sliding-window-aggregate.js'
+export * from './processors/session-window-aggregate.js'
+export * from './processors/suppress-processor.js'
+export { stableKey, estimateBytes } from './processors/stable-key.js'
+export { slidingRecordsSerde } from './processors/sliding-records-serde.js'
+export * from './processors/windowed-aggregate-plan.js'
 export {
   CHECKPOINT_FILE,
   checkpointPath,
@@ -65,3 +75,10 @@ export {
   type CheckpointRead,
   type CheckpointStatus,
 } from './state/checkpoint.js'
+export { streamStreamJoin, type StreamStreamJoinOptions } from './joins/stream-stream-join.js'
+export { streamJoinStores, streamJoinStoreNames, type StreamJoinStoreNames } from './joins/stream-joined.js'
+export { streamTableJoin, type StreamTableJoinOptions } from './joins/stream-table-join.js'
+export { tableStoreWriter } from './joins/table-store-writer.js'
+export { tableTableJoin, type TableTableJoinOptions } from './joins/table-table-join.js'
+export { streamGlobalTableJoin, type StreamGlobalTableJoinOptions } from './joins/stream-global-table-join.js'
+export { timestampedValueSerde } from './joins/timestamped-value.js'

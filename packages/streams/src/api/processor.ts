@@ -10,6 +10,7 @@
 import type { RecordMetadata, StreamRecord } from './record.js'
 import type { StateStore } from '../state/store-types.js'
 import type { TaskId } from './task-id.js'
+import type { TaskMetrics } from '../runtime/task-contract.js'
 
 export type PunctuationType = 'stream-time' | 'wall-clock'
 
@@ -39,6 +40,12 @@ export interface ProcessorContext<KOut, VOut> {
   currentStreamTimeMs(): number
   /** Wall-clock now (the test driver's virtual clock in tests). */
   currentSystemTimeMs(): number
+  /**
+   * Added by the joins part: the task's counters (the runtime's own TaskMetrics object), so an
+   * operator that drops a record (late, or one a join cannot use) or takes one out of order
+   * counts it where the runtime reports it. Absent: the context does not count.
+   */
+  readonly metrics?: TaskMetrics
 }
 
 export interface Processor<KIn, VIn, KOut = never, VOut = never> {

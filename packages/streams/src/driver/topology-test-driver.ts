@@ -81,6 +81,7 @@ export class TopologyTestDriver implements DriverInput, DriverOutput {
         clock: () => this.wallClock,
         partitionsOf: () => 1,
         onDeserializationError: opts.onDeserializationError,
+        globalStore: (name) => [...this.globalStores.values()].find((store) => store.name === name),
       })
       task.init()
       for (const topic of s.sourceTopics) this.tasks.set(topic, task)

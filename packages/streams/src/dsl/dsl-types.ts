@@ -12,22 +12,31 @@ import type { Serde } from '../api/serde.js'
 import type { KeyValue } from '../state/store-types.js'
 import type { TopicNameExtractor } from '../topology/node-defs.js'
 import type { TopologyGraph } from '../topology/topology-graph.js'
+import type { Windowed } from '../api/record.js'
+import type { Suppressed } from '../processors/suppressed.js'
+import type { SessionWindows } from '../windows/session-windows.js'
+import type { SlidingWindows } from '../windows/sliding-windows.js'
+import type { TimeWindows } from '../windows/time-windows.js'
+import type { JoinWindows } from '../joins/join-windows.js'
+import type { ValueJoiner } from '../joins/join-types.js'
+import type { StreamJoined } from '../joins/stream-joined.js'
+import type { GlobalKeySelector, GlobalValueJoiner } from '../joins/stream-global-table-join.js'
 import type {
   GroupedOptions,
   MaterializedOptions,
   MaterializedWithValueSerde,
   ProducedOptions,
   RepartitionOptions,
+  WindowedMaterializedOptions,
 } from './options.js'
 
 /**
  * An unbounded stream of records, each on its own (not an update of an earlier one).
  *
- * Not built yet, and where they go: stream-stream joins (`join(other, joiner, windows, { name })`)
- * add two window stores named from the user's name and a processor on each side, in one
- * sub-topology whose source topics form a copartition group; stream-table and
- * stream-globalTable joins add one processor that reads the table's store (KTable.storeName,
- * GlobalKTable.storeName). Each takes its names in its options as the aggregations do.
+ * Joins (dsl/kstream-joins.ts): with a stream, the window stores named from StreamJoined's store
+ * name and a processor on each side, in one sub-topology whose source topics form a copartition
+ * group; with a table, one processor that reads the table's store (KTable.storeName); with a
+ * global table, one processor connected to the instance's global store (TaskDeps.globalStore).
  */
 export interface KStream<K, V> {
   filter(predicate: (key: K, value: V) => boolean): KStream<K, V>
@@ -64,6 +73,44 @@ export interface KStream<K, V> {
     selector: (key: K, value: V) => K2,
     opts: GroupedOptions<K2, V> & { readonly name: string },
   ): KGroupedStream<K2, V>
+  /**
+   * Added by the joins part (docs/streams.md, Joins). With a stream: records of both with the same
+   * key at most the window's time difference apart; the stores are named from `joined`'s store name.
+   */
+  join<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: ValueJoiner<K, V, VO, VR>,
+    windows: JoinWindows,
+    joined: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>
+  /** With a table (materialized): each record joined with the table's row for its key, now. */
+  join<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<K, V, VT, VR>): KStream<K, VR>
+  /** With a global table: each record joined with the row of the key `keySelector` computes from it. */
+  join<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: GlobalKeySelector<K, V, GK>,
+    joiner: GlobalValueJoiner<K, V, GV, VR>,
+  ): KStream<K, VR>
+  /** As join, and a record without a match gives a result with `null` (after its window closed, for streams). */
+  leftJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: ValueJoiner<K, V, VO | null, VR>,
+    windows: JoinWindows,
+    joined: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>
+  leftJoin<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<K, V, VT | null, VR>): KStream<K, VR>
+  leftJoin<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: GlobalKeySelector<K, V, GK>,
+    joiner: GlobalValueJoiner<K, V, GV, VR>,
+  ): KStream<K, VR>
+  /** As leftJoin, for the records of either stream. */
+  outerJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: ValueJoiner<K, V | null, VO | null, VR>,
+    windows: JoinWindows,
+    joined: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>
 }
 
 /** split()'s result: `.branch(predicate, { name })`, then `.defaultBranch({ name })` or `.noDefaultBranch()`. */
@@ -82,13 +129,7 @@ export interface BranchedKStream<K, V, B extends string = never> {
 /**
  * A stream grouped by key, partitioned so that all records of a key reach one task. Each
  * aggregation keeps its state in a key-value store the user names.
- *
- * Windows go here later: `windowedBy(TimeWindows | SlidingWindows | SessionWindows)` returns a
- * windowed grouped stream with the same three operations, whose processor keeps a window (or
- * session) store from `Stores` named by the user, drops records later than the grace period
- * (TaskMetrics.droppedLate) and counts in-grace out-of-order ones (TaskMetrics.outOfOrder); its
- * table is keyed by Windowed<K>, and `suppress` is a processor after it that holds results until
- * the window closes. Nothing already here needs to change for that.
+ * `windowedBy(...)` gives the same three operations per key and window (WindowedKStream).
  */
 export interface KGroupedStream<K, V> {
   /** Records per key (a number; the store writes it as int64). */
@@ -101,12 +142,37 @@ export interface KGroupedStream<K, V> {
     aggregator: (key: K, value: V, aggregate: A) => A,
     opts: MaterializedOptions & { readonly valueSerde: Serde<A> },
   ): KTable<K, A>
+  /** Added by the windows part: aggregate per key and window (docs/streams.md, Windows). */
+  windowedBy(windows: TimeWindows | SlidingWindows | SessionWindows): WindowedKStream<K, V>
+}
+
+/**
+ * Added by the windows part: a grouped stream with windows (Kafka's TimeWindowedKStream,
+ * SessionWindowedKStream). Each aggregation keeps a window store (a session store for session
+ * windows) with the name the user gives, and makes a table keyed by Windowed<K>: each update of
+ * a window flows downstream, and `suppress(untilWindowCloses(...))` keeps only final results.
+ */
+export interface WindowedKStream<K, V> {
+  count(opts: WindowedMaterializedOptions): KTable<Windowed<K>, number>
+  reduce(
+    reducer: (aggregate: V, value: V) => V,
+    opts: WindowedMaterializedOptions & { readonly valueSerde?: Serde<V> },
+  ): KTable<Windowed<K>, V>
+  /** Session windows also need `merger`: how two sessions' aggregates combine when a record joins them. */
+  aggregate<A>(
+    initializer: () => A,
+    aggregator: (key: K, value: V, aggregate: A) => A,
+    opts: WindowedMaterializedOptions & {
+      readonly valueSerde: Serde<A>
+      readonly merger?: (key: K, older: A, newer: A) => A
+    },
+  ): KTable<Windowed<K>, A>
 }
 
 /**
  * A changelog stream read as a table: the newest value per key. Its updates flow downstream as
  * records (a null value deletes the key); filter and mapValues are materialized when given
- * `{ name }`. Table-table joins (later) read both sides' stores, which `storeName` names.
+ * `{ name }`. Table-table joins keep both sides' rows in stores of their own (dsl/ktable-joins.ts).
  */
 export interface KTable<K, V> {
   /** The store holding this table, when it is materialized. */
@@ -117,6 +183,36 @@ export interface KTable<K, V> {
   mapValues<V2>(mapper: (value: V, key: K) => V2, opts?: MaterializedWithValueSerde<V2>): KTable<K, V2>
   /** The table's updates as a stream (deletes arrive as records with a null value). */
   toStream(): KStream<K, V>
+  /**
+   * Added by the joins part (docs/streams.md, Joins): the table of both tables' rows per key,
+   * updated when either changes (a tombstone when a row of the result disappears). `opts.name`
+   * names the join's two stores (`<name>-this-join-store`, `<name>-other-join-store`).
+   */
+  join<VO, VR>(other: KTable<K, VO>, joiner: ValueJoiner<K, V, VO, VR>, opts: MaterializedOptions): KTable<K, VR>
+  leftJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoiner<K, V, VO | null, VR>,
+    opts: MaterializedOptions,
+  ): KTable<K, VR>
+  outerJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoiner<K, V | null, VO | null, VR>,
+    opts: MaterializedOptions,
+  ): KTable<K, VR>
+  /**
+   * Added by the windows part: holds updates back (processors/suppressed.ts):
+   * `untilWindowCloses(buffer)` on a windowed table emits each window's final result once;
+   * `untilTimeLimit(ms, buffer)` emits a key's latest value after ms of stream time. `name` names
+   * the node (the buffer is in memory: no store, no changelog).
+   */
+  suppress(suppressed: Suppressed, opts: { readonly name: string }): KTable<K, V>
+}
+
+/** Added by the windows part: what a windowed table knows of its windows (for suppress). */
+export interface TableWindowing {
+  readonly windows: TimeWindows | SlidingWindows | SessionWindows
+  /** The aggregation's window or session store. */
+  readonly resultStore: string
 }
 
 /**
@@ -158,5 +254,7 @@ export interface Dsl {
     storeName: string | undefined,
     keySerde: Serde<K> | undefined,
     valueSerde: Serde<V> | undefined,
+    /** Added by the windows part: set for tables keyed by Windowed<K>. */
+    windowing?: TableWindowing,
   ): KTable<K, V>
 }

@@ -1,10 +1,15 @@
 /** The KGroupedStream implementation (dsl-types.ts has the API and where windows go). */
 import type { Serde } from '../api/serde.js'
 import { longSerde } from '../serdes/number-serdes.js'
-import type { Dsl, KGroupedStream, KTable } from './dsl-types.js'
+import { StreamsError } from '../errors.js'
+import { SessionWindows } from '../windows/session-windows.js'
+import { SlidingWindows } from '../windows/sliding-windows.js'
+import { TimeWindows } from '../windows/time-windows.js'
+import type { Dsl, KGroupedStream, KTable, WindowedKStream } from './dsl-types.js'
 import { keyValueStoreBuilder } from './materialize.js'
 import { type Aggregation, aggregateSupplier } from './operators/aggregate-processor.js'
 import type { MaterializedOptions, MaterializedWithValueSerde } from './options.js'
+import { WindowedKStreamImpl } from './windowed-kstream.js'
 
 export class KGroupedStreamImpl<K, V> implements KGroupedStream<K, V> {
   constructor(
@@ -36,6 +41,13 @@ export class KGroupedStreamImpl<K, V> implements KGroupedStream<K, V> {
     opts: MaterializedOptions & { readonly valueSerde: Serde<A> },
   ): KTable<K, A> {
     return this.aggregation<A>('aggregate', opts, opts?.valueSerde, { initial: initializer, add: aggregator })
+  }
+
+  windowedBy(windows: TimeWindows | SlidingWindows | SessionWindows): WindowedKStream<K, V> {
+    if (!(windows instanceof TimeWindows || windows instanceof SlidingWindows || windows instanceof SessionWindows)) {
+      throw new StreamsError('TOPOLOGY', 'windowedBy needs TimeWindows, SlidingWindows or SessionWindows')
+    }
+    return new WindowedKStreamImpl(this.dsl, this.nodeName, this.keySerde, this.valueSerde, windows)
   }
 
   private aggregation<A>(

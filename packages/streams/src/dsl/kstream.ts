@@ -10,7 +10,21 @@ import type { StreamRecord } from '../api/record.js'
 import type { Serde } from '../api/serde.js'
 import type { KeyValue } from '../state/store-types.js'
 import type { TopicNameExtractor } from '../topology/node-defs.js'
-import type { BranchedKStream, Dsl, InternalKStream, KGroupedStream, KStream, StreamState } from './dsl-types.js'
+import type { JoinWindows } from '../joins/join-windows.js'
+import type { ValueJoiner } from '../joins/join-types.js'
+import type { StreamJoined } from '../joins/stream-joined.js'
+import type { GlobalKeySelector, GlobalValueJoiner } from '../joins/stream-global-table-join.js'
+import type {
+  BranchedKStream,
+  Dsl,
+  GlobalKTable,
+  InternalKStream,
+  KGroupedStream,
+  KStream,
+  KTable,
+  StreamState,
+} from './dsl-types.js'
+import { type AnyJoiner, kstreamJoin } from './kstream-joins.js'
 import { requireSerde } from './materialize.js'
 import {
   filterSupplier,
@@ -25,6 +39,11 @@ import {
 import type { GroupedOptions, ProducedOptions, RepartitionOptions } from './options.js'
 
 type AnySupplier = ProcessorSupplier<unknown, unknown, unknown, unknown>
+/** A KStream or a KTable (kstream-joins.ts tells them apart). */
+type Joinable = object
+type AnyJoined<K, V> = StreamJoined<K, V, unknown>
+/** The third argument: JoinWindows (with a stream) or the value joiner (with a global table). */
+type WindowsOrJoiner = JoinWindows | AnyJoiner
 
 export class KStreamImpl<K, V> implements InternalKStream<K, V> {
   readonly nodeName: string
@@ -147,6 +166,52 @@ export class KStreamImpl<K, V> implements InternalKStream<K, V> {
 
   groupBy<K2>(selector: (key: K, value: V) => K2, opts: GroupedOptions<K2, V> & { readonly name: string }) {
     return this.grouped('groupBy', this.rekey(selector), opts, 'groupBy')
+  }
+
+  join<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: ValueJoiner<K, V, VO, VR>,
+    windows: JoinWindows,
+    joined: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>
+  join<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<K, V, VT, VR>): KStream<K, VR>
+  join<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: GlobalKeySelector<K, V, GK>,
+    joiner: GlobalValueJoiner<K, V, GV, VR>,
+  ): KStream<K, VR>
+  join(other: Joinable, joiner: AnyJoiner, windows?: WindowsOrJoiner, joined?: AnyJoined<K, V>): KStream<K, unknown> {
+    return kstreamJoin(this.dsl, this, 'inner', other, joiner, windows, joined)
+  }
+
+  leftJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: ValueJoiner<K, V, VO | null, VR>,
+    windows: JoinWindows,
+    joined: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>
+  leftJoin<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<K, V, VT | null, VR>): KStream<K, VR>
+  leftJoin<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: GlobalKeySelector<K, V, GK>,
+    joiner: GlobalValueJoiner<K, V, GV, VR>,
+  ): KStream<K, VR>
+  leftJoin(
+    other: Joinable,
+    joiner: AnyJoiner,
+    windows?: WindowsOrJoiner,
+    joined?: AnyJoined<K, V>,
+  ): KStream<K, unknown> {
+    return kstreamJoin(this.dsl, this, 'left', other, joiner, windows, joined)
+  }
+
+  outerJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: ValueJoiner<K, V | null, VO | null, VR>,
+    windows: JoinWindows,
+    joined: StreamJoined<K, V, VO>,
+  ): KStream<K, VR> {
+    return kstreamJoin(this.dsl, this, 'outer', other, joiner, windows, joined) as KStream<K, VR>
   }
 
   private rekey<K2>(selector: (key: K, value: V) => K2): KStreamImpl<K2, V> {

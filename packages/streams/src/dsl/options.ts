@@ -59,6 +59,15 @@ export interface MaterializedWithValueSerde<V> extends MaterializedOptions {
   readonly valueSerde?: Serde<V>
 }
 
+/**
+ * Added by the windows part: a windowed aggregation's store (a window or session store named by
+ * the user). `retentionMs` keeps windows longer than they can change (default: size + grace;
+ * sliding difference + grace; sessions gap + grace), for interactive queries.
+ */
+export interface WindowedMaterializedOptions extends MaterializedOptions {
+  readonly retentionMs?: number
+}
+
 export interface TableOptions<K, V> extends ConsumedOptions<K, V>, MaterializedOptions {}
 
 export interface GlobalTableOptions<K, V> {

@@ -26,8 +26,8 @@ export class StreamsBuilder {
     stream: (state) => new KStreamImpl(this.dsl, state),
     branched: (parent, prefix) => new BranchedKStreamImpl(this.dsl, parent, prefix),
     grouped: (nodeName, keySerde, valueSerde) => new KGroupedStreamImpl(this.dsl, nodeName, keySerde, valueSerde),
-    table: (nodeName, storeName, keySerde, valueSerde) =>
-      new KTableImpl(this.dsl, nodeName, storeName, keySerde, valueSerde),
+    table: (nodeName, storeName, keySerde, valueSerde, windowing) =>
+      new KTableImpl(this.dsl, nodeName, storeName, keySerde, valueSerde, windowing),
   }
 
   /** A stream of the records of one topic or several (read by one source node). */

@@ -239,7 +239,9 @@ export class StreamsApp {
       streamTimeMs: t.task.streamTimeMs,
       restored: t.restored,
     }))
-    const sum = (f: keyof TaskMetrics): number => tasks.reduce((n, t) => n + t[f], this.closedTotals[f])
+    // The counters every task has (the joins part's optional droppedInvalid is not summed here).
+    const sum = (f: 'processed' | 'skipped' | 'droppedLate' | 'outOfOrder'): number =>
+      tasks.reduce((n, t) => n + t[f], this.closedTotals[f])
     return {
       state: this.stateNow,
       tasks,

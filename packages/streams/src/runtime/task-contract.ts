@@ -73,6 +73,11 @@ export interface TaskMetrics {
   outOfOrder: number
   /** Records the deserialization-error policy skipped. */
   skipped: number
+  /**
+   * Added by the joins part: records an operator could not use and dropped (a join's record
+   * without a key or without a value, as Kafka's dropped-records metric). Absent counts as 0.
+   */
+  droppedInvalid?: number
 }
 
 export interface TaskDeps {
@@ -90,6 +95,11 @@ export interface TaskDeps {
    * 'skip' drops the record and counts it in `metrics.skipped`.
    */
   readonly onDeserializationError?: 'fail' | 'skip'
+  /**
+   * Added by the joins part: this instance's global store of that name (globalTable), for the
+   * processors connected to it (a stream-globalTable join); undefined if there is none yet.
+   */
+  globalStore?(name: string): StateStore | undefined
 }
 
 export interface StreamTask {

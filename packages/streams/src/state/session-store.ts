@@ -53,6 +53,12 @@ export class TypedSessionStore<K, V> extends LayeredStore implements SessionStor
     return this.findSessions(key, MIN_TIME, MAX_TIME)
   }
 
+  /** Added by the windows part: every key's sessions in retention (suppress rebuilds its buffer from it). */
+  all(): IterableIterator<KeyValue<Windowed<K>, V>> {
+    const layer = this.layer()
+    return this.everySession(layer.range(), this.retention.cutoff(this.streamTimeMs()), this.topic())
+  }
+
   setFlushListener(listener: FlushListener<Windowed<K>, V> | undefined): boolean {
     if (listener === undefined) return this.setCacheListener(undefined)
     return this.setCacheListener((entries) => {
@@ -96,6 +102,17 @@ export class TypedSessionStore<K, V> extends LayeredStore implements SessionStor
     return {
       key: this.keySerde.deserialize(keyPart(composite, 2), topic),
       window: { start: sessionStartOf(composite), end: sessionEndOf(composite) },
+    }
+  }
+
+  private *everySession(
+    range: IterableIterator<BytesEntry<Buffer>>,
+    cutoff: number,
+    topic: string,
+  ): IterableIterator<KeyValue<Windowed<K>, V>> {
+    for (const [composite, value] of range) {
+      if (sessionEndOf(composite) < cutoff) continue
+      yield { key: this.session(composite, topic), value: this.valueSerde.deserialize(value, topic) }
     }
   }
 

@@ -136,6 +136,11 @@ export interface ReadOnlySessionStore<K, V> {
   findSessions(key: K, earliestEnd: number, latestStart: number): IterableIterator<KeyValue<Windowed<K>, V>>
   /** Every session of the key. */
   fetch(key: K): IterableIterator<KeyValue<Windowed<K>, V>>
+  /**
+   * Added by the windows part: every session of every key still in retention, so suppress can
+   * rebuild its buffer from a restored session store. Optional: a store without it is not scanned.
+   */
+  all?(): IterableIterator<KeyValue<Windowed<K>, V>>
 }
 
 /** Sessions of variable length per key ([start, end] with end inclusive, as Kafka's session windows). */

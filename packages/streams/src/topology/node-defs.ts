@@ -45,6 +45,11 @@ export interface ProcessorNodeDef {
   readonly supplier: ProcessorSupplier<unknown, unknown, unknown, unknown>
   /** Names of the stores this processor may get from its context. */
   readonly stores: readonly string[]
+  /**
+   * Added by the joins part: global stores (globalTable) this processor may get from its
+   * context. They are the instance's, not the task's, so they never join sub-topologies.
+   */
+  readonly globalStores?: readonly string[]
 }
 
 export interface SinkNodeDef {

@@ -85,7 +85,7 @@ export class TopologyStreamTask implements StreamTask {
         node.handle = this.sinkHandler(def)
       } else {
         const processor = def.supplier()
-        const context = new NodeProcessorContext(node, def.stores, task)
+        const context = new NodeProcessorContext(node, def.stores, task, def.globalStores)
         node.handle = (record) => processor.process(record)
         this.processors.push({ node, processor })
         processor.init?.(context)
@@ -241,6 +241,7 @@ export class TopologyStreamTask implements StreamTask {
       nowMs: () => this.deps.clock(),
       currentMetadata: () => this.current?.metadata,
       schedule: (intervalMs, type, run) => this.schedule(intervalMs, type, run),
+      globalStore: (name) => this.deps.globalStore?.(name),
     }
   }
 

@@ -44,6 +44,8 @@ export interface TaskState {
   nowMs(): number
   currentMetadata(): RecordMetadata | undefined
   schedule(intervalMs: number, type: PunctuationType, run: (timestampMs: number) => void): Cancellable
+  /** The instance's global store of that name (TaskDeps.globalStore). */
+  globalStore(name: string): StateStore | undefined
 }
 
 /** The DSL's own processors reach the task's metrics through this (users see ProcessorContext only). */
@@ -58,6 +60,7 @@ export class NodeProcessorContext implements InternalProcessorContext<unknown, u
     private readonly node: TaskNode,
     private readonly storeNames: readonly string[],
     private readonly task: TaskState,
+    private readonly globalStoreNames: readonly string[] = [],
   ) {}
 
   get applicationId(): string {
@@ -78,6 +81,17 @@ export class NodeProcessorContext implements InternalProcessorContext<unknown, u
   }
 
   getStateStore<S extends StateStore>(name: string): S {
+    if (this.globalStoreNames.includes(name)) {
+      const global = this.task.globalStore(name)
+      if (global !== undefined) return global as S
+      throw new StreamsError(
+        'STATE',
+        `${this.node.name}: the global store '${name}' is not available on this instance`,
+        {
+          details: { operator: this.node.name, store: name },
+        },
+      )
+    }
     const store = this.storeNames.includes(name) ? this.task.stores.get(name) : undefined
     if (store === undefined) {
       throw new StreamsError(

@@ -134,6 +134,13 @@ export class TopologyGraph {
     const global = new Set(this.globalStores.map((g) => g.storeBuilder.name))
     for (const node of this.nodes.values()) {
       if (node.type !== 'processor') continue
+      for (const store of node.globalStores ?? []) {
+        if (!global.has(store)) {
+          throw new StreamsError('TOPOLOGY', `${node.name}: '${store}' is not the store of a global table`, {
+            details: { operator: node.name, store },
+          })
+        }
+      }
       for (const store of node.stores) {
         if (!this.stores.has(store)) {
           throw new StreamsError('TOPOLOGY', `${node.name}: state store '${store}' was never added (addStateStore)`, {
