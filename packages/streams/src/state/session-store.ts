@@ -8,25 +8,22 @@
 import type { Windowed } from '../api/record.js'
 import type { Serde } from '../api/serde.js'
 import type { BytesEngineFactory, BytesEntry } from './bytes-engine.js'
-import { type LayerOptions, LayeredStore } from './layered-store.js'
-import { Retention } from './retention.js'
+import type { LayerOptions } from './layered-store.js'
+import { RetainedWindowedStore } from './retained-windowed-store.js'
 import type { ChangelogRecord, FlushListener, KeyValue, SessionStore } from './store-types.js'
 import { MAX_TIME, MIN_TIME, hasKey, keyPart, sessionEndOf, sessionKeyBytes, sessionStartOf } from './windowed-key.js'
 
-export class TypedSessionStore<K, V> extends LayeredStore implements SessionStore<K, V> {
-  private readonly retention: Retention
-
+export class TypedSessionStore<K, V> extends RetainedWindowedStore<K, V> implements SessionStore<K, V> {
   constructor(
     name: string,
     persistent: boolean,
     engineFactory: BytesEngineFactory,
     layerOptions: LayerOptions,
-    private readonly keySerde: Serde<K>,
-    private readonly valueSerde: Serde<V>,
-    readonly retentionMs: number,
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+    retentionMs: number,
   ) {
-    super(name, persistent, engineFactory, layerOptions)
-    this.retention = new Retention(retentionMs, sessionEndOf)
+    super(name, persistent, engineFactory, layerOptions, keySerde, valueSerde, retentionMs, sessionEndOf)
   }
 
   put(session: Windowed<K>, value: V): void {
@@ -59,35 +56,6 @@ export class TypedSessionStore<K, V> extends LayeredStore implements SessionStor
     return this.everySession(layer.range(), this.retention.cutoff(this.streamTimeMs()), this.topic())
   }
 
-  setFlushListener(listener: FlushListener<Windowed<K>, V> | undefined): boolean {
-    if (listener === undefined) return this.setCacheListener(undefined)
-    return this.setCacheListener((entries) => {
-      const topic = this.topic()
-      const value = (bytes: Buffer | null): V | null =>
-        bytes === null ? null : this.valueSerde.deserialize(bytes, topic)
-      listener(
-        entries.map((entry) => ({
-          key: this.session(entry.key, topic),
-          newValue: value(entry.newValue),
-          oldValue: value(entry.oldValue),
-          timestamp: entry.timestampMs,
-        })),
-      )
-    })
-  }
-
-  protected override opened(): void {
-    this.retention.opened(this.engine())
-  }
-
-  protected override restored(records: readonly ChangelogRecord[]): void {
-    for (const record of records) this.retention.wrote(sessionEndOf(record.key))
-  }
-
-  protected override flushed(): void {
-    this.retention.purge(this.engine(), this.streamTimeMs())
-  }
-
   private write(session: Windowed<K>, value: V | null): void {
     const layer = this.layer()
     const { start, end } = session.window
@@ -98,7 +66,7 @@ export class TypedSessionStore<K, V> extends LayeredStore implements SessionStor
     this.retention.wrote(end)
   }
 
-  private session(composite: Buffer, topic: string): Windowed<K> {
+  protected override decodeWindowed(composite: Buffer, topic: string): Windowed<K> {
     return {
       key: this.keySerde.deserialize(keyPart(composite, 2), topic),
       window: { start: sessionStartOf(composite), end: sessionEndOf(composite) },
@@ -112,7 +80,7 @@ export class TypedSessionStore<K, V> extends LayeredStore implements SessionStor
   ): IterableIterator<KeyValue<Windowed<K>, V>> {
     for (const [composite, value] of range) {
       if (sessionEndOf(composite) < cutoff) continue
-      yield { key: this.session(composite, topic), value: this.valueSerde.deserialize(value, topic) }
+      yield { key: this.decodeWindowed(composite, topic), value: this.valueSerde.deserialize(value, topic) }
     }
   }
 
@@ -124,7 +92,7 @@ export class TypedSessionStore<K, V> extends LayeredStore implements SessionStor
   ): IterableIterator<KeyValue<Windowed<K>, V>> {
     for (const [composite, value] of range) {
       if (!hasKey(composite, keyBytes, 2) || sessionStartOf(composite) > latestStart) continue
-      yield { key: this.session(composite, topic), value: this.valueSerde.deserialize(value, topic) }
+      yield { key: this.decodeWindowed(composite, topic), value: this.valueSerde.deserialize(value, topic) }
     }
   }
 }

@@ -7,26 +7,23 @@
 import type { Windowed } from '../api/record.js'
 import type { Serde } from '../api/serde.js'
 import type { BytesEngineFactory, BytesEntry } from './bytes-engine.js'
-import { type LayerOptions, LayeredStore } from './layered-store.js'
-import { Retention } from './retention.js'
+import type { LayerOptions } from './layered-store.js'
+import { RetainedWindowedStore } from './retained-windowed-store.js'
 import type { ChangelogRecord, FlushListener, KeyValue, WindowEntry, WindowStore } from './store-types.js'
 import { MAX_TIME, MIN_TIME, hasKey, keyPart, windowKeyBytes, windowStartOf } from './windowed-key.js'
 
-export class TypedWindowStore<K, V> extends LayeredStore implements WindowStore<K, V> {
-  private readonly retention: Retention
-
+export class TypedWindowStore<K, V> extends RetainedWindowedStore<K, V> implements WindowStore<K, V> {
   constructor(
     name: string,
     persistent: boolean,
     engineFactory: BytesEngineFactory,
     layerOptions: LayerOptions,
-    private readonly keySerde: Serde<K>,
-    private readonly valueSerde: Serde<V>,
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
     readonly windowSizeMs: number,
-    readonly retentionMs: number,
+    retentionMs: number,
   ) {
-    super(name, persistent, engineFactory, layerOptions)
-    this.retention = new Retention(retentionMs, windowStartOf)
+    super(name, persistent, engineFactory, layerOptions, keySerde, valueSerde, retentionMs, windowStartOf)
   }
 
   put(key: K, value: V | null, windowStart: number): void {
@@ -68,36 +65,7 @@ export class TypedWindowStore<K, V> extends LayeredStore implements WindowStore<
     return this.fetchAll(MIN_TIME, MAX_TIME)
   }
 
-  setFlushListener(listener: FlushListener<Windowed<K>, V> | undefined): boolean {
-    if (listener === undefined) return this.setCacheListener(undefined)
-    return this.setCacheListener((entries) => {
-      const topic = this.topic()
-      const value = (bytes: Buffer | null): V | null =>
-        bytes === null ? null : this.valueSerde.deserialize(bytes, topic)
-      listener(
-        entries.map((entry) => ({
-          key: this.windowed(entry.key, topic),
-          newValue: value(entry.newValue),
-          oldValue: value(entry.oldValue),
-          timestamp: entry.timestampMs,
-        })),
-      )
-    })
-  }
-
-  protected override opened(): void {
-    this.retention.opened(this.engine())
-  }
-
-  protected override restored(records: readonly ChangelogRecord[]): void {
-    for (const record of records) this.retention.wrote(windowStartOf(record.key))
-  }
-
-  protected override flushed(): void {
-    this.retention.purge(this.engine(), this.streamTimeMs())
-  }
-
-  private windowed(composite: Buffer, topic: string): Windowed<K> {
+  protected override decodeWindowed(composite: Buffer, topic: string): Windowed<K> {
     const start = windowStartOf(composite)
     return {
       key: this.keySerde.deserialize(keyPart(composite, 1), topic),
@@ -125,7 +93,7 @@ export class TypedWindowStore<K, V> extends LayeredStore implements WindowStore<
     for (const [composite, value] of range) {
       const start = windowStartOf(composite)
       if (start < fromStart || start > toStart) continue
-      yield { key: this.windowed(composite, topic), value: this.valueSerde.deserialize(value, topic) }
+      yield { key: this.decodeWindowed(composite, topic), value: this.valueSerde.deserialize(value, topic) }
     }
   }
 }
