@@ -10,7 +10,7 @@ import type { Serde } from '../api/serde.js'
 import type { BytesEngineFactory, BytesEntry } from './bytes-engine.js'
 import type { LayerOptions } from './layered-store.js'
 import { RetainedWindowedStore } from './retained-windowed-store.js'
-import type { ChangelogRecord, FlushListener, KeyValue, SessionStore } from './store-types.js'
+import type { KeyValue, SessionStore } from './store-types.js'
 import { MAX_TIME, MIN_TIME, hasKey, keyPart, sessionEndOf, sessionKeyBytes, sessionStartOf } from './windowed-key.js'
 
 export class TypedSessionStore<K, V> extends RetainedWindowedStore<K, V> implements SessionStore<K, V> {

@@ -9,7 +9,7 @@ import type { Serde } from '../api/serde.js'
 import type { BytesEngineFactory, BytesEntry } from './bytes-engine.js'
 import type { LayerOptions } from './layered-store.js'
 import { RetainedWindowedStore } from './retained-windowed-store.js'
-import type { ChangelogRecord, FlushListener, KeyValue, WindowEntry, WindowStore } from './store-types.js'
+import type { KeyValue, WindowEntry, WindowStore } from './store-types.js'
 import { MAX_TIME, MIN_TIME, hasKey, keyPart, windowKeyBytes, windowStartOf } from './windowed-key.js'
 
 export class TypedWindowStore<K, V> extends RetainedWindowedStore<K, V> implements WindowStore<K, V> {
