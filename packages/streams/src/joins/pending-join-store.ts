@@ -27,10 +27,27 @@ export type PendingValues<V1, V2> =
 const LEFT = 0
 const RIGHT = 1
 
+/** Stands in for a record key in a range bound: it serializes to nothing (pendingRangeEnd). */
+const BOUND: unique symbol = Symbol('pending-join-range-bound')
+
+/**
+ * The inclusive upper bound of a range over exactly the entries with a timestamp before
+ * `timestamp`: its bytes are the timestamp alone, which sort after every key of an earlier
+ * timestamp and before every key (time + side + key, longer) of this one.
+ */
+export function pendingRangeEnd<K>(timestamp: number): PendingKey<K> {
+  return { timestamp, side: 'left', key: BOUND as unknown as K }
+}
+
 export function pendingKeySerde<K>(keySerde: Serde<K>): Serde<PendingKey<K>> {
   return {
     name: `pending-join-key<${keySerde.name}>`,
     serialize(pending, topic) {
+      if ((pending.key as unknown) === BOUND) {
+        const bound = Buffer.allocUnsafe(TIME_BYTES)
+        writeTime(bound, 0, pending.timestamp)
+        return bound
+      }
       const key = keySerde.serialize(pending.key, topic)
       const out = Buffer.allocUnsafe(TIME_BYTES + 1 + key.length)
       writeTime(out, 0, pending.timestamp)

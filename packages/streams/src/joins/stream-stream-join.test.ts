@@ -226,6 +226,19 @@ describe('stream-stream outer join', () => {
     h.close()
   })
 
+  it('closes each side by its own after bound with asymmetric windows', () => {
+    // A left record joins right records up to 2 ms before it and 10 ms after it; seen from the
+    // right, the window is mirrored, so a right record closes 2 ms after its time (grace 0).
+    const h = setup('outer', JoinWindows.ofTimeDifferenceWithNoGrace(10).before(2))
+    h.send('L', 'k', 'A', 0).send('R', 'j', 'b', 0).send('L', 'x', 'X', 3)
+    expect(h.take()).toEqual([{ key: 'j', value: 'null+b', timestamp: 0 }])
+    h.send('L', 'y', 'Y', 11)
+    expect(h.take()).toEqual([{ key: 'k', value: 'A+null', timestamp: 0 }])
+    h.send('L', 'y', 'Y2', 14)
+    expect(h.take()).toEqual([{ key: 'x', value: 'X+null', timestamp: 3 }])
+    h.close()
+  })
+
   it('emits records without a key at once on both sides', () => {
     const h = setup('outer')
     h.send('L', null, 'A', 1).send('R', null, 'a', 2)

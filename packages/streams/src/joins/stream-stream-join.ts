@@ -29,7 +29,7 @@ import { countInvalid, countLate, countOutOfOrder } from './join-metrics.js'
 import { type JoinStreamTime, JoinStreamTimes } from './join-stream-time.js'
 import { type JoinKind, type JoinSide, type NullableValueJoiner, emitsUnmatched } from './join-types.js'
 import type { JoinWindows } from './join-windows.js'
-import type { PendingKey, PendingValues } from './pending-join-store.js'
+import { type PendingKey, type PendingValues, pendingRangeEnd } from './pending-join-store.js'
 import type { StreamJoinStoreNames } from './stream-joined.js'
 
 export interface StreamStreamJoinOptions<K, V1, V2, VR> {
@@ -163,6 +163,7 @@ class StreamStreamJoinProcessor<K, VT, VO, VR> implements Processor<K, VT, K, VR
     const pending = this.pending
     if (pending === undefined) return
     const at: PendingKey<K> = { timestamp, side: this.side, key }
+    this.time.waiting(timestamp)
     const earlier = pending.get(at)?.values ?? []
     pending.put(at, { side: this.side, values: [...earlier, value] } as PendingValues<unknown, unknown>)
   }
@@ -173,15 +174,21 @@ class StreamStreamJoinProcessor<K, VT, VO, VR> implements Processor<K, VT, K, VR
     if (pending === undefined) return
     const streamTime = this.time.timeMs
     const w = this.options.windows
-    // Entries sort by timestamp; once even the shorter after bound keeps one open, all later ones are open.
-    const soonest = Math.min(w.afterMs, w.beforeMs)
+    // A record at t may be closed once t + the shorter after bound + grace < stream time: the
+    // range reads only those (entries sort by timestamp), each checked with its own side's bound.
+    const firstOpen = streamTime - Math.min(w.afterMs, w.beforeMs) - w.graceMs
+    if (this.time.earliestWaitingMs >= firstOpen) return
     const due: { key: PendingKey<K>; values: readonly unknown[] }[] = []
-    for (const entry of pending.all()) {
-      if (!this.closed(entry.key.timestamp, soonest, streamTime)) break
+    let stillWaiting = firstOpen
+    for (const entry of pending.range(undefined, pendingRangeEnd<K>(firstOpen))) {
       const afterMs = entry.key.side === 'left' ? w.afterMs : w.beforeMs
-      if (this.closed(entry.key.timestamp, afterMs, streamTime))
+      if (this.closed(entry.key.timestamp, afterMs, streamTime)) {
         due.push({ key: entry.key, values: entry.value.values })
+      } else {
+        stillWaiting = Math.min(stillWaiting, entry.key.timestamp)
+      }
     }
+    this.time.scanned(stillWaiting)
     for (const { key, values } of due) {
       pending.delete(key)
       for (const value of values) {

@@ -84,6 +84,11 @@ export class JoinHarness<KOut, VOut> {
     return this.output.splice(0, this.output.length)
   }
 
+  /** Flushes the stores, as the task does at a commit (window stores purge expired windows then). */
+  flush(): void {
+    for (const store of this.stores.values()) store.flush()
+  }
+
   close(): void {
     for (const processor of this.processors.values()) processor.close?.()
     for (const store of this.stores.values()) store.close()
