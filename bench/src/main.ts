@@ -36,6 +36,7 @@ import { stopAll } from '@sluice/testkit'
 import { runAnatomy } from './anatomy/anatomy-scenario.js'
 import { runKafkajsFloor } from './probes/kafkajs-floor/kafkajs-floor.js'
 import { runRoundSkeletonScenario } from './probes/round/round-scenario.js'
+import { runStreams } from './scenarios/streams.js'
 import { FLOOR_PROFILES, type FloorProfile } from './probes/hop-floors.js'
 import type { ProbeReport } from './probes/probe-result.js'
 import { readProbeReport, writeProbeReport } from './probes/probe-report-file.js'
@@ -184,6 +185,7 @@ async function main(): Promise<void> {
   await runSingleBroker(ctx)
   await runReplicated(ctx)
   await runPartitionScale(ctx)
+  await runStreams(ctx)
   await runAnatomy(ctx, probes, args.floors)
   await runRoundSkeletonScenario(ctx)
   await runKafkajsFloor(ctx)
