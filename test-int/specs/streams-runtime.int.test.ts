@@ -388,6 +388,43 @@ describe('streams runtime: processing, commits and restore', () => {
 })
 
 describe('streams runtime: a DSL topology', () => {
+  it('after a crash, a restore stops at the last commit and corrects the changelog past it: nothing counts twice', async () => {
+    const s = await setup(3)
+    const expected = new Map<string, number>()
+    const before = newProbe()
+    const a = newApp(s, await tempDir(), before)
+    await a.start()
+    await produceLines(s.input, 0, 200, expected)
+    await waitForCounts(before, expected, 'counts before the crash')
+    await a.close()
+    // What an instance killed between writing its changelog and committing leaves behind: writes
+    // past the last commit, one to a counted word and one to a word the input never had.
+    const producer = client.producer({ acks: 'all' })
+    await producer.send({
+      topic: changelogTopic(s.app, 'counts'),
+      records: [
+        { key: 'a0', value: '999' },
+        { key: 'ghost', value: '5' },
+      ],
+    })
+    await producer.close()
+
+    const after = newProbe()
+    const b = newApp(s, await tempDir(), after)
+    await b.start()
+    await produceLines(s.input, 200, 100, expected)
+    // Without the bound, a0 would start from 999 and ghost would be counted.
+    await waitForCounts(after, expected, 'counts after the restart')
+    expect(events.some((e) => e.includes('past the last commit'))).toBe(true)
+    await b.close()
+
+    // The corrections are in the changelog: a third instance restores the same counts.
+    const third = newProbe()
+    const c = newApp(s, await tempDir(), third)
+    await c.start()
+    await waitForCounts(third, expected, 'counts restored by a third instance')
+  })
+
   it('runs a word count built with StreamsBuilder, and a restart restores its cached store from the changelog', async () => {
     const s = await setup(3)
     const expected = new Map<string, number>()

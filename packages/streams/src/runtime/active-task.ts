@@ -30,6 +30,8 @@ export class ActiveTask {
   readonly changelogPositions = new Map<string, bigint>()
   /** False until its stores are restored; it processes nothing before. */
   restored = false
+  /** The changelog bounds (changelog-bounds.ts) its last commit carried. */
+  committedBounds: string | undefined
 
   constructor(
     readonly id: TaskId,

@@ -6,6 +6,15 @@
  * plain consumer (no group) is assigned the changelog partitions of all the tasks restored
  * together, and closed afterwards. Nothing else writes to a task's changelog partitions while
  * this instance owns the task, so the end offset read at the start is the end.
+ *
+ * The restore stops at the changelog end the group's last commit vouches for (`boundOf`,
+ * changelog-bounds.ts). Past it lies an uncommitted tail, written before a crash by records
+ * that will be processed again: its keys are read first, and after the restore each of them is
+ * written back with the value the store holds at the bound (a tombstone where it has none),
+ * to the store and, through `compensate`, to the changelog, before the task processes anything.
+ * A later restore then reads the tail and its correction in order and ends in the same state.
+ * With a tail the restore starts at the log start, not at the checkpoint: a persistent store's
+ * files may already hold the tail's writes.
  */
 import type { Admin, Logger, SluiceClient, TopicPartition } from '@sluice/client'
 import { readCheckpoint } from '../state/checkpoint.js'
@@ -14,12 +23,15 @@ import { StreamsError } from '../errors.js'
 import type { ActiveTask, LoggedStore } from './active-task.js'
 import { tpKey } from './record-sender.js'
 import type { RestoreProgress } from './restore-progress.js'
+import type { RestoreBound } from './changelog-bounds.js'
 
 interface PartitionRestore {
   readonly task: ActiveTask
   readonly logged: LoggedStore
   readonly start: bigint
   readonly end: bigint
+  /** The changelog's end when it is past `end` (an uncommitted tail to correct). */
+  readonly tailEnd?: bigint
   done: boolean
 }
 
@@ -30,6 +42,10 @@ export interface RestoreDeps {
   readonly progress: RestoreProgress
   /** How often a partition that stopped short of its end (a gap at the end of a compacted log) is looked at. */
   readonly idleCheckMs?: number
+  /** What the group's last commit vouches for, per task (changelog-bounds.ts); absent: no bound. */
+  readonly boundOf?: (task: ActiveTask) => RestoreBound
+  /** Writes correction records to a changelog partition and resolves once they are acknowledged. */
+  readonly compensate?: (changelog: TopicPartition, records: ChangelogRecord[]) => Promise<void>
 }
 
 export async function restoreTasks(tasks: readonly ActiveTask[], deps: RestoreDeps): Promise<void> {
@@ -50,9 +66,16 @@ export async function restoreTasks(tasks: readonly ActiveTask[], deps: RestoreDe
 
   const parts: PartitionRestore[] = []
   for (const { task, logged } of stores) {
-    const end = ends.get(logged.key) ?? 0n
+    const logEnd = ends.get(logged.key) ?? 0n
     const logStart = starts.get(logged.key) ?? 0n
-    const checkpointed = logged.spec.persistent ? checkpoints.get(task)!.get(logged.spec.name) : undefined
+    const bound = deps.compensate === undefined ? undefined : deps.boundOf?.(task)
+    let end = logEnd
+    if (bound?.kind === 'none') end = logStart
+    else if (bound?.kind === 'bounded') end = bound.ends.get(logged.key) ?? logStart
+    if (end > logEnd) end = logEnd
+    if (end < logStart) end = logStart
+    const tail = end < logEnd
+    const checkpointed = logged.spec.persistent && !tail ? checkpoints.get(task)!.get(logged.spec.name) : undefined
     let start = checkpointed ?? logStart
     if (start > end) {
       // The changelog is shorter than the checkpoint says (deleted and re-created): the files are
@@ -64,7 +87,7 @@ export async function restoreTasks(tasks: readonly ActiveTask[], deps: RestoreDe
       start = logStart
     }
     if (start < logStart) start = logStart
-    parts.push({ task, logged, start, end, done: start >= end })
+    parts.push({ task, logged, start, end, ...(tail ? { tailEnd: logEnd } : {}), done: start >= end })
   }
   const planned = parts.reduce((n, p) => n + Number(p.end - p.start), 0)
   deps.progress.begin(
@@ -73,16 +96,53 @@ export async function restoreTasks(tasks: readonly ActiveTask[], deps: RestoreDe
     todo.map((t) => t.key),
   )
   try {
+    const tails = parts.filter((p) => p.tailEnd !== undefined)
+    const tailKeys = new Map<PartitionRestore, Map<string, Buffer | null>>()
+    if (tails.length > 0) {
+      deps.logger.warn(
+        { tasks: [...new Set(tails.map((p) => p.task.key))], partitions: tails.length },
+        'changelogs hold writes past the last commit (a crash): restoring to the commit and correcting them',
+      )
+      const reads = tails.map((p) => ({ ...p, start: p.end, end: p.tailEnd!, done: false }))
+      await readChangelogs(reads, deps, (r, records) => {
+        const keys = tailKeys.get(tails[reads.indexOf(r)]!) ?? new Map<string, Buffer | null>()
+        for (const rec of records) keys.set(rec.key.toString('hex'), null)
+        tailKeys.set(tails[reads.indexOf(r)]!, keys)
+      })
+    }
     const open = parts.filter((p) => !p.done)
-    if (open.length > 0) await readChangelogs(open, deps)
+    if (open.length > 0)
+      await readChangelogs(open, deps, (p, records) => {
+        p.logged.store.restoreBatch(records)
+        deps.progress.add(records.length)
+        // The value each tail key has at the bound: the last record of it before the bound.
+        const keys = tailKeys.get(p)
+        if (keys !== undefined)
+          for (const rec of records) if (keys.has(rec.key.toString('hex'))) keys.set(rec.key.toString('hex'), rec.value)
+      })
+    for (const [p, keys] of tailKeys) {
+      const now = Date.now()
+      const corrections: ChangelogRecord[] = [...keys].map(([hex, value]) => ({
+        key: Buffer.from(hex, 'hex'),
+        value,
+        timestamp: now,
+      }))
+      p.logged.store.restoreBatch(corrections)
+      await deps.compensate!(p.logged.changelog, corrections)
+      p.task.changelogPositions.set(p.logged.key, p.tailEnd! + BigInt(corrections.length))
+    }
   } finally {
     deps.progress.end()
   }
-  for (const p of parts) p.task.changelogPositions.set(p.logged.key, p.end)
+  for (const p of parts) if (p.tailEnd === undefined) p.task.changelogPositions.set(p.logged.key, p.end)
   for (const t of todo) t.restored = true
 }
 
-async function readChangelogs(parts: PartitionRestore[], deps: RestoreDeps): Promise<void> {
+async function readChangelogs(
+  parts: PartitionRestore[],
+  deps: RestoreDeps,
+  onRecords: (p: PartitionRestore, records: ChangelogRecord[]) => void,
+): Promise<void> {
   const byKey = new Map(parts.map((p) => [p.logged.key, p]))
   const consumer = deps.client.consumer({ offsetReset: 'earliest' })
   let left = parts.length
@@ -121,14 +181,13 @@ async function readChangelogs(parts: PartitionRestore[], deps: RestoreDeps): Pro
         }
         if (records.length > 0) {
           try {
-            p.logged.store.restoreBatch(records)
+            onRecords(p, records)
           } catch (err) {
             throw new StreamsError('STATE', `restoring store ${p.logged.spec.name} of task ${p.task.key} failed`, {
               cause: err,
               details: { taskId: p.task.key, store: p.logged.spec.name },
             })
           }
-          deps.progress.add(records.length)
         }
         if (last + 1n >= p.end || batch.messages.at(-1)!.offset + 1n >= p.end) finish(p, 0)
       },

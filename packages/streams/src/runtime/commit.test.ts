@@ -8,6 +8,7 @@ import { StreamsError } from '../errors.js'
 import type { StateStore } from '../state/store-types.js'
 import { ActiveTask } from './active-task.js'
 import { CHECKPOINT_FILE, readCheckpoint } from '../state/checkpoint.js'
+import { decodeChangelogBounds, encodeChangelogBounds } from './changelog-bounds.js'
 import { commitTasks } from './commit.js'
 import { ProducerRecordSender, tpKey } from './record-sender.js'
 import type { StreamTask } from './task-contract.js'
@@ -91,14 +92,29 @@ describe('commitTasks: the at-least-once commit path', () => {
       'acked app-counts-changelog',
       'commit (checkpoint written)',
     ])
-    expect(commits).toEqual([[{ topic: 'in', partition: 0, offset: 42n }]])
+    // Each offset carries the changelog end it vouches for (changelog-bounds.ts).
+    expect(commits).toEqual([
+      [
+        {
+          topic: 'in',
+          partition: 0,
+          offset: 42n,
+          metadata: encodeChangelogBounds(new Map([['app-counts-changelog\u00000', 2n]])),
+        },
+      ],
+    ])
+    expect(decodeChangelogBounds(commits[0]![0]!.metadata)).toEqual(new Map([['app-counts-changelog\u00000', 2n]]))
     expect(r.offsets).toHaveLength(1)
     // The changelog record got offset 1: the store holds everything before offset 2.
     expect(readCheckpoint(t.dir).offsets).toEqual(new Map([['counts', 2n]]))
-    // Nothing new: a second commit sends no offsets.
+    // No new input, but the flush wrote to the changelog again (as a punctuation would): the same
+    // input offset is committed again, carrying the new changelog end.
     steps.length = 0
     await commitTasks([t], { sender, consumer })
-    expect(commits).toHaveLength(1)
+    expect(commits).toHaveLength(2)
+    expect(commits[1]!.map((o) => [o.offset, decodeChangelogBounds(o.metadata)])).toEqual([
+      [42n, new Map([['app-counts-changelog\u00000', 3n]])],
+    ])
   })
 
   it('commits nothing when a record was not acknowledged (the input is processed again)', async () => {

@@ -8,14 +8,17 @@
  *    changelog) is acknowledged with acks 'all'; a failed record throws here, so nothing after
  *    it is committed and the input is processed again (at-least-once);
  * 3. each task's checkpoint file is written (the changelog offsets its persistent stores hold);
- * 4. the input offsets (processed + 1) of those tasks are committed to the group.
+ * 4. the input offsets (processed + 1) of those tasks are committed to the group, each with the
+ *    changelog end offsets it vouches for in its metadata (changelog-bounds.ts); a task whose
+ *    changelogs moved without new input (a punctuation) commits its offsets again to carry them.
  *
  * It runs every commitIntervalMs, before tasks are closed on revocation and on close(), always
  * on the app's serial lane (serial-work.ts), so no record is processed while it runs.
  */
-import type { CommitOffset, GroupConsumer } from '@sluice/client'
+import type { CommitOffset, GroupConsumer, TopicPartition } from '@sluice/client'
 import type { ActiveTask } from './active-task.js'
 import { writeCheckpoint } from '../state/checkpoint.js'
+import { encodeChangelogBounds } from './changelog-bounds.js'
 import { tpKey, type ProducerRecordSender } from './record-sender.js'
 
 export interface CommitDeps {
@@ -51,8 +54,31 @@ export async function commitTasks(tasks: readonly ActiveTask[], deps: CommitDeps
     // The state stores' helper (state/checkpoint.ts): atomic, fsynced, checksummed; throws StreamsError 'STORE_IO'.
     if (entries.size > 0) writeCheckpoint(t.dir, entries)
   }
-  const offsets: CommitOffset[] = running.flatMap((t) => t.offsetsToCommit())
+  const perTask = running.map((t) => ({ t, offsets: offsetsWithBounds(t) }))
+  const offsets: CommitOffset[] = perTask.flatMap((p) => p.offsets)
   if (offsets.length > 0) await deps.consumer.commit(offsets)
-  for (const t of running) for (const o of t.offsetsToCommit()) t.committed.set(tpKey(o.topic, o.partition), o.offset)
+  for (const { t, offsets: mine } of perTask) {
+    for (const o of mine) t.committed.set(tpKey(o.topic, o.partition), o.offset)
+    if (mine.length > 0) t.committedBounds = mine[0]!.metadata
+  }
   return { offsets }
+}
+
+/** The task's offsets to commit, each carrying its changelog bounds; [] when nothing moved. */
+function offsetsWithBounds(t: ActiveTask): CommitOffset[] {
+  const positions = new Map<string, bigint>()
+  for (const l of t.logged) {
+    const p = t.changelogPositions.get(l.key)
+    if (p !== undefined) positions.set(l.key, p)
+  }
+  const metadata = encodeChangelogBounds(positions)
+  let offsets: Array<TopicPartition & { offset: bigint }> = t.offsetsToCommit()
+  if (offsets.length === 0 && t.logged.length > 0 && metadata !== t.committedBounds) {
+    // Nothing new read, but the stores wrote (a punctuation): commit the same offsets again.
+    offsets = [...t.committed].flatMap(([k, offset]) => {
+      const tp = t.partitions.find((p) => tpKey(p.topic, p.partition) === k)
+      return tp === undefined ? [] : [{ topic: tp.topic, partition: tp.partition, offset }]
+    })
+  }
+  return offsets.map((o) => ({ ...o, metadata }))
 }

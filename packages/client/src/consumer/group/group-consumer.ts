@@ -131,12 +131,16 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
 
   async committed(tps?: TopicPartition[]): Promise<CommitOffset[]> {
     const list = tps ?? this.assignment()
-    const offsets = await this.committer.fetch(list)
-    return list.map((tp) => ({
-      topic: tp.topic,
-      partition: tp.partition,
-      offset: offsets.get(tpKey(tp.topic, tp.partition)) ?? -1n,
-    }))
+    const offsets = await this.committer.fetchCommitted(list)
+    return list.map((tp) => {
+      const c = offsets.get(tpKey(tp.topic, tp.partition))
+      return {
+        topic: tp.topic,
+        partition: tp.partition,
+        offset: c?.offset ?? -1n,
+        ...(c !== undefined && c.metadata !== '' ? { metadata: c.metadata } : {}),
+      }
+    })
   }
 
   async commit(offsets?: CommitOffset[]): Promise<void> {

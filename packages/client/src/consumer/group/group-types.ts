@@ -114,7 +114,10 @@ export interface GroupConsumer extends AsyncIterable<ConsumerMessage> {
   pause(tps: TopicPartition[]): void
   resume(tps: TopicPartition[]): void
   position(tp: TopicPartition): Promise<bigint>
-  /** Committed offsets of the group (-1n when none) for these partitions, default the assignment. */
+  /**
+   * Committed offsets of the group (-1n when none) for these partitions, default the assignment,
+   * each with the metadata string it was committed with (absent when empty).
+   */
   committed(tps?: TopicPartition[]): Promise<CommitOffset[]>
   /**
    * Commits processed positions (default: every assigned partition's), retrying retriable

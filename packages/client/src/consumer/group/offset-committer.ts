@@ -35,6 +35,13 @@ export class OffsetCommitter {
   /** Committed offsets (-1n when none) of these partitions; every partition is answered. */
   async fetch(tps: readonly TopicPartition[]): Promise<Map<string, bigint>> {
     const out = new Map<string, bigint>()
+    for (const [k, c] of await this.fetchCommitted(tps)) out.set(k, c.offset)
+    return out
+  }
+
+  /** As fetch(), with the metadata string each offset was committed with ('' when none). */
+  async fetchCommitted(tps: readonly TopicPartition[]): Promise<Map<string, { offset: bigint; metadata: string }>> {
+    const out = new Map<string, { offset: bigint; metadata: string }>()
     if (tps.length === 0) return out
     const req: wire.OffsetFetchRequest = {
       group_id: this.groupId,
@@ -47,10 +54,11 @@ export class OffsetCommitter {
       for (const p of t.partitions) {
         if (p.error_code !== 0)
           throw SluiceError.fromId(p.error_code, p.error_message, { topic: t.topic, partition: p.partition })
-        out.set(tpKey(t.topic, p.partition), toBigInt(p.committed_offset))
+        out.set(tpKey(t.topic, p.partition), { offset: toBigInt(p.committed_offset), metadata: p.metadata ?? '' })
       }
     }
-    for (const tp of tps) if (!out.has(tpKey(tp.topic, tp.partition))) out.set(tpKey(tp.topic, tp.partition), -1n)
+    for (const tp of tps)
+      if (!out.has(tpKey(tp.topic, tp.partition))) out.set(tpKey(tp.topic, tp.partition), { offset: -1n, metadata: '' })
     return out
   }
 
