@@ -27,7 +27,7 @@ import { type StreamJoined, streamJoinStores } from '../joins/stream-joined.js'
 import { streamTableJoin } from '../joins/stream-table-join.js'
 import type { StateStore, StoreBuilder } from '../state/store-types.js'
 import type { Dsl, GlobalKTable, InternalKStream, KStream } from './dsl-types.js'
-import { passThroughSupplier } from './operators/stateless-processors.js'
+import { addTwoSidedJoin } from './two-sided-join.js'
 
 type AnySupplier = ProcessorSupplier<unknown, unknown, unknown, unknown>
 /** What the wiring reads of an input stream. */
@@ -147,30 +147,7 @@ function streamStreamNodes<K, V>(
   for (const builder of stores) graph.addStore(builder as unknown as StoreBuilder<StateStore>, operator)
   const storeNames = stores.map((b) => b.name)
   const join = streamStreamJoin({ kind, windows, stores: builders.names, joiner })
-  const thisName = graph.nextName('KSTREAM-JOINTHIS')
-  graph.addProcessor({
-    type: 'processor',
-    name: thisName,
-    parents: [left.nodeName],
-    supplier: join.left as AnySupplier,
-    stores: storeNames,
-  })
-  const otherName = graph.nextName('KSTREAM-JOINOTHER')
-  graph.addProcessor({
-    type: 'processor',
-    name: otherName,
-    parents: [right.nodeName],
-    supplier: join.right as AnySupplier,
-    stores: storeNames,
-  })
-  const merged = graph.nextName('KSTREAM-MERGE')
-  graph.addProcessor({
-    type: 'processor',
-    name: merged,
-    parents: [thisName, otherName],
-    supplier: passThroughSupplier(),
-    stores: [],
-  })
+  const merged = addTwoSidedJoin(graph, 'KSTREAM', { left: left.nodeName, right: right.nodeName }, join, storeNames)
   return dsl.stream<K, unknown>({
     nodeName: merged,
     keySerde: joined.options.keySerde,

@@ -5,7 +5,6 @@
  * needs the row an update replaces to know whether a result disappeared. One processor follows
  * each table (fed by its updates), and a pass-through node after both is the joined table.
  */
-import type { ProcessorSupplier } from '../api/processor.js'
 import type { Serde } from '../api/serde.js'
 import type { JoinKind, NullableValueJoiner } from '../joins/join-types.js'
 import { OTHER_JOIN_STORE_SUFFIX, THIS_JOIN_STORE_SUFFIX } from '../joins/stream-joined.js'
@@ -16,10 +15,8 @@ import { Stores } from '../state/stores.js'
 import { requireName } from '../topology/topology-graph.js'
 import type { Dsl, KTable } from './dsl-types.js'
 import { requireSerde } from './materialize.js'
-import { passThroughSupplier } from './operators/stateless-processors.js'
+import { addTwoSidedJoin } from './two-sided-join.js'
 import type { MaterializedOptions } from './options.js'
-
-type AnySupplier = ProcessorSupplier<unknown, unknown, unknown, unknown>
 
 /** What ktable-joins needs of each side (KTableImpl has these). */
 export interface JoinableTable<K, V> {
@@ -58,29 +55,6 @@ export function ktableJoin<K>(
   graph.addStore(rightStore as unknown as StoreBuilder<StateStore>, operator)
   const stores = [leftStore.name, rightStore.name]
   const join = tableTableJoin({ kind, leftStore: leftStore.name, rightStore: rightStore.name, joiner })
-  const thisName = graph.nextName('KTABLE-JOINTHIS')
-  graph.addProcessor({
-    type: 'processor',
-    name: thisName,
-    parents: [left.nodeName],
-    supplier: join.left as AnySupplier,
-    stores,
-  })
-  const otherName = graph.nextName('KTABLE-JOINOTHER')
-  graph.addProcessor({
-    type: 'processor',
-    name: otherName,
-    parents: [right.nodeName],
-    supplier: join.right as AnySupplier,
-    stores,
-  })
-  const merged = graph.nextName('KTABLE-MERGE')
-  graph.addProcessor({
-    type: 'processor',
-    name: merged,
-    parents: [thisName, otherName],
-    supplier: passThroughSupplier(),
-    stores: [],
-  })
+  const merged = addTwoSidedJoin(graph, 'KTABLE', { left: left.nodeName, right: right.nodeName }, join, stores)
   return dsl.table<K, unknown>(merged, undefined, keySerde, undefined)
 }

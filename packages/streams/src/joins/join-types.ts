@@ -2,6 +2,7 @@
  * The words every join shares: which variant, which side, and the function that combines a
  * left and a right value into the result.
  */
+import type { ProcessorSupplier } from '../api/processor.js'
 
 /** inner: both sides must match; left: every left record or row gives a result; outer: every record or row of either side does. */
 export type JoinKind = 'inner' | 'left' | 'outer'
@@ -25,4 +26,12 @@ export type NullableValueJoiner<K, V1, V2, VR> = ValueJoiner<K, V1 | null, V2 | 
 /** Whether a side of a `kind` join produces a result when it has no match. */
 export function emitsUnmatched(kind: JoinKind, side: JoinSide): boolean {
   return kind === 'outer' || (kind === 'left' && side === 'left')
+}
+
+/** The two processors of a two-sided join (stream–stream, table–table): one fed by each input. */
+export interface TwoSidedJoinSuppliers<K, V1, V2, VR> {
+  /** The processor fed by the left ("this") input. */
+  readonly left: ProcessorSupplier<K, V1, K, VR>
+  /** The processor fed by the right ("other") input. */
+  readonly right: ProcessorSupplier<K, V2, K, VR>
 }

@@ -27,7 +27,13 @@ import { StreamsError } from '../errors.js'
 import type { KeyValueStore, WindowStore } from '../state/store-types.js'
 import { countInvalid, countLate, countOutOfOrder } from './join-metrics.js'
 import { type JoinStreamTime, JoinStreamTimes } from './join-stream-time.js'
-import { type JoinKind, type JoinSide, type NullableValueJoiner, emitsUnmatched } from './join-types.js'
+import {
+  type JoinKind,
+  type JoinSide,
+  type NullableValueJoiner,
+  type TwoSidedJoinSuppliers,
+  emitsUnmatched,
+} from './join-types.js'
 import type { JoinWindows } from './join-windows.js'
 import { type PendingKey, type PendingValues, pendingRangeEnd } from './pending-join-store.js'
 import type { StreamJoinStoreNames } from './stream-joined.js'
@@ -40,17 +46,10 @@ export interface StreamStreamJoinOptions<K, V1, V2, VR> {
   readonly joiner: NullableValueJoiner<K, V1, V2, VR>
 }
 
-export interface StreamStreamJoinSuppliers<K, V1, V2, VR> {
-  /** The processor fed by the left ("this") stream. */
-  readonly left: ProcessorSupplier<K, V1, K, VR>
-  /** The processor fed by the right ("other") stream. */
-  readonly right: ProcessorSupplier<K, V2, K, VR>
-}
-
 /** The two side processors of one stream–stream join; they share stream time per task. */
 export function streamStreamJoin<K, V1, V2, VR>(
   options: StreamStreamJoinOptions<K, V1, V2, VR>,
-): StreamStreamJoinSuppliers<K, V1, V2, VR> {
+): TwoSidedJoinSuppliers<K, V1, V2, VR> {
   const { kind, stores } = options
   if (kind !== 'inner' && stores.pending === undefined) {
     throw new StreamsError('TOPOLOGY', `a ${kind} stream-stream join needs its outer-shared store name`)

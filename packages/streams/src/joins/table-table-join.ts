@@ -18,7 +18,7 @@ import type { Processor, ProcessorContext, ProcessorSupplier } from '../api/proc
 import type { StreamRecord } from '../api/record.js'
 import type { KeyValueStore } from '../state/store-types.js'
 import { countInvalid } from './join-metrics.js'
-import type { JoinKind, JoinSide, NullableValueJoiner } from './join-types.js'
+import type { JoinKind, JoinSide, NullableValueJoiner, TwoSidedJoinSuppliers } from './join-types.js'
 import type { TimestampedValue } from './timestamped-value.js'
 
 export interface TableTableJoinOptions<K, V1, V2, VR> {
@@ -30,14 +30,9 @@ export interface TableTableJoinOptions<K, V1, V2, VR> {
   readonly joiner: NullableValueJoiner<K, V1, V2, VR>
 }
 
-export interface TableTableJoinSuppliers<K, V1, V2, VR> {
-  readonly left: ProcessorSupplier<K, V1, K, VR>
-  readonly right: ProcessorSupplier<K, V2, K, VR>
-}
-
 export function tableTableJoin<K, V1, V2, VR>(
   options: TableTableJoinOptions<K, V1, V2, VR>,
-): TableTableJoinSuppliers<K, V1, V2, VR> {
+): TwoSidedJoinSuppliers<K, V1, V2, VR> {
   const { kind, leftStore, rightStore, joiner } = options
   return {
     left: () =>
