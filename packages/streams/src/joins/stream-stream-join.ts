@@ -21,7 +21,7 @@
  * only after the window closed, a left/outer join never emits a record both unmatched and
  * matched (docs/streams.md, Joins; Kafka can, when a record arrives after the other's window).
  */
-import type { Processor, ProcessorContext, ProcessorSupplier } from '../api/processor.js'
+import type { Processor, ProcessorContext } from '../api/processor.js'
 import type { StreamRecord } from '../api/record.js'
 import { StreamsError } from '../errors.js'
 import type { KeyValueStore, WindowStore } from '../state/store-types.js'

@@ -14,7 +14,7 @@
  * A record without a key cannot be a row: dropped and counted. The stores are written only by
  * these processors (the join is what materializes its two input tables).
  */
-import type { Processor, ProcessorContext, ProcessorSupplier } from '../api/processor.js'
+import type { Processor, ProcessorContext } from '../api/processor.js'
 import type { StreamRecord } from '../api/record.js'
 import type { KeyValueStore } from '../state/store-types.js'
 import { countInvalid } from './join-metrics.js'
