@@ -4,7 +4,8 @@
  * with 10 s grace, suppressed until each window closes. Out-of-order records inside the grace
  * are counted, later ones dropped and counted, each window's final count is written once; and
  * after a restart (the window store restored from its changelog, the suppress buffer rebuilt
- * from the store) the windows that were open before it are still emitted when they close.
+ * from the store) the windows that were open before it are still emitted when they close, and
+ * the windows closed before it stay closed (stream time carried by the commit).
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -172,5 +173,37 @@ describe('streams windows on a real cluster', () => {
       ['alice', 0, 2],
       ['bob', 0, 1],
     ])
+  })
+
+  it('keeps windows closed across a restart: a late record after it is dropped, nothing emitted twice', async () => {
+    const s = await setup()
+    const first = await startApp(s)
+    await produce(s, [
+      ['alice', 1_000],
+      ['carol', 75_000], // closes the first minute: its final count is emitted
+    ])
+    await until('two records processed', () => first.metrics().processed === 2, 30_000)
+    await first.close() // the commit carries stream time 75 s after the base
+    const second = await startApp(s)
+    await produce(s, [
+      ['alice', 2_000], // the first minute closed before the restart: dropped, not reopened
+      ['bob', 130_000], // closes the second minute
+    ])
+    await until('the two records processed', () => second.metrics().processed === 2, 30_000)
+    await until(
+      'the second minute emitted',
+      async () => {
+        const [end] = await client.admin().listOffsets([{ topic: s.output }], 'latest')
+        return end!.offset >= 2n
+      },
+      30_000,
+    )
+    expect(await finals(s, 2)).toEqual([
+      ['alice', 0, 1],
+      ['carol', MINUTE, 1],
+    ])
+    expect(second.metrics()).toMatchObject({ droppedLate: 1 })
+    const [end] = await client.admin().listOffsets([{ topic: s.output }], 'latest')
+    expect(end!.offset).toBe(2n)
   })
 })

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { decodeChangelogBounds, encodeChangelogBounds, restoreBoundOf } from './changelog-bounds.js'
+import {
+  committedStreamTimeOf,
+  decodeChangelogBounds,
+  decodeCommitVouch,
+  encodeChangelogBounds,
+  restoreBoundOf,
+} from './changelog-bounds.js'
 
 const k0 = 'app-counts-changelog\u00000'
 const k1 = 'app-other-changelog\u00000'
@@ -49,5 +55,26 @@ describe('changelog bounds carried by commits', () => {
         [k1, 3n],
       ]),
     })
+  })
+
+  it('carries the stream time, and still reads the v1 layout (without one)', () => {
+    const m = encodeChangelogBounds(new Map([[k0, 3n]]), 75_000)
+    expect(decodeCommitVouch(m)).toEqual({ bounds: new Map([[k0, 3n]]), streamTimeMs: 75_000 })
+    expect(decodeCommitVouch(`sluice.changelog.v1 ${JSON.stringify({ [k0]: '4' })}`)).toEqual({
+      bounds: new Map([[k0, 4n]]),
+      streamTimeMs: -1,
+    })
+    for (const bad of ['sluice.task.v2 {"changelogs":{}}', 'sluice.task.v2 {"changelogs":{},"streamTimeMs":1.5}'])
+      expect(decodeCommitVouch(bad)).toBeUndefined()
+    const at = (offset: bigint, metadata: string) => ({ topic: 'in', partition: 0, offset, metadata })
+    expect(
+      committedStreamTimeOf([
+        at(5n, encodeChangelogBounds(new Map(), 10)),
+        at(6n, encodeChangelogBounds(new Map(), 30)),
+        at(-1n, encodeChangelogBounds(new Map(), 99)),
+        at(7n, 'not ours'),
+      ]),
+    ).toBe(30)
+    expect(committedStreamTimeOf([at(7n, 'not ours')])).toBe(-1)
   })
 })

@@ -7,34 +7,76 @@
  * overwrites the keys of that uncommitted tail (changelog-restorer.ts), so the store is exactly
  * what the committed input made, and processing the input again does not count it twice.
  *
- * Layout: `sluice.changelog.v1 <json {"<changelog topic>\u0000<partition>": "<offset>"}>`. Any
- * other metadata (an older commit, another tool) carries no bound.
+ * The same metadata carries the task's stream time (the largest record timestamp it had
+ * processed), so a restarted task closes windows where the killed one did: without it a task
+ * would start at stream time -1 and accept records for windows already emitted as final.
+ *
+ * Layout: `sluice.task.v2 <json {"changelogs": {"<changelog topic>\u0000<partition>": "<offset>"},
+ * "streamTimeMs": <integer>}>`; the older `sluice.changelog.v1 <json of the changelogs>` is still
+ * read (no stream time). Any other metadata (another tool) carries neither.
  */
 import type { CommitOffset } from '@sluice/client'
 
-const PREFIX = 'sluice.changelog.v1 '
+const V1 = 'sluice.changelog.v1 '
+const V2 = 'sluice.task.v2 '
 
-export function encodeChangelogBounds(positions: ReadonlyMap<string, bigint>): string {
-  const o: Record<string, string> = {}
-  for (const [k, v] of positions) o[k] = String(v)
-  return PREFIX + JSON.stringify(o)
+/** What one commit's metadata vouches for. */
+export interface CommitVouch {
+  readonly bounds: Map<string, bigint>
+  /** -1 when the commit carries none. */
+  readonly streamTimeMs: number
+}
+
+export function encodeChangelogBounds(positions: ReadonlyMap<string, bigint>, streamTimeMs = -1): string {
+  const changelogs: Record<string, string> = {}
+  for (const [k, v] of positions) changelogs[k] = String(v)
+  return V2 + JSON.stringify({ changelogs, streamTimeMs })
 }
 
 /** The bounds in one metadata string, or undefined when it carries none (never throws). */
 export function decodeChangelogBounds(metadata: string | undefined): Map<string, bigint> | undefined {
-  if (metadata === undefined || !metadata.startsWith(PREFIX)) return undefined
+  return decodeCommitVouch(metadata)?.bounds
+}
+
+/** Bounds and stream time of one metadata string, undefined when it is not ours (never throws). */
+export function decodeCommitVouch(metadata: string | undefined): CommitVouch | undefined {
+  if (metadata === undefined) return undefined
   try {
-    const o = JSON.parse(metadata.slice(PREFIX.length)) as unknown
-    if (typeof o !== 'object' || o === null || Array.isArray(o)) return undefined
-    const out = new Map<string, bigint>()
-    for (const [k, v] of Object.entries(o)) {
-      if (typeof v !== 'string' || !/^\d+$/.test(v)) return undefined
-      out.set(k, BigInt(v))
+    if (metadata.startsWith(V1)) {
+      const bounds = boundsOf(JSON.parse(metadata.slice(V1.length)))
+      return bounds === undefined ? undefined : { bounds, streamTimeMs: -1 }
     }
-    return out
+    if (!metadata.startsWith(V2)) return undefined
+    const o = JSON.parse(metadata.slice(V2.length)) as { changelogs?: unknown; streamTimeMs?: unknown } | null
+    if (typeof o !== 'object' || o === null) return undefined
+    const bounds = boundsOf(o.changelogs)
+    const t = o.streamTimeMs
+    if (bounds === undefined || typeof t !== 'number' || !Number.isSafeInteger(t) || t < -1) return undefined
+    return { bounds, streamTimeMs: t }
   } catch {
     return undefined
   }
+}
+
+function boundsOf(o: unknown): Map<string, bigint> | undefined {
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return undefined
+  const out = new Map<string, bigint>()
+  for (const [k, v] of Object.entries(o)) {
+    if (typeof v !== 'string' || !/^\d+$/.test(v)) return undefined
+    out.set(k, BigInt(v))
+  }
+  return out
+}
+
+/** The largest stream time the committed offsets of a task's partitions carry (-1: none). */
+export function committedStreamTimeOf(committed: readonly CommitOffset[]): number {
+  let t = -1
+  for (const c of committed) {
+    if (c.offset < 0n) continue
+    const v = decodeCommitVouch(c.metadata)
+    if (v !== undefined && v.streamTimeMs > t) t = v.streamTimeMs
+  }
+  return t
 }
 
 /**

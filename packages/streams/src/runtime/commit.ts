@@ -9,7 +9,7 @@
  *    it is committed and the input is processed again (at-least-once);
  * 3. each task's checkpoint file is written (the changelog offsets its persistent stores hold);
  * 4. the input offsets (processed + 1) of those tasks are committed to the group, each with the
- *    changelog end offsets it vouches for in its metadata (changelog-bounds.ts); a task whose
+ *    changelog end offsets it vouches for and its stream time in its metadata (changelog-bounds.ts); a task whose
  *    changelogs moved without new input (a punctuation) commits its offsets again to carry them.
  *
  * It runs every commitIntervalMs, before tasks are closed on revocation and on close(), always
@@ -71,7 +71,7 @@ function offsetsWithBounds(t: ActiveTask): CommitOffset[] {
     const p = t.changelogPositions.get(l.key)
     if (p !== undefined) positions.set(l.key, p)
   }
-  const metadata = encodeChangelogBounds(positions)
+  const metadata = encodeChangelogBounds(positions, t.task.streamTimeMs)
   let offsets: Array<TopicPartition & { offset: bigint }> = t.offsetsToCommit()
   if (offsets.length === 0 && t.logged.length > 0 && metadata !== t.committedBounds) {
     // Nothing new read, but the stores wrote (a punctuation): commit the same offsets again.

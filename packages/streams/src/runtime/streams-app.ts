@@ -24,7 +24,7 @@ import {
 } from '@sluice/client'
 import { isStreamsError, StreamsError } from '../errors.js'
 import { createActiveTask, type ActiveTask } from './active-task.js'
-import { restoreBoundOf } from './changelog-bounds.js'
+import { committedStreamTimeOf, restoreBoundOf } from './changelog-bounds.js'
 import { restoreTasks } from './changelog-restorer.js'
 import { removeCheckpoint } from '../state/checkpoint.js'
 import { commitTasks } from './commit.js'
@@ -348,21 +348,21 @@ export class StreamsApp {
     // What the group's last commit vouches for (changelog-bounds.ts): the restore stops there.
     const committed = await this.consumer!.committed(created.flatMap((t) => t.partitions))
     const sender = this.sender!
+    const committedOf = (t: ActiveTask) =>
+      committed.filter((c) => t.partitions.some((p) => p.topic === c.topic && p.partition === c.partition))
     await restoreTasks(created, {
       client: this.client!,
       admin: this.client!.admin(),
       logger: this.log,
       progress: this.progress,
-      boundOf: (t) =>
-        restoreBoundOf(
-          committed.filter((c) => t.partitions.some((p) => p.topic === c.topic && p.partition === c.partition)),
-        ),
+      boundOf: (t) => restoreBoundOf(committedOf(t)),
       compensate: async (changelog, records) => {
         for (const r of records)
           sender.send({ ...changelog, key: r.key, value: r.value, timestamp: r.timestamp, headers: [] })
         await sender.flush()
       },
     })
+    for (const t of created) t.task.resumeStreamTime?.(committedStreamTimeOf(committedOf(t)))
     this.nextPunctuationAt = Date.now()
     this.armTimer()
   }

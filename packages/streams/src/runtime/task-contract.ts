@@ -109,6 +109,12 @@ export interface StreamTask {
   readonly metrics: TaskMetrics
   /** Largest record timestamp seen (-1 before the first). */
   readonly streamTimeMs: number
+  /**
+   * Added for restarts (optional): carries on from the stream time the last commit recorded, so
+   * windows closed before a crash stay closed. Called after restore, before the first record;
+   * a time at or below the task's own changes nothing.
+   */
+  resumeStreamTime?(ms: number): void
   /** Opens the stores (init) and the processors; call once, before restore. */
   init(): void
   /** Runs the record through the sub-topology (stream-time punctuations fire inside). */

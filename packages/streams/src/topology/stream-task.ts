@@ -48,6 +48,10 @@ export class TopologyStreamTask implements StreamTask {
     return this.streamTime
   }
 
+  resumeStreamTime(ms: number): void {
+    if (Number.isSafeInteger(ms) && ms > this.streamTime) this.streamTime = ms
+  }
+
   init(): void {
     if (this.state !== 'created') throw new StreamsError('TASK', `task ${this.name()}: init() is called once`)
     try {
