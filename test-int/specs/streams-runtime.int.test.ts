@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import type { Logger, SluiceClient } from '@sluice/client'
 import { Serdes, StreamsApp, StreamsBuilder, StreamsError, changelogTopic, type StreamsConfig } from '@sluice/streams'
 import { newProbe, repartitionTopicOf, wordCountPlan, type WordCountProbe } from '@sluice/streams/runtime-fixtures'
-import { createTopicWithLeaders, startRealCluster, until, type RealCluster } from '../src/client/real-cluster.js'
+import { createTopicWithLeaders, until, type RealCluster } from '../src/client/real-cluster.js'
+import { startStreamsCluster } from '../src/client/streams-cluster.js'
 
 let cluster: RealCluster
 let client: SluiceClient
@@ -35,17 +36,7 @@ const logger: Logger = (() => {
 })()
 
 beforeAll(async () => {
-  cluster = await startRealCluster({
-    prefix: 'sluice-streams-int-',
-    metadata: {
-      groupCoordinator: {
-        minSessionTimeoutMs: 100,
-        initialRebalanceDelayMs: 100,
-        sweepIntervalMs: 20,
-        offsetsTopicNumPartitions: 3,
-      },
-    },
-  })
+  cluster = await startStreamsCluster('sluice-streams-int-', 3)
   client = cluster.client
 }, 60_000)
 

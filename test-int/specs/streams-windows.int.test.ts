@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import type { Logger, SluiceClient } from '@sluice/client'
+import type { SluiceClient } from '@sluice/client'
 import {
   Serdes,
   StreamsApp,
@@ -23,31 +23,15 @@ import {
   untilWindowCloses,
   windowedSerde,
 } from '@sluice/streams'
-import {
-  createTopicWithLeaders,
-  readMessages,
-  startRealCluster,
-  until,
-  type RealCluster,
-} from '../src/client/real-cluster.js'
+import { createTopicWithLeaders, readMessages, until, type RealCluster } from '../src/client/real-cluster.js'
+import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
 
 const MINUTE = 60_000
-const quiet: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => quiet }
 let cluster: RealCluster
 let client: SluiceClient
 
 beforeAll(async () => {
-  cluster = await startRealCluster({
-    prefix: 'sluice-streams-windows-int-',
-    metadata: {
-      groupCoordinator: {
-        minSessionTimeoutMs: 100,
-        initialRebalanceDelayMs: 100,
-        sweepIntervalMs: 20,
-        offsetsTopicNumPartitions: 1,
-      },
-    },
-  })
+  cluster = await startStreamsCluster('sluice-streams-windows-int-')
   client = cluster.client
 }, 60_000)
 

@@ -35,6 +35,8 @@ export type {
   HeadersInput,
 } from './producer/producer.js'
 export type { Partitioner, PartitionerArgs, KeylessStrategy } from './producer/partitioner.js'
+/** The default partitioner's choice for a key (murmur2, as Kafka's clients); streams routes key queries with it. */
+export { partitionForKey } from '@sluice/protocol'
 export type {
   Consumer,
   ConsumerOptions,

@@ -92,6 +92,7 @@ export {
   type TaskMetricsSnapshot,
 } from './runtime/streams-app.js'
 export type { StreamsConfig, DeserializationErrorPolicy } from './runtime/streams-config.js'
+export type { KeyQueryMetadata } from './runtime/interactive-queries.js'
 export type { RestoreMetrics } from './runtime/restore-progress.js'
 export { JoinWindows } from './joins/join-windows.js'
 export {

@@ -57,10 +57,11 @@ export function localTaskState(
   instanceId: string,
   stateDir: string,
   active: readonly { key: string; id: TaskId }[],
+  endpoint = '',
 ): StreamsSubscriptionInfo {
   return {
     instanceId,
-    endpoint: '',
+    endpoint,
     activeTasks: active.map((t) => t.id),
     standbyTasks: tasksOnDisk(stateDir, new Set(active.map((t) => t.key))),
   }

@@ -22,7 +22,9 @@ import {
   type SluiceClient,
   type TopicPartition,
 } from '@sluice/client'
+import type { Serde } from '../api/serde.js'
 import { isStreamsError, StreamsError } from '../errors.js'
+import type { ReadOnlyKeyValueStore } from '../state/store-types.js'
 import { createActiveTask, type ActiveTask } from './active-task.js'
 import { committedStreamTimeOf, restoreBoundOf } from './changelog-bounds.js'
 import { restoreTasks } from './changelog-restorer.js'
@@ -36,6 +38,7 @@ import { RestoreProgress, type RestoreMetrics } from './restore-progress.js'
 import { SerialWork } from './serial-work.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './streams-config.js'
 import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor.js'
+import { InteractiveQueries, type KeyQueryMetadata } from './interactive-queries.js'
 import { instanceIdOf, localTaskState } from './local-task-state.js'
 import { groupIntoTasks, sourceTopicOwners } from './task-assignment.js'
 import type { TaskMetrics, TopologyPlan } from './task-contract.js'
@@ -104,6 +107,7 @@ export class StreamsApp {
     this.resolveStopped = resolve
   })
   private readonly batchContext: BatchContext
+  private readonly queries: InteractiveQueries
 
   constructor(topology: TopologyPlan | PlanSource, config: StreamsConfig) {
     this.config = resolveStreamsConfig(config)
@@ -122,6 +126,11 @@ export class StreamsApp {
     }
     this.log = this.config.logger.child({ component: 'streams', applicationId: this.config.applicationId })
     this.progress = new RestoreProgress(this.log)
+    this.queries = new InteractiveQueries({
+      plan: this.plan,
+      tasks: () => this.tasks.all(),
+      partitionCount: (topic) => this.partitionCounts.get(topic),
+    })
     this.batchContext = {
       policy: this.config.deserializationErrors,
       logger: this.log,
@@ -134,6 +143,16 @@ export class StreamsApp {
 
   get state(): StreamsAppState {
     return this.stateNow
+  }
+
+  /** A read-only view of key-value store `name` over this instance's tasks (interactive-queries.ts). */
+  store<K, V>(name: string): ReadOnlyKeyValueStore<K, V> {
+    return this.queries.keyValueStore<K, V>(name)
+  }
+
+  /** Which instance (its applicationServer) hosts `key` of store `name`. */
+  metadataForKey<K>(name: string, key: K, keySerde: Serde<K>): KeyQueryMetadata {
+    return this.queries.metadataForKey(name, key, keySerde)
   }
 
   /** The directory this instance keeps its task state in (`<stateDir>/<taskId>`). */
@@ -181,8 +200,9 @@ export class StreamsApp {
           new StreamsPartitionAssignor({
             subtopologies: this.plan.subtopologies.map((s) => ({ id: s.id, sourceTopics: s.sourceTopics })),
             numStandbyReplicas: this.config.numStandbyReplicas,
-            localState: () => localTaskState(instanceId, this.config.stateDir, this.liveTasks()),
-            onTasks: () => {},
+            localState: () =>
+              localTaskState(instanceId, this.config.stateDir, this.liveTasks(), this.config.applicationServer),
+            onTasks: (a) => this.queries.onAssignment(a.partitionsByEndpoint),
             logger: this.log,
           }),
         ],

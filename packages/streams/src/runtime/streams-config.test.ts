@@ -41,6 +41,15 @@ describe('resolveStreamsConfig', () => {
     expect(problems.join('\n')).toMatch(/exactly-once needs transactions/)
     expect(problemsOf(null)).toHaveLength(1)
   })
+
+  it('takes an applicationServer only as host:port', () => {
+    const base = { applicationId: 'a', bootstrap: ['127.0.0.1:1'] }
+    expect(problemsOf({ ...base, applicationServer: 'app-1.local:7070' })).toEqual([])
+    for (const bad of ['app-1.local', ':7070', 'a b:1', 7070])
+      expect(problemsOf({ ...base, applicationServer: bad })).toEqual([
+        `applicationServer must be host:port, got ${JSON.stringify(bad)}`,
+      ])
+  })
 })
 
 describe('StreamsApp construction', () => {

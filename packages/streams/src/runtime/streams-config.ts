@@ -40,6 +40,11 @@ export interface StreamsConfig {
   sessionTimeoutMs?: number
   /** Group consumer heartbeat interval. Default 3000 ms (the SDK's). */
   heartbeatIntervalMs?: number
+  /**
+   * `host:port` where this instance answers interactive queries (Kafka's application.server),
+   * announced to the group so every instance can tell which one hosts a key. Default: none.
+   */
+  applicationServer?: string
 }
 
 export interface ResolvedStreamsConfig {
@@ -56,6 +61,7 @@ export interface ResolvedStreamsConfig {
   readonly repartitionPurgeIntervalMs: number
   readonly sessionTimeoutMs: number | undefined
   readonly heartbeatIntervalMs: number | undefined
+  readonly applicationServer: string
 }
 
 const noop = (): void => {}
@@ -106,6 +112,12 @@ export function resolveStreamsConfig(c: StreamsConfig): ResolvedStreamsConfig {
   if (c.deserializationErrors !== undefined && !['fail', 'log-and-continue'].includes(c.deserializationErrors)) {
     problems.push(`deserializationErrors must be 'fail' or 'log-and-continue', got ${String(c.deserializationErrors)}`)
   }
+  if (
+    c.applicationServer !== undefined &&
+    (typeof c.applicationServer !== 'string' || !/^[^\s:]+:\d{1,5}$/.test(c.applicationServer))
+  ) {
+    problems.push(`applicationServer must be host:port, got ${JSON.stringify(c.applicationServer)}`)
+  }
   if (problems.length > 0) {
     throw new StreamsError('CONFIG', `invalid streams config: ${problems.join('; ')}`, { details: { problems } })
   }
@@ -123,5 +135,6 @@ export function resolveStreamsConfig(c: StreamsConfig): ResolvedStreamsConfig {
     repartitionPurgeIntervalMs: c.repartitionPurgeIntervalMs ?? 30_000,
     sessionTimeoutMs: c.sessionTimeoutMs,
     heartbeatIntervalMs: c.heartbeatIntervalMs,
+    applicationServer: c.applicationServer ?? '',
   }
 }
