@@ -4,7 +4,8 @@
  * announcing its applicationServer. For every key both instances name the same owner, the
  * owner's store answers with the count computed from the input and the other's has nothing;
  * the two local views together hold every key once. A store that is not in the topology, or is
- * not a key-value store, is refused with StreamsError 'QUERY'.
+ * not a key-value store, is refused with StreamsError 'QUERY'. Through the HTTP endpoint
+ * (startQueryServer), one instance answers every key: its own, and the other's forwarded.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { SluiceClient } from '@sluice/client'
-import { Serdes, StreamsApp, StreamsBuilder, isStreamsError } from '@sluice/streams'
+import { Serdes, StreamsApp, StreamsBuilder, isStreamsError, startQueryServer } from '@sluice/streams'
 import { createTopicWithLeaders, until, type RealCluster } from '../src/client/real-cluster.js'
 import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
 
@@ -111,5 +112,64 @@ describe('streams interactive queries on a real cluster', () => {
       }
       expect(isStreamsError(caught, 'QUERY')).toBe(true)
     }
+  })
+
+  it('answers every key over HTTP from either instance, forwarding to the owner', async () => {
+    const id = randomUUID().slice(0, 8)
+    const app = `queries-http-${id}`
+    const input = `clicks-${id}`
+    await createTopicWithLeaders(client, input, 6)
+    const servers = [await startQueryServer({ port: 0 }), await startQueryServer({ port: 0 })]
+    onTestFinished(async () => {
+      for (const s of servers) await s.close()
+    })
+    const a = await startInstance(app, input, servers[0]!.endpoint)
+    const b = await startInstance(app, input, servers[1]!.endpoint)
+    servers[0]!.serve(a, { stores: { counts: {} } })
+    servers[1]!.serve(b, { stores: { counts: {} } })
+    await until(
+      'three tasks on each instance',
+      () => a.metrics().tasks.length === 3 && b.metrics().tasks.length === 3,
+      30_000,
+    )
+    const expected = new Map<string, number>()
+    const records = Array.from({ length: 120 }, (_, i) => {
+      const key = `page-${(i * 5) % 23}`
+      expected.set(key, (expected.get(key) ?? 0) + 1)
+      return { key, value: 'view' }
+    })
+    const producer = client.producer({ lingerMs: 1 })
+    await producer.send({ topic: input, records })
+    await producer.close()
+
+    const get = async (server: number, path: string) => {
+      const res = await fetch(`http://${servers[server]!.endpoint}${path}`)
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+    }
+    await until(
+      'every count answered through the first instance',
+      async () => {
+        for (const [key, n] of expected) {
+          const r = await get(0, `/stores/counts/keys/${encodeURIComponent(key)}`)
+          if (r.status !== 200 || Number(r.body.value) !== n) return false
+        }
+        return true
+      },
+      30_000,
+    )
+    const owners = new Set<boolean>()
+    for (const [key, n] of expected) {
+      const viaB = await get(1, `/stores/counts/keys/${encodeURIComponent(key)}`)
+      expect([viaB.status, Number(viaB.body.value)]).toEqual([200, n])
+      owners.add(a.metadataForKey('counts', key, Serdes.string()).local)
+    }
+    expect(owners).toEqual(new Set([true, false])) // some answers were forwarded, both ways
+    const local = [(await get(0, '/stores/counts/local')).body, (await get(1, '/stores/counts/local')).body]
+    expect(local.flatMap((l) => l.entries as unknown[])).toHaveLength(expected.size)
+    expect((await get(0, '/stores/counts/keys/absent')).status).toBe(404)
+    expect((await get(0, '/stores/nope/keys/x')).status).toBe(404)
+    const meta = await get(1, `/stores/counts/metadata/${[...expected.keys()][0]!}`)
+    expect(meta.status).toBe(200)
+    expect(servers.map((s) => s.endpoint)).toContain(meta.body.endpoint)
   })
 })

@@ -93,6 +93,12 @@ export {
 } from './runtime/streams-app.js'
 export type { StreamsConfig, DeserializationErrorPolicy } from './runtime/streams-config.js'
 export type { KeyQueryMetadata } from './runtime/interactive-queries.js'
+export {
+  startQueryServer,
+  type QueryServer,
+  type QueryableApp,
+  type ServedStore,
+} from './runtime/query-http-server.js'
 export type { RestoreMetrics } from './runtime/restore-progress.js'
 export { JoinWindows } from './joins/join-windows.js'
 export {
