@@ -171,5 +171,19 @@ describe('streams interactive queries on a real cluster', () => {
     const meta = await get(1, `/stores/counts/metadata/${[...expected.keys()][0]!}`)
     expect(meta.status).toBe(200)
     expect(servers.map((s) => s.endpoint)).toContain(meta.body.endpoint)
+
+    // The same endpoint serves per-task metrics: every input record counted once, no lag left.
+    const texts = await Promise.all(servers.map(async (s) => (await fetch(`http://${s.endpoint}/metrics`)).text()))
+    const values = (name: string) =>
+      texts.flatMap((t) =>
+        t
+          .split('\n')
+          .filter((l) => l.startsWith(`${name}{`))
+          .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1))),
+      )
+    expect(values('sluice_streams_task_process_total')).toHaveLength(6)
+    expect(values('sluice_streams_task_process_total').reduce((x, y) => x + y, 0)).toBe(records.length)
+    expect(values('sluice_streams_task_records_lag')).toEqual([0, 0, 0, 0, 0, 0])
+    expect(texts[0]).toContain(`sluice_streams_task_process_total{application="${app}",task="0_`)
   })
 })

@@ -28,6 +28,8 @@ export class ActiveTask {
   readonly committed = new Map<string, bigint>()
   /** Per changelog partition (tpKey): the offset after the last record the store holds (set by restore and commits). */
   readonly changelogPositions = new Map<string, bigint>()
+  /** Per input partition (tpKey): the high watermark of the last batch fetched. */
+  readonly highWatermarks = new Map<string, bigint>()
   /** False until its stores are restored; it processes nothing before. */
   restored = false
   /** The changelog bounds (changelog-bounds.ts) its last commit carried. */
@@ -51,6 +53,16 @@ export class ActiveTask {
       if (this.committed.get(k) !== next) out.push({ topic: p.tp.topic, partition: p.tp.partition, offset: next })
     }
     return out
+  }
+
+  /** Records fetched-visible but not processed: per partition the high watermark less the next offset. */
+  lag(): number {
+    let lag = 0n
+    for (const [k, hw] of this.highWatermarks) {
+      const next = (this.processed.get(k)?.offset ?? -1n) + 1n
+      if (hw > next) lag += hw - next
+    }
+    return Number(lag)
   }
 }
 

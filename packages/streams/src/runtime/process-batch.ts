@@ -5,7 +5,7 @@
  * 'fail', stops the batch with a typed error naming the task and the record. The failing record
  * is not marked processed, so no commit can pass it.
  */
-import type { ConsumerMessage, Logger } from '@sluice/client'
+import type { ConsumerBatch, Logger } from '@sluice/client'
 import { isStreamsError, StreamsError } from '../errors.js'
 import type { ActiveTask } from './active-task.js'
 import { tpKey } from './record-sender.js'
@@ -20,14 +20,11 @@ export interface BatchContext {
   punctuate(nowMs: number): void
 }
 
-export function processBatch(
-  t: ActiveTask,
-  topic: string,
-  partition: number,
-  messages: readonly ConsumerMessage[],
-  ctx: BatchContext,
-): void {
+export function processBatch(t: ActiveTask, batch: ConsumerBatch, ctx: BatchContext): void {
+  const { topic, partition, messages } = batch
   const tp = { topic, partition }
+  // The task's lag (ActiveTask.lag()) is measured against the end the fetch saw.
+  t.highWatermarks.set(tpKey(topic, partition), batch.highWatermark)
   let last: bigint | undefined
   try {
     for (const m of messages) {

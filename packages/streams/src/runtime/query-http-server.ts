@@ -13,6 +13,7 @@
  *   again, so two instances with different views cannot bounce it); 404 when no value.
  * - GET /stores/{store}/local: every entry this instance holds.
  * - GET /stores/{store}/metadata/{key}: where the key lives (KeyQueryMetadata).
+ * - GET /metrics: the app's per-task metrics in Prometheus' text format (metrics-text.ts).
  * Only stores named in `serve()` are served; a key in the URL becomes the store's key through
  * that store's `parseKey` (default: the string itself). Only GET is answered.
  */
@@ -22,9 +23,14 @@ import type { Serde } from '../api/serde.js'
 import { isStreamsError } from '../errors.js'
 import type { ReadOnlyKeyValueStore } from '../state/store-types.js'
 import type { KeyQueryMetadata } from './interactive-queries.js'
+import { metricsText } from './metrics-text.js'
+import type { StreamsAppMetrics } from './streams-app.js'
 
 /** What the server needs of a StreamsApp. */
 export interface QueryableApp {
+  /** Present on a StreamsApp: GET /metrics then serves its metrics (metrics-text.ts). */
+  readonly applicationId?: string
+  metrics?(): StreamsAppMetrics
   store<K, V>(name: string): ReadOnlyKeyValueStore<K, V>
   metadataForKey<K>(name: string, key: K, keySerde: Serde<K>): KeyQueryMetadata
 }
@@ -58,6 +64,11 @@ export async function startQueryServer(options: { host?: string; port: number })
   })
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'GET') return reply(res, 405, { error_code: 405, message: 'only GET is answered' })
+    if (req.url === '/metrics' && target?.app.metrics !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
+      res.end(metricsText(target.app.applicationId ?? '', target.app.metrics()))
+      return
+    }
     const parts = (req.url ?? '/')
       .split('?')[0]!
       .split('/')

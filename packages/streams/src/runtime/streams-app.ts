@@ -55,6 +55,8 @@ export interface TaskMetricsSnapshot extends TaskMetrics {
   readonly taskId: string
   readonly streamTimeMs: number
   readonly restored: boolean
+  /** Records of its input partitions not processed yet, as of the last fetch (0 before one). */
+  readonly lag: number
 }
 
 export interface StreamsAppMetrics {
@@ -153,6 +155,10 @@ export class StreamsApp {
   /** Which instance (its applicationServer) hosts `key` of store `name`. */
   metadataForKey<K>(name: string, key: K, keySerde: Serde<K>): KeyQueryMetadata {
     return this.queries.metadataForKey(name, key, keySerde)
+  }
+
+  get applicationId(): string {
+    return this.config.applicationId
   }
 
   /** The directory this instance keeps its task state in (`<stateDir>/<taskId>`). */
@@ -259,6 +265,7 @@ export class StreamsApp {
       ...t.task.metrics,
       streamTimeMs: t.task.streamTimeMs,
       restored: t.restored,
+      lag: t.lag(),
     }))
     // The counters every task has (the joins part's optional droppedInvalid is not summed here).
     const sum = (f: 'processed' | 'skipped' | 'droppedLate' | 'outOfOrder'): number =>
@@ -285,7 +292,7 @@ export class StreamsApp {
     if (t === undefined || !t.restored) return
     const sender = this.sender!
     try {
-      processBatch(t, batch.topic, batch.partition, batch.messages, this.batchContext)
+      processBatch(t, batch, this.batchContext)
     } finally {
       sender.dispatch()
     }
