@@ -31,5 +31,7 @@ const app = new StreamsApp(builder.build(), {
   applicationId: flags.applicationId,
   bootstrap: flags.bootstrap,
   stateDir: flags.stateDir,
+  // Counts reach the output when the cache is flushed at a commit: every second, not Kafka's 30 s, so a demo shows them at once.
+  commitIntervalMs: 1000,
 })
 await runApp(app, `word count ${flags.input} -> ${flags.output} on ${flags.bootstrap.join(',')}`)
