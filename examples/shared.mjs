@@ -3,6 +3,7 @@
 // runs an example directly (after `pnpm run build`), with no build step of its own.
 import { parseArgs } from 'node:util'
 import { connect, isSluiceError } from '@sluice/client'
+import { StreamsApp } from '@sluice/streams'
 
 /** `sluice dev`'s first broker (packages/cli/src/commands/dev.ts), also the CLI's default. */
 export const DEV_BOOTSTRAP = '127.0.0.1:9192'
@@ -52,10 +53,20 @@ export async function ensureTopics(bootstrap, names, partitions) {
   }
 }
 
-/** Starts the app, prints one `started` line, and closes it cleanly on SIGINT/SIGTERM. */
-export async function runApp(app, description) {
+/**
+ * Runs the topology as an app of the flags' application id, prints one `started` line, and
+ * closes it cleanly on SIGINT/SIGTERM. Counts reach the output when the cache is flushed at a
+ * commit: every second here, not Kafka's 30 s, so a demo shows them at once.
+ */
+export async function runApp(topology, flags, description) {
+  const app = new StreamsApp(topology, {
+    applicationId: flags.applicationId,
+    bootstrap: flags.bootstrap,
+    stateDir: flags.stateDir,
+    commitIntervalMs: 1000,
+  })
   await app.start()
-  process.stdout.write(`started: ${description}\n`)
+  process.stdout.write(`started: ${description} ${flags.input} -> ${flags.output} on ${flags.bootstrap.join(',')}\n`)
   app.stopped().then((err) => {
     if (err !== undefined) {
       process.stderr.write(`stopped on an error: ${err.message}\n`)

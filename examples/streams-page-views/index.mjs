@@ -5,7 +5,7 @@
 //
 //   node examples/streams-page-views/index.mjs [--bootstrap 127.0.0.1:9192] [--input page-views]
 //     [--output views-per-user-minute] [--application-id page-views] [--state-dir DIR] [--partitions 3]
-import { Serdes, StreamsApp, StreamsBuilder, TimeWindows } from '@sluice/streams'
+import { Serdes, StreamsBuilder, TimeWindows } from '@sluice/streams'
 import { ensureTopics, parseFlags, runApp } from '../shared.mjs'
 
 const flags = parseFlags({ input: 'page-views', output: 'views-per-user-minute', applicationId: 'page-views' })
@@ -32,11 +32,4 @@ builder
   }))
   .to(flags.output, { keySerde: Serdes.string(), valueSerde: Serdes.string() })
 
-const app = new StreamsApp(builder.build(), {
-  applicationId: flags.applicationId,
-  bootstrap: flags.bootstrap,
-  stateDir: flags.stateDir,
-  // Counts reach the output when the cache is flushed at a commit: every second, not Kafka's 30 s, so a demo shows them at once.
-  commitIntervalMs: 1000,
-})
-await runApp(app, `page views ${flags.input} -> ${flags.output} on ${flags.bootstrap.join(',')}`)
+await runApp(builder.build(), flags, 'page views')

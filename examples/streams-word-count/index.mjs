@@ -4,7 +4,7 @@
 //
 //   node examples/streams-word-count/index.mjs [--bootstrap 127.0.0.1:9192] [--input lines]
 //     [--output word-counts] [--application-id word-count] [--state-dir DIR] [--partitions 3]
-import { Serdes, StreamsApp, StreamsBuilder } from '@sluice/streams'
+import { Serdes, StreamsBuilder } from '@sluice/streams'
 import { ensureTopics, parseFlags, runApp } from '../shared.mjs'
 
 const flags = parseFlags({ input: 'lines', output: 'word-counts', applicationId: 'word-count' })
@@ -27,11 +27,4 @@ builder
   .mapValues((count) => String(count))
   .to(flags.output, { keySerde: Serdes.string(), valueSerde: Serdes.string() })
 
-const app = new StreamsApp(builder.build(), {
-  applicationId: flags.applicationId,
-  bootstrap: flags.bootstrap,
-  stateDir: flags.stateDir,
-  // Counts reach the output when the cache is flushed at a commit: every second, not Kafka's 30 s, so a demo shows them at once.
-  commitIntervalMs: 1000,
-})
-await runApp(app, `word count ${flags.input} -> ${flags.output} on ${flags.bootstrap.join(',')}`)
+await runApp(builder.build(), flags, 'word count')

@@ -86,6 +86,21 @@ async function readLatest(topic: string): Promise<Map<string, string>> {
   return latest
 }
 
+/** Watches the output from its start, sends the input, and waits until the newest count per key is the expected one. */
+async function produceAndExpect(
+  example: Example,
+  records: { key: string | null; value: string }[],
+  expected: Map<string, number>,
+): Promise<void> {
+  const latest = await readLatest(example.output)
+  const producer = client.producer({ acks: 'all', lingerMs: 2 })
+  onTestFinished(async () => {
+    await producer.close()
+  })
+  await producer.send({ topic: example.input, records })
+  await expectCounts(example, latest, expected)
+}
+
 async function expectCounts(example: Example, latest: Map<string, string>, expected: Map<string, number>) {
   const want = new Map([...expected].map(([k, v]) => [k, String(v)]))
   const same = (): boolean => latest.size === want.size && [...want].every(([k, v]) => latest.get(k) === v)
@@ -124,13 +139,7 @@ describe('streams examples', () => {
       // Punctuation and spacing the example's split must ignore.
       return { key: null, value: `${words.join(i % 2 === 0 ? ' ' : ',  ')}.` }
     })
-    const latest = await readLatest(example.output)
-    const producer = client.producer({ acks: 'all', lingerMs: 2 })
-    onTestFinished(async () => {
-      await producer.close()
-    })
-    await producer.send({ topic: example.input, records })
-    await expectCounts(example, latest, expected)
+    await produceAndExpect(example, records, expected)
   }, 120_000)
 
   it('page views: the newest count per user and one-minute window equals the events in it', async () => {
@@ -146,12 +155,6 @@ describe('streams examples', () => {
       expected.set(`${user}@${window}`, (expected.get(`${user}@${window}`) ?? 0) + 1)
       return { key: user, value: JSON.stringify({ user, page: `/p/${i % 13}`, ts }) }
     })
-    const latest = await readLatest(example.output)
-    const producer = client.producer({ acks: 'all', lingerMs: 2 })
-    onTestFinished(async () => {
-      await producer.close()
-    })
-    await producer.send({ topic: example.input, records })
-    await expectCounts(example, latest, expected)
+    await produceAndExpect(example, records, expected)
   }, 120_000)
 })
