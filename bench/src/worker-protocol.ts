@@ -93,6 +93,28 @@ export interface ConsumerWorkerResult {
   timedOut: boolean
 }
 
+/** Scenario 10's application (workers/streams-worker.ts). */
+export interface StreamsWorkerConfig {
+  bootstrap: string[]
+  applicationId: string
+  stateDir: string
+  input: string
+  /** 'map': filter + mapValues + to(output); 'count': groupByKey().count() into an in-memory store. */
+  topology: 'map' | 'count'
+  output?: string
+  /** 'process': input records/s up to `records`; 'restore': the restore's own records/s. */
+  measure: 'process' | 'restore'
+  records: number
+  timeoutMs: number
+}
+
+export interface StreamsWorkerResult {
+  recordsPerSec: number
+  records: number
+  /** The worker's CPU over the measured window ('process' only). */
+  cpuPercent: number
+}
+
 export interface RunningWorker<R> {
   readonly pid: number
   readonly child: ChildProcess
@@ -122,7 +144,7 @@ export const CLIENT_NODE_FLAGS: readonly string[] = (
   .filter((f) => f !== '')
 
 export function startWorker<R>(
-  kind: 'producer' | 'consumer',
+  kind: 'producer' | 'consumer' | 'streams',
   config: object,
   nodeFlags: readonly string[] = [],
   env: NodeJS.ProcessEnv = process.env,
