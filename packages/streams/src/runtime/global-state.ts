@@ -169,31 +169,32 @@ export class GlobalState {
       { stores: this.stores.all.map((g) => g.store.name), partitions: parts.length, records: planned },
       'loading global tables from their topics',
     )
-    progress.begin(planned, parts.length, ['global'])
     const loaded = new Promise<void>((resolve) => {
       this.resolveLoaded = resolve
     })
-    const consumer = this.deps.client.consumer({ offsetReset: 'earliest' })
-    this.consumer = consumer
-    await consumer.assign(parts.map((p) => p.tp))
-    for (const p of parts) consumer.seek({ ...p.tp, offset: p.position })
-    this.run = consumer.run({ eachBatch: ({ batch }) => this.apply(batch) })
-    // A compacted log can end in a gap (its last offsets removed): the position passes the end
-    // without a record at end - 1. Looked at only while loading.
-    const idle = setInterval(() => {
-      for (const p of parts) {
-        if (p.loaded) continue
-        consumer
-          .position(p.tp)
-          .then((pos) => {
-            if (pos >= p.loadEnd) this.markLoaded(p)
-          })
-          .catch(() => {})
-      }
-    }, this.deps.idleCheckMs ?? 250)
-    this.checkLoaded()
-    const run = this.run
+    progress.begin(planned, parts.length, ['global'])
+    let idle: NodeJS.Timeout | undefined
     try {
+      const consumer = this.deps.client.consumer({ offsetReset: 'earliest' })
+      this.consumer = consumer
+      await consumer.assign(parts.map((p) => p.tp))
+      for (const p of parts) consumer.seek({ ...p.tp, offset: p.position })
+      const run = consumer.run({ eachBatch: ({ batch }) => this.apply(batch) })
+      this.run = run
+      // A compacted log can end in a gap (its last offsets removed): the position passes the end
+      // without a record at end - 1. Looked at only while loading.
+      idle = setInterval(() => {
+        for (const p of parts) {
+          if (p.loaded) continue
+          consumer
+            .position(p.tp)
+            .then((pos) => {
+              if (pos >= p.loadEnd) this.markLoaded(p)
+            })
+            .catch(() => {})
+        }
+      }, this.deps.idleCheckMs ?? 250)
+      this.checkLoaded()
       await Promise.race([
         loaded,
         run.done.then(() => {
@@ -204,6 +205,7 @@ export class GlobalState {
       clearInterval(idle)
       progress.end()
     }
+    const run = this.run!
     this.checkpoint()
     logger.info({ stores: this.stores.all.map((g) => g.store.name) }, 'global tables loaded; following their topics')
     run.done.catch((err: unknown) => {
