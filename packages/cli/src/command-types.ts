@@ -89,6 +89,7 @@ export interface CommandHandlers {
   groupsDescribe(ctx: CommandContext, group: string): Result
   groupsResetOffsets(ctx: CommandContext, group: string, args: GroupsResetArgs): Result
   groupsDelete(ctx: CommandContext, group: string): Result
+  streamsDescribe(ctx: CommandContext, application: string): Result
   /** `sluice broker|metadata [flags]`: the flags go to the server untouched. */
   server(role: 'broker' | 'metadata', flags: string[]): Result
 }

@@ -4,6 +4,7 @@ import { runDev } from './commands/dev.js'
 import { groupsDelete, groupsDescribe, groupsList, groupsResetOffsets } from './commands/groups.js'
 import { produce } from './commands/produce.js'
 import { runServerRole } from './commands/server.js'
+import { streamsDescribe } from './commands/streams.js'
 import {
   clusterDescribe,
   topicsAddPartitions,
@@ -34,5 +35,6 @@ export const handlers: CommandHandlers = {
   groupsDescribe,
   groupsResetOffsets,
   groupsDelete,
+  streamsDescribe,
   server: runServerRole,
 }

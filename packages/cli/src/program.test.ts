@@ -38,6 +38,7 @@ function recorder(result: number | undefined = undefined): { calls: unknown[][];
     topicsElectLeaders: rec('topicsElectLeaders'),
     groupsList: rec('groupsList'),
     groupsDescribe: rec('groupsDescribe'),
+    streamsDescribe: rec('streamsDescribe'),
     groupsResetOffsets: rec('groupsResetOffsets'),
     groupsDelete: rec('groupsDelete'),
     server: rec('server'),

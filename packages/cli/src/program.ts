@@ -279,6 +279,14 @@ export function buildProgram(io: CliIo, handlers: CommandHandlers, setExitCode: 
       await done(handlers.groupsDelete(ctx(cmd), group))
     })
 
+  const streams = program.command('streams').description('inspect streams applications (@sluice/streams)')
+  streams
+    .command('describe <application>')
+    .description("the application's tasks, the instance running each (active, standby), their partitions and lag")
+    .action(async (application: string, _opts: unknown, cmd: Command) => {
+      await done(handlers.streamsDescribe(ctx(cmd), application))
+    })
+
   for (const role of ['broker', 'metadata'] as const) {
     // The server validates its own flags (and SLUICE_* env); commander only passes them on.
     program

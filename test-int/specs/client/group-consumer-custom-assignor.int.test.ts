@@ -1,7 +1,8 @@
 /**
  * A custom assignor against a REAL in-process cluster: the members' subscription userData reaches
  * the leader's assign(), each member's assignment userData reaches its onAssignment() before the
- * rebalance listener runs, the group's protocol is the custom assignor's name, and malformed
+ * rebalance listener runs, the group's protocol is the custom assignor's name, describeGroups
+ * shows both userData bytes of every member, and malformed
  * custom assignors are refused with the option errors.
  */
 import { randomUUID } from 'node:crypto'
@@ -90,6 +91,11 @@ describe('group consumer: custom assignor', () => {
     expect(b.calls).toContain(`onAssignment ${generation} for b 1,3`)
     const described = (await client.admin().describeGroups([groupId]))[0]!
     expect(described).toMatchObject({ state: 'Stable', protocolType: 'consumer', protocol: 'by-label' })
+    // The assignor's own bytes, for tools that know its format (sluice streams describe).
+    const userData = described.members
+      .map((m) => `${String(m.subscriptionUserData)} -> ${String(m.assignmentUserData)}`)
+      .sort()
+    expect(userData).toEqual(['a -> for a', 'b -> for b'])
   })
 
   it('ends the consumer with a typed error naming the assignor when assign() returns garbage', async () => {

@@ -199,7 +199,23 @@ export async function groupsList(ctx: CommandContext): Promise<number> {
   })
 }
 
-async function logEndOffsets(
+/** What `groups describe` and `streams describe` read: the coordinator's view, committed offsets and log ends. */
+export interface LoadedGroup {
+  readonly description: GroupDescription
+  readonly committed: ReadonlyArray<{ topic: string; partition: number; offset: bigint }>
+  readonly logEnds: ReadonlyMap<string, bigint>
+}
+
+/** GROUP_ID_NOT_FOUND for a group the coordinator does not know. */
+export async function loadGroup(client: SluiceClient, group: string): Promise<LoadedGroup> {
+  const [d] = await oneItem(async () => await client.admin().describeGroups([group]))
+  if (d === undefined) throw new SluiceError('GROUP_ID_NOT_FOUND', `group ${group} does not exist`, { groupId: group })
+  const committed = await client.admin().fetchOffsets(group)
+  const tps = [...committed, ...d.members.flatMap((m) => m.assignment)]
+  return { description: d, committed, logEnds: await logEndOffsets(client, tps) }
+}
+
+export async function logEndOffsets(
   client: SluiceClient,
   tps: ReadonlyArray<{ topic: string; partition: number }>,
 ): Promise<Map<string, bigint>> {
@@ -220,12 +236,8 @@ async function logEndOffsets(
 
 export async function groupsDescribe(ctx: CommandContext, group: string): Promise<number> {
   return await withClient(ctx, async (client) => {
-    const [d] = await oneItem(async () => await client.admin().describeGroups([group]))
-    if (d === undefined)
-      throw new SluiceError('GROUP_ID_NOT_FOUND', `group ${group} does not exist`, { groupId: group })
-    const committed = await client.admin().fetchOffsets(group)
-    const tps = [...committed, ...d.members.flatMap((m) => m.assignment)]
-    const view = describeView(d, committed, await logEndOffsets(client, tps))
+    const g = await loadGroup(client, group)
+    const view = describeView(g.description, g.committed, g.logEnds)
     print(ctx, view, () => renderGroupDescription(view))
     return 0
   })

@@ -17,6 +17,13 @@ export interface GroupMemberDescription {
   /** Decoded from the consumer protocol; empty for other protocol types. */
   assignment: TopicPartition[]
   subscription: string[]
+  /**
+   * The assignor's own bytes in the member's consumer-protocol assignment and subscription
+   * (userData), when it sent any: what a custom assignor (the streams one) tells its members,
+   * for tools that know its format (`sluice streams describe`).
+   */
+  assignmentUserData?: Buffer
+  subscriptionUserData?: Buffer
 }
 
 export interface GroupDescription {

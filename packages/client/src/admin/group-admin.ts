@@ -85,17 +85,22 @@ export class GroupAdmin {
       protocol: g.protocol_name,
       generationId: g.generation_id,
       leader: g.leader,
-      members: g.members.map((m) => ({
-        memberId: m.member_id,
-        ...(m.group_instance_id !== '' ? { groupInstanceId: m.group_instance_id } : {}),
-        clientId: m.client_id,
-        clientHost: m.client_host,
-        assignment: g.protocol_type === 'consumer' ? safe(() => decodeAssignment(m.assignment).partitions, []) : [],
-        subscription:
-          g.protocol_type === 'consumer' && m.metadata.length > 0
-            ? safe(() => decodeSubscription(m.metadata).topics, [])
-            : [],
-      })),
+      members: g.members.map((m) => {
+        const consumer = g.protocol_type === 'consumer'
+        const assignment = consumer ? safe(() => decodeAssignment(m.assignment), undefined) : undefined
+        const subscription =
+          consumer && m.metadata.length > 0 ? safe(() => decodeSubscription(m.metadata), undefined) : undefined
+        return {
+          memberId: m.member_id,
+          ...(m.group_instance_id !== '' ? { groupInstanceId: m.group_instance_id } : {}),
+          clientId: m.client_id,
+          clientHost: m.client_host,
+          assignment: assignment?.partitions ?? [],
+          subscription: subscription?.topics ?? [],
+          ...userData('assignmentUserData', assignment?.userData),
+          ...userData('subscriptionUserData', subscription?.userData),
+        }
+      }),
     }))
   }
 
@@ -224,6 +229,13 @@ export class GroupAdmin {
       )
     }
   }
+}
+
+/** The field only when the assignor sent bytes (an empty userData is none). */
+function userData<F extends string>(field: F, bytes: Buffer | null | undefined): { [K in F]?: Buffer } {
+  return bytes === null || bytes === undefined || bytes.length === 0
+    ? {}
+    : ({ [field]: Buffer.from(bytes) } as { [K in F]?: Buffer })
 }
 
 function safe<T>(fn: () => T, fallback: T): T {

@@ -16,6 +16,7 @@ import type { StreamHeader } from '../api/record.js'
 import type { Serde } from '../api/serde.js'
 import { StreamsError } from '../errors.js'
 import type { SinkRecord, SourceRecord, StreamTask, TopologyPlan } from '../runtime/task-contract.js'
+import { GlobalStores } from '../runtime/global-state-stores.js'
 import type { ChangelogRecord, KeyValueStore, StateStore } from '../state/store-types.js'
 import type { Topology } from '../topology/topology.js'
 import { type DriverInput, type DriverOutput, TestInputTopic, TestOutputTopic } from './test-topics.js'
@@ -37,7 +38,8 @@ const MAX_FEEDBACK_RECORDS = 1_000_000
 export class TopologyTestDriver implements DriverInput, DriverOutput {
   readonly plan: TopologyPlan
   private readonly tasks = new Map<string, StreamTask>()
-  private readonly globalStores = new Map<string, StateStore>()
+  /** Opened before the tasks, as the runtime does (runtime/global-state-stores.ts). */
+  private global: GlobalStores | undefined
   private readonly outputs = new Map<string, SinkRecord[]>()
   private readonly changelogs = new Map<string, ChangelogRecord[]>()
   private readonly offsets = new Map<string, bigint>()
@@ -72,6 +74,8 @@ export class TopologyTestDriver implements DriverInput, DriverOutput {
 
   private open(applicationId: string, stateDir: string, opts: TopologyTestDriverOptions): void {
     const sender = { send: (record: SinkRecord) => this.capture(record) }
+    this.global = GlobalStores.open(this.plan, stateDir)
+    const global = this.global
     for (const s of this.plan.subtopologies) {
       const id = { subtopology: s.id, partition: 0 }
       const task = this.plan.createTask(id, {
@@ -81,25 +85,15 @@ export class TopologyTestDriver implements DriverInput, DriverOutput {
         clock: () => this.wallClock,
         partitionsOf: () => 1,
         onDeserializationError: opts.onDeserializationError,
-        globalStore: (name) => [...this.globalStores.values()].find((store) => store.name === name),
+        globalStore: (name) => global.byName(name),
       })
       task.init()
       for (const topic of s.sourceTopics) this.tasks.set(topic, task)
     }
-    for (const g of this.plan.globalStores) {
-      const store = this.plan.createGlobalStore(g.topic)
-      store.init({
-        applicationId,
-        taskId: { subtopology: -1, partition: 0 },
-        stateDir: join(stateDir, 'global'),
-        streamTimeMs: () => -1,
-      })
-      this.globalStores.set(g.topic, store)
-    }
   }
 
   createInputTopic<K, V>(name: string, keySerde: Serde<K>, valueSerde: Serde<V>): TestInputTopic<K, V> {
-    if (!this.tasks.has(name) && !this.globalStores.has(name)) {
+    if (!this.tasks.has(name) && this.global?.byTopic(name) === undefined) {
       throw new StreamsError('TOPOLOGY', `topic '${name}' is not read by the topology`)
     }
     return new TestInputTopic(this, name, keySerde, valueSerde)
@@ -159,7 +153,8 @@ export class TopologyTestDriver implements DriverInput, DriverOutput {
       const store = task.stores.get(name)
       if (store !== undefined) return store
     }
-    for (const store of this.globalStores.values()) if (store.name === name) return store
+    const global = this.global?.byName(name)
+    if (global !== undefined) return global
     throw new StreamsError('STATE', `no store named '${name}' in the topology`)
   }
 
@@ -185,7 +180,7 @@ export class TopologyTestDriver implements DriverInput, DriverOutput {
     this.closed = true
     try {
       for (const task of this.uniqueTasks()) task.close()
-      for (const store of this.globalStores.values()) if (store.isOpen) store.close()
+      this.global?.close()
     } finally {
       if (this.ownStateDir !== undefined) rmSync(this.ownStateDir, { recursive: true, force: true })
     }
@@ -200,7 +195,7 @@ export class TopologyTestDriver implements DriverInput, DriverOutput {
       this.changelogs.set(store, list)
       return
     }
-    if (this.tasks.has(record.topic) || this.globalStores.has(record.topic)) this.pending.push(record)
+    if (this.tasks.has(record.topic) || this.global?.byTopic(record.topic) !== undefined) this.pending.push(record)
   }
 
   /** Runs the records the topology wrote to its own inputs, and commits, until nothing is left. */
@@ -221,7 +216,7 @@ export class TopologyTestDriver implements DriverInput, DriverOutput {
   private deliver(record: Omit<SinkRecord, 'partition'>): void {
     const offset = this.offsets.get(record.topic) ?? 0n
     this.offsets.set(record.topic, offset + 1n)
-    const global = this.globalStores.get(record.topic)
+    const global = this.global?.byTopic(record.topic)
     if (global !== undefined) {
       if (record.key !== null)
         global.restoreBatch([{ key: record.key, value: record.value, timestamp: record.timestamp }])

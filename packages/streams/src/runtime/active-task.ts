@@ -74,6 +74,8 @@ export interface TaskFactoryDeps {
   /** The DSL task's own policy for source records its serdes cannot read ('skip' counts them). */
   readonly onDeserializationError: 'fail' | 'skip'
   partitionsOf(topic: string): number | undefined
+  /** This instance's global store of that name (global-state-stores.ts); absent: the plan has none. */
+  globalStore?(name: string): StateStore | undefined
 }
 
 export async function createActiveTask(
@@ -97,6 +99,7 @@ export async function createActiveTask(
     clock: deps.clock,
     partitionsOf: (topic) => deps.partitionsOf(topic),
     onDeserializationError: deps.onDeserializationError,
+    globalStore: (name) => deps.globalStore?.(name),
   })
   task.init()
   const logged: LoggedStore[] = []

@@ -36,6 +36,7 @@ import { ProducerRecordSender } from './record-sender.js'
 import { RepartitionPurger } from './repartition-purge.js'
 import { RestoreProgress, type RestoreMetrics } from './restore-progress.js'
 import { SerialWork } from './serial-work.js'
+import { GlobalState } from './global-state.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './streams-config.js'
 import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor.js'
 import { InteractiveQueries, type KeyQueryMetadata } from './interactive-queries.js'
@@ -89,6 +90,7 @@ export class StreamsApp {
   private consumer: GroupConsumer | undefined
   private run: RunHandle | undefined
   private purger: RepartitionPurger | undefined
+  private global: GlobalState | undefined
   private readonly tasks = new TaskRegistry()
   /** Tasks committed at a revocation, kept open for the next generation's assignment (see revoke()). */
   private readonly suspended = new Map<string, { task: ActiveTask; generation: number }>()
@@ -121,11 +123,6 @@ export class StreamsApp {
         { details: { plan: this.plan.applicationId, config: this.config.applicationId } },
       )
     }
-    if (this.plan.globalStores.length > 0) {
-      throw new StreamsError('CONFIG', 'global tables are not supported by the runtime yet', {
-        details: { topics: this.plan.globalStores.map((g) => g.topic) },
-      })
-    }
     this.log = this.config.logger.child({ component: 'streams', applicationId: this.config.applicationId })
     this.progress = new RestoreProgress(this.log)
     this.queries = new InteractiveQueries({
@@ -147,9 +144,9 @@ export class StreamsApp {
     return this.stateNow
   }
 
-  /** A read-only view of key-value store `name` over this instance's tasks (interactive-queries.ts). */
+  /** A read-only view of key-value store `name` over this instance's tasks (interactive-queries.ts), or a global table's. */
   store<K, V>(name: string): ReadOnlyKeyValueStore<K, V> {
-    return this.queries.keyValueStore<K, V>(name)
+    return this.global?.readOnlyStore<K, V>(name) ?? this.queries.keyValueStore<K, V>(name)
   }
 
   /** Which instance (its applicationServer) hosts `key` of store `name`. */
@@ -197,6 +194,9 @@ export class StreamsApp {
       const instanceId = instanceIdOf(this.config.stateDir)
       this.producer = this.client.producer({ acks: 'all', idempotent: true })
       this.sender = new ProducerRecordSender(this.producer, (topic) => changelogs.has(topic))
+      // Every global table is loaded before the group is joined: no task sees a partial one.
+      const global = { logger: this.log, progress: this.progress, onError: (err: unknown) => this.fail(err) }
+      this.global = await GlobalState.start(this.client, this.plan, this.config, global)
       this.consumer = this.client.consumer({
         groupId: this.config.applicationId,
         autoCommit: false,
@@ -362,6 +362,7 @@ export class StreamsApp {
         clock: Date.now,
         onDeserializationError: this.config.deserializationErrors === 'log-and-continue' ? 'skip' : 'fail',
         partitionsOf: (topic) => this.partitionCounts.get(topic),
+        globalStore: (name) => this.global?.store(name),
       })
       this.tasks.add(t)
       created.push(t)
@@ -579,6 +580,7 @@ export class StreamsApp {
       this.log.warn({ err }, 'closing the group consumer failed')
     })
     await this.producer?.close().catch(() => {})
+    await this.global?.close()
     if (this.config.client === undefined) await this.client?.close().catch(() => {})
   }
 }

@@ -120,6 +120,8 @@ export class StreamsPartitionAssignor implements CustomAssignor {
         : placed.members
     const partitionsByEndpoint = tasks === placed.members ? placed.partitionsByEndpoint : endpointMap(members, tasks)
     const out: CustomAssignment = new Map()
+    // For readers outside the app (`sluice streams describe`): which task a partition belongs to.
+    const subtopologySources = new Map(this.options.subtopologies.map((s) => [s.id, s.sourceTopics]))
     for (const [memberId, t] of tasks)
       out.set(memberId, {
         partitions: t.partitions,
@@ -127,6 +129,7 @@ export class StreamsPartitionAssignor implements CustomAssignor {
           activeTasks: t.activeTasks,
           standbyTasks: t.standbyTasks,
           partitionsByEndpoint,
+          subtopologySources,
         }),
       })
     return out

@@ -81,6 +81,27 @@ describe('streams userData', () => {
     expect(decodeSubscriptionInfo(later)).toEqual(s)
   })
 
+  it("carries every sub-topology's source topics from version 2, and reads a version 1 assignment without them", () => {
+    const a: StreamsAssignmentInfo = {
+      activeTasks: [{ subtopology: 1, partition: 0 }],
+      standbyTasks: [],
+      partitionsByEndpoint: new Map(),
+      subtopologySources: new Map([
+        [0, ['words']],
+        [1, ['app-counts-repartition', 'other']],
+      ]),
+    }
+    const bytes = encodeAssignmentInfo(a)
+    expect(bytes[0]).toBe(2)
+    expect(decodeAssignmentInfo(bytes)).toEqual(a)
+    for (let n = 0; n < bytes.length; n++) expectStreamsError(() => decodeAssignmentInfo(bytes.subarray(0, n)))
+    // A version 1 leader's bytes: the same fields, no sources.
+    const v1 = Buffer.from(encodeAssignmentInfo({ ...a, subtopologySources: new Map() }).subarray(0, -4))
+    v1[0] = 1
+    const { subtopologySources: _, ...known } = a
+    expect(decodeAssignmentInfo(v1)).toEqual(known)
+  })
+
   it('turns every truncation, bad version or bad number into a StreamsError', () => {
     const s = encodeSubscriptionInfo({
       instanceId: 'instance',

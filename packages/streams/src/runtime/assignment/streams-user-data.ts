@@ -12,6 +12,9 @@
  *   uint32 n, n x {int32 subtopology, int32 partition}             standby tasks
  *   uint32 n, n x {string endpoint, uint32 t, t x {string topic, uint32 p, p x int32 partition}}
  *                                                                  active partitions by endpoint
+ * Version 2 appends to the assignment (the subscription is unchanged):
+ *   uint32 n, n x {int32 subtopology, uint32 t, t x string topic}   every sub-topology's source topics
+ *   (so a reader outside the application, `sluice streams describe`, can tell a partition's task).
  *   string = uint16 length + UTF-8.
  *
  * Later versions only append fields, so a reader reads a higher version as the highest it knows
@@ -23,7 +26,7 @@ import type { TopicPartition } from '@sluice/client'
 import type { TaskId } from '../../api/task-id.js'
 import { StreamsError } from '../../errors.js'
 
-export const STREAMS_USER_DATA_VERSION = 1
+export const STREAMS_USER_DATA_VERSION = 2
 
 /** A task with local state that was not active here in the last generation (a standby, or left over). */
 export interface TaskLag {
@@ -48,6 +51,11 @@ export interface StreamsAssignmentInfo {
   readonly standbyTasks: readonly TaskId[]
   /** Endpoint -> the source partitions of the tasks active there; every instance routes key queries with it. */
   readonly partitionsByEndpoint: ReadonlyMap<string, readonly TopicPartition[]>
+  /**
+   * Version 2: sub-topology id -> its source topics, the same for every member (absent when
+   * empty or from a version 1 leader). Task `s_p` reads partition p of each of them.
+   */
+  readonly subtopologySources?: ReadonlyMap<number, readonly string[]>
 }
 
 function bad(what: string, message: string): StreamsError {
@@ -203,12 +211,18 @@ export function encodeAssignmentInfo(info: StreamsAssignmentInfo): Buffer {
       for (const p of partitions) w.int32(p, 'partition')
     }
   }
+  const sources = info.subtopologySources ?? new Map<number, readonly string[]>()
+  w.uint32(sources.size)
+  for (const [id, topics] of sources) {
+    w.int32(id, 'subtopology').uint32(topics.length)
+    for (const topic of topics) w.string(topic, 'source topic')
+  }
   return w.done()
 }
 
 export function decodeAssignmentInfo(buf: Buffer | null): StreamsAssignmentInfo {
   const r = new Reader(asBuffer(buf, 'assignment'), 'assignment')
-  r.version()
+  const version = r.version()
   const activeTasks = r.tasks('active task')
   const standbyTasks = r.tasks('standby task')
   const partitionsByEndpoint = new Map<string, TopicPartition[]>()
@@ -221,5 +235,18 @@ export function decodeAssignmentInfo(buf: Buffer | null): StreamsAssignmentInfo 
     }
     partitionsByEndpoint.set(endpoint, tps)
   }
-  return { activeTasks, standbyTasks, partitionsByEndpoint }
+  if (version < 2) return { activeTasks, standbyTasks, partitionsByEndpoint }
+  const subtopologySources = new Map<number, string[]>()
+  for (let n = r.count('subtopology', 8); n > 0; n--) {
+    const id = r.int32('subtopology')
+    const topics: string[] = []
+    for (let t = r.count('source topic', 2); t > 0; t--) topics.push(r.string('source topic'))
+    subtopologySources.set(id, topics)
+  }
+  return {
+    activeTasks,
+    standbyTasks,
+    partitionsByEndpoint,
+    ...(subtopologySources.size > 0 ? { subtopologySources } : {}),
+  }
 }
