@@ -1,0 +1,2 @@
+/** For sibling packages and tests only; not a stable API. */
+export * from './index.js'
