@@ -118,6 +118,11 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
     return [...this.topics]
   }
 
+  enforceRebalance(reason = 'the application asked for a rebalance'): void {
+    this.assertOpen()
+    if (this.started) this.membership.requestRejoin(reason)
+  }
+
   groupMetadata(): GroupMetadata {
     return {
       groupId: this.options.groupId,

@@ -133,6 +133,12 @@ export interface GroupConsumer extends AsyncIterable<ConsumerMessage> {
    */
   messages(options?: { signal?: AbortSignal }): AsyncIterableIterator<ConsumerMessage>
   run(options: GroupRunOptions): RunHandle
+  /**
+   * Asks for a rebalance (Kafka's enforceRebalance): the member rejoins at its next safe point,
+   * so a custom assignor's subscriptionUserData() and assign() run again. For applications whose
+   * own state changed what the assignment should be (a Connect worker that stopped a task).
+   */
+  enforceRebalance(reason?: string): void
   /** Commits (with autoCommit), revokes, leaves the group (dynamic members), closes the streams. */
   close(): Promise<void>
 }

@@ -1,0 +1,183 @@
+/**
+ * Runs one sink task: a group consumer in the connector's group (`connect-<name>`, Kafka
+ * Connect's naming) reads the connector's topics; each batch is converted, transformed and
+ * handed to put(); at most every `offset.flush.interval.ms`, at a revocation and on stop, the
+ * task's flush() runs and only then are the offsets of what was put committed. So every
+ * committed record is in the external system, and a crash repeats at most what came after the
+ * last commit (at least once).
+ */
+import type { GroupConsumer, Logger, RunHandle, SluiceClient, TopicPartition } from '@sluice/client'
+import type { ConnectorConfig } from '../api/config-def.js'
+import type { SinkTask } from '../api/connector.js'
+import type { SinkRecord } from '../api/records.js'
+import { ConnectError } from '../errors.js'
+import type { RecordPipeline } from './record-pipeline.js'
+
+export interface SinkTaskRunnerOptions {
+  readonly connector: string
+  readonly taskId: number
+  readonly task: SinkTask
+  readonly config: ConnectorConfig
+  readonly client: SluiceClient
+  readonly topics: readonly string[]
+  readonly pipeline: RecordPipeline
+  readonly logger: Logger
+  readonly flushIntervalMs: number
+  readonly onState: (state: 'RUNNING' | 'PAUSED' | 'FAILED', trace?: string) => void
+  /** errors.tolerance=all: a record that fails to convert or transform is skipped (logged). */
+  readonly tolerateErrors: boolean
+  /** A record skipped under errors.tolerance=all goes here too, when the connector names a dead-letter topic. */
+  readonly deadLetter?: (
+    record: { topic: string; partition: number; offset: bigint; key: Buffer | null; value: Buffer | null },
+    err: unknown,
+  ) => Promise<void>
+}
+
+export function sinkGroupId(connector: string): string {
+  return `connect-${connector}`
+}
+
+export class SinkTaskRunner {
+  private consumer: GroupConsumer | undefined
+  private run: RunHandle | undefined
+  /** Next offset to commit per partition: the records put() so far. */
+  private readonly put = new Map<string, { tp: TopicPartition; offset: bigint }>()
+  private lastCommit = Date.now()
+  private paused = false
+  private failed = false
+  private delivered = 0
+  private skipped = 0
+
+  constructor(private readonly o: SinkTaskRunnerOptions) {}
+
+  get metrics(): { delivered: number; skipped: number } {
+    return { delivered: this.delivered, skipped: this.skipped }
+  }
+
+  async start(): Promise<void> {
+    const { task, logger } = this.o
+    try {
+      await task.start(this.o.config, { connector: this.o.connector, taskId: this.o.taskId, logger })
+      this.consumer = this.o.client.consumer({
+        groupId: sinkGroupId(this.o.connector),
+        autoCommit: false,
+        autoOffsetReset: 'earliest',
+        rebalanceListener: {
+          onPartitionsRevoked: async () => {
+            if (!this.failed) await this.flushAndCommit()
+          },
+          onPartitionsLost: () => {
+            this.put.clear()
+          },
+        },
+      })
+      this.consumer.subscribe({ topics: [...this.o.topics] })
+      this.run = this.consumer.run({
+        eachBatch: async ({ batch }) => {
+          if (this.failed) return
+          await this.onBatch(batch.topic, batch.partition, batch.messages)
+        },
+      })
+      this.run.done.catch((err: unknown) => {
+        this.fail(err)
+      })
+      this.o.onState('RUNNING')
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  pause(): void {
+    this.paused = true
+    const tps = this.consumer?.assignment() ?? []
+    if (tps.length > 0) this.consumer!.pause(tps)
+    this.o.onState('PAUSED')
+  }
+
+  resume(): void {
+    if (!this.paused) return
+    this.paused = false
+    const tps = this.consumer?.assignment() ?? []
+    if (tps.length > 0) this.consumer!.resume(tps)
+    this.o.onState('RUNNING')
+  }
+
+  async stop(): Promise<void> {
+    await this.run?.stop().catch(() => {})
+    if (!this.failed)
+      await this.flushAndCommit().catch((err: unknown) => this.o.logger.warn({ err }, 'the last sink commit failed'))
+    await this.consumer?.close().catch(() => {})
+    await Promise.resolve(this.o.task.stop()).catch(() => {})
+  }
+
+  private async onBatch(
+    topic: string,
+    partition: number,
+    messages: ReadonlyArray<{
+      offset: bigint
+      timestamp: bigint
+      key: Buffer | null
+      value: Buffer | null
+      headers: Array<{ key: string; value: Buffer | null }>
+    }>,
+  ): Promise<void> {
+    if (this.paused) this.consumer!.pause([{ topic, partition }])
+    const records: SinkRecord[] = []
+    for (const m of messages) {
+      try {
+        const k = this.o.pipeline.keyConverter.toConnectData(topic, m.key)
+        const v = this.o.pipeline.valueConverter.toConnectData(topic, m.value)
+        const r: SinkRecord = {
+          topic,
+          partition,
+          offset: m.offset,
+          timestamp: Number(m.timestamp),
+          key: k.value,
+          ...(k.schema !== undefined ? { keySchema: k.schema } : {}),
+          value: v.value,
+          ...(v.schema !== undefined ? { valueSchema: v.schema } : {}),
+          headers: m.headers.map((h) => ({ key: h.key, value: h.value })),
+        }
+        const t = this.o.pipeline.transform(r)
+        if (t !== null) records.push(t)
+      } catch (err) {
+        if (!this.o.tolerateErrors) {
+          throw new ConnectError(
+            'TASK',
+            `record ${topic}/${partition}@${m.offset} of ${this.o.connector} could not be read: ${(err as Error).message}`,
+            { cause: err },
+          )
+        }
+        this.skipped++
+        this.o.logger.warn(
+          { err, topic, partition, offset: String(m.offset) },
+          'skipped a sink record (errors.tolerance=all)',
+        )
+        await this.o.deadLetter?.({ topic, partition, offset: m.offset, key: m.key, value: m.value }, err)
+      }
+    }
+    if (records.length > 0) await this.o.task.put(records)
+    this.delivered += records.length
+    const last = messages.at(-1)
+    if (last !== undefined)
+      this.put.set(`${topic}\u0000${partition}`, { tp: { topic, partition }, offset: last.offset + 1n })
+    if (Date.now() - this.lastCommit >= this.o.flushIntervalMs) await this.flushAndCommit()
+  }
+
+  private async flushAndCommit(): Promise<void> {
+    this.lastCommit = Date.now()
+    if (this.put.size === 0) return
+    await this.o.task.flush()
+    const offsets = [...this.put.values()].map((p) => ({ ...p.tp, offset: p.offset }))
+    this.put.clear()
+    await this.consumer!.commit(offsets)
+  }
+
+  private fail(err: unknown): void {
+    if (this.failed) return
+    this.failed = true
+    const trace = err instanceof Error ? (err.stack ?? err.message) : String(err)
+    this.o.logger.error({ err, connector: this.o.connector, task: this.o.taskId }, 'sink task failed')
+    this.o.onState('FAILED', trace)
+  }
+}
