@@ -35,9 +35,10 @@ import { SerialWork } from './serial-work.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './streams-config.js'
 import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor.js'
 import { InteractiveQueries, type KeyQueryMetadata } from './interactive-queries.js'
-import { instanceIdOf, localTaskState } from './local-task-state.js'
+import { instanceIdOf } from './local-task-state.js'
 import { sourceTopicOwners } from './task-assignment.js'
 import type { TaskMetrics, TopologyPlan } from './task-contract.js'
+import type { StandbyMetricsSnapshot } from './standby-tasks.js'
 import { TaskLifecycle } from './task-lifecycle.js'
 import type { TaskRegistry } from './task-registry.js'
 
@@ -68,6 +69,8 @@ export interface StreamsAppMetrics {
   /** Group commits refused (rebalance, fenced); their records are processed again. */
   readonly failedCommits: number
   readonly restore: RestoreMetrics
+  /** The standby tasks this instance keeps up to date, with what each applied and lags (standby-tasks.ts). */
+  readonly standbys: StandbyMetricsSnapshot[]
 }
 
 /** Without the task telling its next wall-clock deadline, idle tasks are punctuated this often. */
@@ -137,6 +140,7 @@ export class StreamsApp {
       owners: () => this.owners,
       running: () => this.stateNow === 'running',
       commit: (tasks) => this.commit(tasks),
+      checkpointIntervalMs: this.config.commitIntervalMs,
       onRestored: () => {
         this.nextPunctuationAt = Date.now()
         this.armTimer()
@@ -221,14 +225,11 @@ export class StreamsApp {
           new StreamsPartitionAssignor({
             subtopologies: this.plan.subtopologies.map((s) => ({ id: s.id, sourceTopics: s.sourceTopics })),
             numStandbyReplicas: this.config.numStandbyReplicas,
-            localState: () =>
-              localTaskState(
-                instanceId,
-                this.config.stateDir,
-                this.lifecycle.liveTasks(),
-                this.config.applicationServer,
-              ),
-            onTasks: (a) => this.queries.onAssignment(a.partitionsByEndpoint),
+            localState: () => this.lifecycle.localState(instanceId, this.config.applicationServer),
+            onTasks: (a) => {
+              this.queries.onAssignment(a.partitionsByEndpoint)
+              this.lifecycle.onStandbyTasks(a.standbyTasks)
+            },
             logger: this.log,
           }),
         ],
@@ -300,6 +301,7 @@ export class StreamsApp {
       commits: this.commits,
       failedCommits: this.failedCommits,
       restore: this.progress.snapshot(),
+      standbys: this.lifecycle.standbyMetrics(),
     }
   }
 
@@ -410,9 +412,7 @@ export class StreamsApp {
     this.log.error({ err: e }, 'streams app failed; nothing further is committed')
     if (wasClosing) return
     this.closing ??= (async () => {
-      await this.lane.run(() => {
-        this.lifecycle.closeAll(false)
-      })
+      await this.lane.run(() => this.lifecycle.closeAll(false))
       await this.releaseResources()
       this.resolveStopped(e)
     })()
@@ -437,9 +437,7 @@ export class StreamsApp {
       .catch((err: unknown) => {
         error = err
       })
-    await this.lane.run(() => {
-      this.lifecycle.closeAll(error === undefined && this.failure === undefined)
-    })
+    await this.lane.run(() => this.lifecycle.closeAll(error === undefined && this.failure === undefined))
     await this.releaseResources()
     const failure = this.failure ?? (error === undefined ? undefined : asStreamsError(error, 'the final commit failed'))
     this.stateNow = failure === undefined ? 'closed' : 'failed'

@@ -7,13 +7,17 @@
  */
 import type { GroupConsumer, Logger, SluiceClient, TopicPartition } from '@sluice/client'
 import { removeCheckpoint } from '../state/checkpoint.js'
-import { createActiveTask, type ActiveTask } from './active-task.js'
+import { taskIdString, type TaskId } from '../api/task-id.js'
+import { createActiveTask, type ActiveTask, type TaskFactoryDeps } from './active-task.js'
 import { committedStreamTimeOf, restoreBoundOf } from './changelog-bounds.js'
 import { restoreTasks } from './changelog-restorer.js'
 import type { ProducerRecordSender } from './record-sender.js'
 import type { RestoreProgress } from './restore-progress.js'
 import type { DeserializationErrorPolicy } from './streams-config.js'
-import { groupIntoTasks } from './task-assignment.js'
+import type { StreamsSubscriptionInfo } from './assignment/streams-user-data.js'
+import { localTaskState, OnDiskLags } from './local-task-state.js'
+import { StandbyTasks, type StandbyMetricsSnapshot } from './standby-tasks.js'
+import { groupIntoTasks, type AssignedTask } from './task-assignment.js'
 import type { TaskMetrics, TopologyPlan } from './task-contract.js'
 import { TaskRegistry } from './task-registry.js'
 
@@ -36,6 +40,8 @@ export interface TaskLifecycleDeps {
   commit(tasks: ActiveTask[]): Promise<boolean>
   /** New tasks were restored: punctuate them at once and re-arm the timer. */
   onRestored(): void
+  /** How often standbys checkpoint what they applied (the commit interval). */
+  readonly checkpointIntervalMs: number
 }
 
 export class TaskLifecycle {
@@ -45,7 +51,27 @@ export class TaskLifecycle {
   /** Metrics of the tasks closed before, so the app's sums do not drop at a rebalance. */
   readonly closedTotals: TaskMetrics = { processed: 0, skipped: 0, droppedLate: 0, outOfOrder: 0 }
 
-  constructor(private readonly deps: TaskLifecycleDeps) {}
+  /** Other instances' tasks kept up to date here (standby-tasks.ts). */
+  private readonly standbys: StandbyTasks
+  /** The standby tasks of the latest assignment, applied at the next assign(). */
+  private standbysAssigned: readonly TaskId[] = []
+  /** Changelog ends of the tasks only on disk here, for the lags this instance reports. */
+  private readonly onDisk: OnDiskLags
+
+  constructor(private readonly deps: TaskLifecycleDeps) {
+    this.standbys = new StandbyTasks({
+      client: () => deps.client(),
+      log: deps.log,
+      factory: () => this.factory(),
+      checkpointIntervalMs: deps.checkpointIntervalMs,
+    })
+    this.onDisk = new OnDiskLags(deps.plan)
+  }
+
+  /** The assignor's word on this member's standbys (before the rebalance listener runs). */
+  onStandbyTasks(tasks: readonly TaskId[]): void {
+    this.standbysAssigned = tasks
+  }
 
   /** Builds (or resumes) the tasks of the current assignment that do not run yet and restores the new ones. */
   async assign(): Promise<void> {
@@ -57,6 +83,7 @@ export class TaskLifecycle {
     const created: ActiveTask[] = []
     const resumed: string[] = []
     await this.refreshSinkCounts()
+    const promoted: string[] = []
     for (const [key, a] of wanted) {
       if (this.tasks.get(key) !== undefined) continue
       const s = this.suspended.get(key)
@@ -67,21 +94,36 @@ export class TaskLifecycle {
         continue
       }
       this.warnIfPartial(key, a.partitions)
-      const t = await createActiveTask(a.id, a.partitions, {
-        plan: d.plan,
-        stateDir: d.stateDir,
-        sender: d.sender(),
-        clock: Date.now,
-        onDeserializationError: d.deserializationErrors === 'log-and-continue' ? 'skip' : 'fail',
-        partitionsOf: (topic) => d.partitionCounts().get(topic),
-      })
+      // A standby of it here: its stores are kept, and its restore reads only what it had not applied.
+      const standby = this.standbys.promote(key, a.partitions)
+      if (standby !== undefined) promoted.push(key)
+      const t = standby ?? (await createActiveTask(a.id, a.partitions, this.factory()))
       this.tasks.add(t)
       created.push(t)
+    }
+    // Standbys of this assignment (never one of its active tasks), of tasks that have state to
+    // keep (a stateless task's standby would hold nothing); a suspended task that became one
+    // stays open as it is.
+    const standbyTasks = this.standbysAssigned
+      .filter((id) => this.hasLoggedStores(id.subtopology))
+      .map((id) => this.sourcesOf(id))
+      .filter((t) => !wanted.has(t.key))
+    const adopt: ActiveTask[] = []
+    for (const t of standbyTasks) {
+      const s = this.suspended.get(t.key)
+      if (s === undefined || !samePartitions(s.task.partitions, t.partitions)) continue
+      this.suspended.delete(t.key)
+      adopt.push(s.task)
     }
     // Suspended tasks not given back are someone else's now (or stale): close them first, so a
     // persistent store's files are released before a new task of the same id could open them.
     this.closeSuspended()
+    await this.standbys.sync(standbyTasks, adopt)
+    void this.onDisk
+      .refresh(d.client().admin(), d.stateDir, new Set([...wanted.keys(), ...this.standbys.keys()]))
+      .catch(() => {})
     if (resumed.length > 0) d.log.info({ tasks: resumed }, 'tasks resumed')
+    if (promoted.length > 0) d.log.info({ tasks: promoted }, 'standby tasks became active')
     if (created.length === 0) return
     d.log.info({ tasks: created.map((t) => t.key) }, 'tasks created')
     // What the group's last commit vouches for (changelog-bounds.ts): the restore stops there.
@@ -134,10 +176,51 @@ export class TaskLifecycle {
     return [...this.tasks.all(), ...[...this.suspended.values()].map((s) => s.task)]
   }
 
-  /** Closes every task, running and suspended; `clean`: the running ones' last commit covered everything. */
-  closeAll(clean: boolean): void {
+  /** What this instance reports at a join (local-task-state.ts): active, standby and on-disk tasks, with lags. */
+  localState(instanceId: string, endpoint: string): StreamsSubscriptionInfo {
+    return localTaskState(instanceId, this.deps.stateDir, this.liveTasks(), endpoint, {
+      standbys: this.standbys.lags(),
+      onDiskLag: this.onDisk.lagOf,
+    })
+  }
+
+  standbyMetrics(): StandbyMetricsSnapshot[] {
+    return this.standbys.metrics()
+  }
+
+  /**
+   * Closes every task, running and suspended (`clean`: the running ones' last commit covered
+   * everything), and the standbys, checkpointed.
+   */
+  async closeAll(clean: boolean): Promise<void> {
     for (const t of this.tasks.all()) this.closeTask(t, clean)
     this.closeSuspended()
+    await this.standbys.closeAll()
+  }
+
+  private factory(): TaskFactoryDeps {
+    const d = this.deps
+    return {
+      plan: d.plan,
+      stateDir: d.stateDir,
+      sender: d.sender(),
+      clock: Date.now,
+      onDeserializationError: d.deserializationErrors === 'log-and-continue' ? 'skip' : 'fail',
+      partitionsOf: (topic) => d.partitionCounts().get(topic),
+    }
+  }
+
+  private hasLoggedStores(subtopology: number): boolean {
+    const sub = this.deps.plan.subtopologies.find((s) => s.id === subtopology)
+    return (sub?.stores ?? []).some((spec) => spec.logging)
+  }
+
+  /** Task `id` with its source partitions (partition p of every source topic that has one). */
+  private sourcesOf(id: TaskId): AssignedTask {
+    const sub = this.deps.plan.subtopologies.find((s) => s.id === id.subtopology)
+    const counts = this.deps.partitionCounts()
+    const topics = [...new Set(sub?.sourceTopics ?? [])].filter((t) => id.partition < (counts.get(t) ?? 0))
+    return { id, key: taskIdString(id), partitions: topics.map((topic) => ({ topic, partition: id.partition })) }
   }
 
   private closeSuspended(): void {
