@@ -300,16 +300,29 @@ export class StandbyTasks {
       admin.listOffsets(added, 'latest'),
       admin.listOffsets(added, 'earliest'),
     ])
-    for (const o of earliest) {
-      const k = tpKey(o.topic, o.partition)
-      const e = this.byChangelog.get(k)
-      if (e !== undefined && !e.standby.task.changelogPositions.has(k))
-        e.standby.task.changelogPositions.set(k, o.offset)
-    }
+    const logStart = new Map(earliest.map((o) => [tpKey(o.topic, o.partition), o.offset]))
     for (const o of latest) {
       const k = tpKey(o.topic, o.partition)
       const e = this.byChangelog.get(k)
-      if (e !== undefined && (e.standby.ends.get(k) ?? -1n) < o.offset) e.standby.ends.set(k, o.offset)
+      if (e === undefined) continue
+      const positions = e.standby.task.changelogPositions
+      const start = logStart.get(k) ?? 0n
+      const at = positions.get(k)
+      // The start asked for, not the position now: records may have been applied meanwhile.
+      const asked = starts.get(k)
+      if (typeof asked === 'bigint' && asked > o.offset) {
+        // A checkpoint past the changelog end (deleted and re-created): read what the log has,
+        // as a restore does (changelog-restorer.ts).
+        this.deps.log.warn(
+          { task: e.standby.task.key, store: e.logged.spec.name, checkpoint: String(asked), end: String(o.offset) },
+          'standby checkpoint past the changelog end; reading from the log start',
+        )
+        positions.set(k, start)
+        this.consumer?.seek({ ...e.logged.changelog, offset: start })
+      } else if (at === undefined || at < start) {
+        positions.set(k, start)
+      }
+      if ((e.standby.ends.get(k) ?? -1n) < o.offset) e.standby.ends.set(k, o.offset)
     }
   }
 

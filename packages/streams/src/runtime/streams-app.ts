@@ -223,7 +223,11 @@ export class StreamsApp {
         // Whole tasks, sticky to where their state is (docs/streams.md, "Task assignment").
         assignors: [
           new StreamsPartitionAssignor({
-            subtopologies: this.plan.subtopologies.map((s) => ({ id: s.id, sourceTopics: s.sourceTopics })),
+            subtopologies: this.plan.subtopologies.map((s) => ({
+              id: s.id,
+              sourceTopics: s.sourceTopics,
+              stateful: s.stores.some((spec) => spec.logging),
+            })),
             numStandbyReplicas: this.config.numStandbyReplicas,
             localState: () => this.lifecycle.localState(instanceId, this.config.applicationServer),
             onTasks: (a) => {
