@@ -22,6 +22,7 @@ import type { Consumer, ConsumerBatch, Logger, RunHandle, SluiceClient } from '@
 import { readCheckpoint, writeCheckpoint } from '../state/checkpoint.js'
 import type { ChangelogRecord } from '../state/store-types.js'
 import { createActiveTask, type ActiveTask, type LoggedStore, type TaskFactoryDeps } from './active-task.js'
+import { UNKNOWN_LAG } from './local-task-state.js'
 import { tpKey } from './record-sender.js'
 import type { AssignedTask } from './task-assignment.js'
 
@@ -86,7 +87,13 @@ export class StandbyTasks {
 
   /** Standbys as the assignor sees them: the task and the changelog records it would have to restore. */
   lags(): Array<{ key: string; id: ActiveTask['id']; lag: number }> {
-    return [...this.standbys.values()].map((s) => ({ key: s.task.key, id: s.task.id, lag: lagOf(s) }))
+    // Before its changelog ends are read (just opened) a standby's lag cannot be told yet.
+    const known = (s: Standby): boolean => s.task.logged.every((l) => s.ends.has(l.key))
+    return [...this.standbys.values()].map((s) => ({
+      key: s.task.key,
+      id: s.task.id,
+      lag: known(s) ? lagOf(s) : UNKNOWN_LAG,
+    }))
   }
 
   metrics(): StandbyMetricsSnapshot[] {
