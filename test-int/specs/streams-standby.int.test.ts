@@ -5,7 +5,9 @@
  * connection to the cluster at once (its client is closed under it: nothing is committed or
  * closed cleanly), and the other takes its tasks over from its standbys: the restore after the
  * failover reads only what the standbys had not applied (nothing here), not the changelogs,
- * and the counts go on exactly. With an in-memory and with a persistent (lmdb) store.
+ * and the counts go on exactly. And an instance that hands tasks to a joining one keeps them
+ * as standbys as they are, and takes them back from those when the other leaves. With an
+ * in-memory and with a persistent (lmdb) store.
  */
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
@@ -58,36 +60,69 @@ async function changelogSize(app: string, tasks: string[]): Promise<number> {
   return ends.filter((o) => partitions.has(o.partition)).reduce((n, o) => n + Number(o.offset), 0)
 }
 
+interface Setup {
+  app: string
+  input: string
+  output: string
+}
+
+async function setup(): Promise<Setup> {
+  const id = randomUUID().slice(0, 8)
+  const s = { app: `sb-${id}`, input: `in-${id}`, output: `out-${id}` }
+  await createTopicWithLeaders(client, s.input, 3)
+  await createTopicWithLeaders(client, s.output, 3)
+  return s
+}
+
+/** Word count: sub-topology 0 splits lines (stateless), sub-topology 1 counts in store `counts`. */
+function wordCount(s: Setup, persistent: boolean) {
+  const builder = new StreamsBuilder()
+  builder
+    .stream(s.input, { keySerde: Serdes.string(), valueSerde: Serdes.string() })
+    .flatMapValues((line) => line.split(' '))
+    .groupBy((_key, word) => word, { name: 'words', keySerde: Serdes.string(), valueSerde: Serdes.string() })
+    .count({ name: 'counts', persistent })
+    .toStream()
+    .to(s.output, { keySerde: Serdes.string(), valueSerde: Serdes.long() })
+  return builder.build()
+}
+
+function configOf(s: Setup, stateDir: string, c: SluiceClient): StreamsConfig {
+  return {
+    applicationId: s.app,
+    client: c,
+    stateDir,
+    numStandbyReplicas: 1,
+    commitIntervalMs: 200,
+    sessionTimeoutMs: 3000,
+    heartbeatIntervalMs: 100,
+    logger: quiet,
+  }
+}
+
+/** Every expected count is in the `counts` store of one of the apps (its active tasks). */
+function holds(apps: StreamsApp[], expected: Map<string, number>): boolean {
+  return [...expected].every(([w, n]) =>
+    apps.some((app) => {
+      try {
+        return app.store<string, number>('counts').get(w) === n
+      } catch {
+        return false
+      }
+    }),
+  )
+}
+
+const stateful = (app: StreamsApp) => app.metrics().tasks.filter((t) => t.taskId.startsWith('1_'))
+
 describe.each([
   ['in memory', false],
   ['persistent', true],
 ] as const)('streams standby tasks (%s store)', (_kind, persistent) => {
   it('keeps standbys up to date, and a failover to them restores only their small tail; the counts stay exact', async () => {
-    const id = randomUUID().slice(0, 8)
-    const s = { app: `sb-${id}`, input: `in-${id}`, output: `out-${id}` }
-    await createTopicWithLeaders(client, s.input, 3)
-    await createTopicWithLeaders(client, s.output, 3)
-    const build = () => {
-      const builder = new StreamsBuilder()
-      builder
-        .stream(s.input, { keySerde: Serdes.string(), valueSerde: Serdes.string() })
-        .flatMapValues((line) => line.split(' '))
-        .groupBy((_key, word) => word, { name: 'words', keySerde: Serdes.string(), valueSerde: Serdes.string() })
-        .count({ name: 'counts', persistent })
-        .toStream()
-        .to(s.output, { keySerde: Serdes.string(), valueSerde: Serdes.long() })
-      return builder.build()
-    }
-    const config = (stateDir: string, c: SluiceClient): StreamsConfig => ({
-      applicationId: s.app,
-      client: c,
-      stateDir,
-      numStandbyReplicas: 1,
-      commitIntervalMs: 200,
-      sessionTimeoutMs: 3000,
-      heartbeatIntervalMs: 100,
-      logger: quiet,
-    })
+    const s = await setup()
+    const build = () => wordCount(s, persistent)
+    const config = (stateDir: string, c: SluiceClient) => configOf(s, stateDir, c)
     // The instance that fails has a client of its own, closed under it.
     const doomedClient = await connect({ bootstrap: cluster.brokers.map((b) => b.endpoint), logger: quiet })
     onTestFinished(async () => {
@@ -101,25 +136,8 @@ describe.each([
       await a.close().catch(() => {})
       await b.close().catch(() => {})
     })
-    const counted = (app: StreamsApp) => () =>
-      [...expected].every(([w, n]) => {
-        try {
-          return app.store<string, number>('counts').get(w) === n
-        } catch {
-          return false
-        }
-      })
-    const stateful = (app: StreamsApp) => app.metrics().tasks.filter((t) => t.taskId.startsWith('1_'))
-    const countedOnBoth = () =>
-      [...expected].every(([w, n]) =>
-        [a, b].some((app) => {
-          try {
-            return app.store<string, number>('counts').get(w) === n
-          } catch {
-            return false
-          }
-        }),
-      )
+    const counted = (app: StreamsApp) => () => holds([app], expected)
+    const countedOnBoth = () => holds([a, b], expected)
 
     await a.start()
     await b.start()
@@ -177,5 +195,60 @@ describe.each([
 
     await produceLines(s.input, 1500, 300, expected)
     await until('the counts of all 1800 lines on b', counted(b), 30_000)
+  }, 90_000)
+
+  it('keeps the tasks it gives to a joining instance as standbys, and takes them back from them when it leaves', async () => {
+    const s = await setup()
+    const expected = new Map<string, number>()
+    const a = new StreamsApp(wordCount(s, persistent), configOf(s, await tempDir(), client))
+    const b = new StreamsApp(wordCount(s, persistent), configOf(s, await tempDir(), client))
+    onTestFinished(async () => {
+      await a.close().catch(() => {})
+      await b.close().catch(() => {})
+    })
+    await a.start()
+    await produceLines(s.input, 0, 1500, expected)
+    await until('the counts of 1500 lines on a', () => holds([a], expected), 30_000)
+
+    // b joins: the stateful tasks a hands over stay on a as standbys, from the state a had (no
+    // read of the changelog from its start), and catch up.
+    await b.start()
+    await until(
+      'three tasks each, restored, and standbys of all stateful tasks caught up',
+      () =>
+        [a, b].every((app) => app.metrics().tasks.length === 3 && app.metrics().tasks.every((t) => t.restored)) &&
+        [a, b].every((app) => {
+          const m = app.metrics()
+          return m.standbys.every((x) => x.lag === 0) && m.standbys.length === 3 - stateful(app).length
+        }),
+      30_000,
+    )
+    const given = stateful(b).map((t) => t.taskId)
+    expect(given.length).toBeGreaterThan(0)
+    expect(
+      a
+        .metrics()
+        .standbys.map((x) => x.taskId)
+        .sort(),
+    ).toEqual(given.sort())
+    expect(a.metrics().restore.totalRestoredRecords).toBe(0)
+    // Kept as they were, not opened afresh: nothing re-read from the changelogs (an in-memory
+    // standby opened afresh would re-read them whole; a persistent one starts at its checkpoint).
+    expect(a.metrics().standbys.map((x) => x.appliedRecords)).toEqual(given.map(() => 0))
+    await produceLines(s.input, 1500, 300, expected)
+    await until('the counts of 1800 lines over both', () => holds([a, b], expected), 30_000)
+    await until("a's standbys caught up", () => a.metrics().standbys.every((x) => x.lag === 0 && x.appliedRecords > 0))
+
+    // b leaves cleanly: a promotes its standbys and restores next to nothing.
+    const restoredBefore = a.metrics().restore.totalRestoredRecords
+    await b.close()
+    await until('a runs all six tasks, restored', () => {
+      const tasks = a.metrics().tasks
+      return tasks.length === 6 && tasks.every((t) => t.restored)
+    })
+    expect(a.metrics().restore.totalRestoredRecords - restoredBefore).toBeLessThan(20)
+    expect(a.metrics().standbys).toEqual([])
+    await produceLines(s.input, 1800, 200, expected)
+    await until('the counts of all 2000 lines on a', () => holds([a], expected), 30_000)
   }, 90_000)
 })
