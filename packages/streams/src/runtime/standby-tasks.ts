@@ -127,7 +127,15 @@ export class StandbyTasks {
     for (const key of this.keys()) if (!keep.has(key)) this.close(key)
     const adopted = new Set<string>()
     for (const t of adopt) {
-      if (!keep.has(t.key) || this.standbys.has(t.key)) continue
+      if (!keep.has(t.key) || this.standbys.has(t.key)) {
+        // Not a standby after all (or one is open already): the caller handed it over, so it is closed here.
+        try {
+          t.task.close()
+        } catch (err) {
+          this.deps.log.warn({ err, task: t.key }, 'closing a task not kept as a standby failed')
+        }
+        continue
+      }
       t.restored = false
       this.add(t, new Map())
       adopted.add(t.key)
