@@ -91,6 +91,7 @@ export {
   type StreamsAppMetrics,
   type TaskMetricsSnapshot,
 } from './runtime/streams-app.js'
+export type { StandbyMetricsSnapshot, StandbyChangelogMetrics } from './runtime/standby-tasks.js'
 export type { StreamsConfig, DeserializationErrorPolicy } from './runtime/streams-config.js'
 export type { KeyQueryMetadata } from './runtime/interactive-queries.js'
 export {

@@ -15,6 +15,11 @@
  * A later restore then reads the tail and its correction in order and ends in the same state.
  * With a tail the restore starts at the log start, not at the checkpoint: a persistent store's
  * files may already hold the tail's writes.
+ *
+ * A task whose `changelogPositions` are set before the restore is a standby promoted to active
+ * on this instance (standby-tasks.ts): its stores hold the changelog up to those positions, so
+ * without a tail the restore reads from there, whatever the store kind. With a tail it starts
+ * at the log start like any other (the standby may have applied the tail too).
  */
 import type { Admin, Logger, SluiceClient, TopicPartition } from '@sluice/client'
 import { readCheckpoint } from '../state/checkpoint.js'
@@ -75,8 +80,11 @@ export async function restoreTasks(tasks: readonly ActiveTask[], deps: RestoreDe
     if (end > logEnd) end = logEnd
     if (end < logStart) end = logStart
     const tail = end < logEnd
+    // Where the store already is: a standby promoted here has applied up to its position (any
+    // store kind); else a persistent store's checkpoint. Neither with a tail (see above).
+    const applied = tail ? undefined : task.changelogPositions.get(logged.key)
     const checkpointed = logged.spec.persistent && !tail ? checkpoints.get(task)!.get(logged.spec.name) : undefined
-    let start = checkpointed ?? logStart
+    let start = applied ?? checkpointed ?? logStart
     if (start > end) {
       // The changelog is shorter than the checkpoint says (deleted and re-created): the files are
       // ahead of the log, so read what the log has; the store is overwritten key by key.

@@ -2,8 +2,8 @@
  * A streams application's metrics in Prometheus' text exposition format, served at GET /metrics
  * by the app's HTTP endpoint (query-http-server.ts). Per task: records processed, skipped,
  * dropped late and out of order (counters: a rate is `rate()` over them), lag and stream time;
- * per instance: commits and the restore's progress. Names follow Kafka Streams' metric names
- * where there is one (process-total, dropped-records-total, records-lag), in Prometheus style.
+ * per instance: commits and the restore's progress; per standby task: its lag and what it
+ * applied. Names follow Kafka Streams' metric names where there is one (process-total, dropped-records-total, records-lag), in Prometheus style.
  */
 import type { StreamsAppMetrics } from './streams-app.js'
 
@@ -69,6 +69,32 @@ export function metricsText(applicationId: string, m: StreamsAppMetrics): string
   family('sluice_streams_restored_records_total', 'counter', 'Changelog records this instance restored.', [
     [app, m.restore.totalRestoredRecords],
   ])
+  family('sluice_streams_standby_tasks', 'gauge', 'Standby tasks this instance keeps up to date.', [
+    [app, m.standbys.length],
+  ])
+  family(
+    'sluice_streams_standby_records_lag',
+    'gauge',
+    'Changelog records a standby task has not applied yet (what a failover to it would restore).',
+    m.standbys.map((s) => [`${app},task="${s.taskId}"`, s.lag]),
+  )
+  family(
+    'sluice_streams_standby_applied_records_total',
+    'counter',
+    'Changelog records a standby task applied since it was opened here.',
+    m.standbys.map((s) => [`${app},task="${s.taskId}"`, s.appliedRecords]),
+  )
+  family(
+    'sluice_streams_standby_applied_offset',
+    'gauge',
+    "The offset after the last changelog record a standby task's store applied.",
+    m.standbys.flatMap((s) =>
+      s.changelogs.map((c): [string, number] => [
+        `${app},task="${s.taskId}",store="${escapeLabel(c.store)}"`,
+        c.appliedOffset,
+      ]),
+    ),
+  )
   return `${lines.join('\n')}\n`
 }
 

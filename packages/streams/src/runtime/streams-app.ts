@@ -7,7 +7,7 @@
  * every task (acks 'all', idempotent) and one group consumer subscribed to every source topic.
  * On an assignment the new tasks are built, restored from their changelogs and only then fed
  * records; on a revocation their work is committed (commit.ts) and they are suspended until the
- * next assignment resumes or closes them (see revoke()). Everything that touches tasks runs on
+ * next assignment resumes or closes them (task-lifecycle.ts). Everything that touches tasks runs on
  * one serial lane, so processing, commits, punctuations and rebalances never interleave.
  * close() commits and leaves the group.
  */
@@ -20,15 +20,11 @@ import {
   type Producer,
   type RunHandle,
   type SluiceClient,
-  type TopicPartition,
 } from '@sluice/client'
 import type { Serde } from '../api/serde.js'
 import { isStreamsError, StreamsError } from '../errors.js'
 import type { ReadOnlyKeyValueStore } from '../state/store-types.js'
-import { createActiveTask, type ActiveTask } from './active-task.js'
-import { committedStreamTimeOf, restoreBoundOf } from './changelog-bounds.js'
-import { restoreTasks } from './changelog-restorer.js'
-import { removeCheckpoint } from '../state/checkpoint.js'
+import type { ActiveTask } from './active-task.js'
 import { commitTasks } from './commit.js'
 import { prepareInternalTopics } from './internal-topics.js'
 import { processBatch, type BatchContext } from './process-batch.js'
@@ -40,10 +36,12 @@ import { GlobalState } from './global-state.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './streams-config.js'
 import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor.js'
 import { InteractiveQueries, type KeyQueryMetadata } from './interactive-queries.js'
-import { instanceIdOf, localTaskState } from './local-task-state.js'
-import { groupIntoTasks, sourceTopicOwners } from './task-assignment.js'
+import { instanceIdOf } from './local-task-state.js'
+import { sourceTopicOwners } from './task-assignment.js'
 import type { TaskMetrics, TopologyPlan } from './task-contract.js'
-import { TaskRegistry } from './task-registry.js'
+import type { StandbyMetricsSnapshot } from './standby-tasks.js'
+import { TaskLifecycle } from './task-lifecycle.js'
+import type { TaskRegistry } from './task-registry.js'
 
 /** What resolves to a plan for one application id: the DSL's Topology (`builder.build()`). */
 export interface PlanSource {
@@ -72,6 +70,8 @@ export interface StreamsAppMetrics {
   /** Group commits refused (rebalance, fenced); their records are processed again. */
   readonly failedCommits: number
   readonly restore: RestoreMetrics
+  /** The standby tasks this instance keeps up to date, with what each applied and lags (standby-tasks.ts). */
+  readonly standbys: StandbyMetricsSnapshot[]
 }
 
 /** Without the task telling its next wall-clock deadline, idle tasks are punctuated this often. */
@@ -91,9 +91,9 @@ export class StreamsApp {
   private run: RunHandle | undefined
   private purger: RepartitionPurger | undefined
   private global: GlobalState | undefined
-  private readonly tasks = new TaskRegistry()
-  /** Tasks committed at a revocation, kept open for the next generation's assignment (see revoke()). */
-  private readonly suspended = new Map<string, { task: ActiveTask; generation: number }>()
+  /** The active tasks: assigned, suspended, closed (task-lifecycle.ts). */
+  private readonly lifecycle: TaskLifecycle
+  private readonly tasks: TaskRegistry
   private readonly lane = new SerialWork()
   private readonly progress: RestoreProgress
   private partitionCounts = new Map<string, number>()
@@ -103,7 +103,6 @@ export class StreamsApp {
   private nextPunctuationAt = Number.POSITIVE_INFINITY
   private commits = 0
   private failedCommits = 0
-  private readonly closedTotals: TaskMetrics = { processed: 0, skipped: 0, droppedLate: 0, outOfOrder: 0 }
   private failure: StreamsError | undefined
   private closing: Promise<void> | undefined
   private resolveStopped: (e: StreamsError | undefined) => void = () => {}
@@ -125,6 +124,27 @@ export class StreamsApp {
     }
     this.log = this.config.logger.child({ component: 'streams', applicationId: this.config.applicationId })
     this.progress = new RestoreProgress(this.log)
+    this.lifecycle = new TaskLifecycle({
+      plan: this.plan,
+      stateDir: this.config.stateDir,
+      deserializationErrors: this.config.deserializationErrors,
+      log: this.log,
+      progress: this.progress,
+      client: () => this.client!,
+      consumer: () => this.consumer!,
+      sender: () => this.sender!,
+      partitionCounts: () => this.partitionCounts,
+      owners: () => this.owners,
+      running: () => this.stateNow === 'running',
+      commit: (tasks) => this.commit(tasks),
+      checkpointIntervalMs: this.config.commitIntervalMs,
+      globalStore: (name) => this.global?.store(name),
+      onRestored: () => {
+        this.nextPunctuationAt = Date.now()
+        this.armTimer()
+      },
+    })
+    this.tasks = this.lifecycle.tasks
     this.queries = new InteractiveQueries({
       plan: this.plan,
       tasks: () => this.tasks.all(),
@@ -204,11 +224,17 @@ export class StreamsApp {
         // Whole tasks, sticky to where their state is (docs/streams.md, "Task assignment").
         assignors: [
           new StreamsPartitionAssignor({
-            subtopologies: this.plan.subtopologies.map((s) => ({ id: s.id, sourceTopics: s.sourceTopics })),
+            subtopologies: this.plan.subtopologies.map((s) => ({
+              id: s.id,
+              sourceTopics: s.sourceTopics,
+              stateful: s.stores.some((spec) => spec.logging),
+            })),
             numStandbyReplicas: this.config.numStandbyReplicas,
-            localState: () =>
-              localTaskState(instanceId, this.config.stateDir, this.liveTasks(), this.config.applicationServer),
-            onTasks: (a) => this.queries.onAssignment(a.partitionsByEndpoint),
+            localState: () => this.lifecycle.localState(instanceId, this.config.applicationServer),
+            onTasks: (a) => {
+              this.queries.onAssignment(a.partitionsByEndpoint)
+              this.lifecycle.onStandbyTasks(a.standbyTasks)
+            },
             logger: this.log,
           }),
         ],
@@ -217,9 +243,9 @@ export class StreamsApp {
           ? { heartbeatIntervalMs: this.config.heartbeatIntervalMs }
           : {}),
         rebalanceListener: {
-          onPartitionsAssigned: () => this.onRebalance(() => this.assign()),
-          onPartitionsRevoked: (tps) => this.onRebalance(() => this.revoke(tps, true)),
-          onPartitionsLost: (tps) => this.onRebalance(() => this.revoke(tps, false)),
+          onPartitionsAssigned: () => this.onRebalance(() => this.lifecycle.assign()),
+          onPartitionsRevoked: (tps) => this.onRebalance(() => this.lifecycle.revoke(tps, true)),
+          onPartitionsLost: (tps) => this.onRebalance(() => this.lifecycle.revoke(tps, false)),
         },
       })
       this.consumer.subscribe({ topics: [...this.owners.keys()] })
@@ -269,7 +295,7 @@ export class StreamsApp {
     }))
     // The counters every task has (the joins part's optional droppedInvalid is not summed here).
     const sum = (f: 'processed' | 'skipped' | 'droppedLate' | 'outOfOrder'): number =>
-      tasks.reduce((n, t) => n + t[f], this.closedTotals[f])
+      tasks.reduce((n, t) => n + t[f], this.lifecycle.closedTotals[f])
     return {
       state: this.stateNow,
       tasks,
@@ -280,6 +306,7 @@ export class StreamsApp {
       commits: this.commits,
       failedCommits: this.failedCommits,
       restore: this.progress.snapshot(),
+      standbys: this.lifecycle.standbyMetrics(),
     }
   }
 
@@ -337,122 +364,6 @@ export class StreamsApp {
     }
   }
 
-  /** Builds (or resumes) the tasks of the current assignment that do not run yet and restores the new ones. */
-  private async assign(): Promise<void> {
-    if (this.stateNow !== 'running') return
-    const wanted = groupIntoTasks(this.consumer!.assignment(), this.owners)
-    const generation = this.consumer!.groupMetadata().generationId
-    const created: ActiveTask[] = []
-    const resumed: string[] = []
-    await this.refreshSinkCounts()
-    for (const [key, a] of wanted) {
-      if (this.tasks.get(key) !== undefined) continue
-      const s = this.suspended.get(key)
-      if (s !== undefined && s.generation + 1 === generation && samePartitions(s.task.partitions, a.partitions)) {
-        this.suspended.delete(key)
-        this.tasks.add(s.task)
-        resumed.push(key)
-        continue
-      }
-      this.warnIfPartial(key, a.partitions)
-      const t = await createActiveTask(a.id, a.partitions, {
-        plan: this.plan,
-        stateDir: this.config.stateDir,
-        sender: this.sender!,
-        clock: Date.now,
-        onDeserializationError: this.config.deserializationErrors === 'log-and-continue' ? 'skip' : 'fail',
-        partitionsOf: (topic) => this.partitionCounts.get(topic),
-        globalStore: (name) => this.global?.store(name),
-      })
-      this.tasks.add(t)
-      created.push(t)
-    }
-    // Suspended tasks not given back are someone else's now (or stale): close them first, so a
-    // persistent store's files are released before a new task of the same id could open them.
-    this.closeSuspended()
-    if (resumed.length > 0) this.log.info({ tasks: resumed }, 'tasks resumed')
-    if (created.length === 0) return
-    this.log.info({ tasks: created.map((t) => t.key) }, 'tasks created')
-    // What the group's last commit vouches for (changelog-bounds.ts): the restore stops there.
-    const committed = await this.consumer!.committed(created.flatMap((t) => t.partitions))
-    const sender = this.sender!
-    const committedOf = (t: ActiveTask) =>
-      committed.filter((c) => t.partitions.some((p) => p.topic === c.topic && p.partition === c.partition))
-    await restoreTasks(created, {
-      client: this.client!,
-      admin: this.client!.admin(),
-      logger: this.log,
-      progress: this.progress,
-      boundOf: (t) => restoreBoundOf(committedOf(t)),
-      compensate: async (changelog, records) => {
-        for (const r of records)
-          sender.send({ ...changelog, key: r.key, value: r.value, timestamp: r.timestamp, headers: [] })
-        await sender.flush()
-      },
-    })
-    for (const t of created) t.task.resumeStreamTime?.(committedStreamTimeOf(committedOf(t)))
-    this.nextPunctuationAt = Date.now()
-    this.armTimer()
-  }
-
-  /**
-   * Commits and suspends the tasks of revoked partitions, or closes them (lost, or the commit was
-   * refused). A suspended task keeps its stores open: when the assignment of the very next
-   * generation gives it back (the eager protocol revokes everything first, and most tasks
-   * return), it goes on without a restore; nobody else can have run it in between, since that
-   * generation's assignment is the first after ours. Every other suspended task is closed then.
-   */
-  private async revoke(tps: TopicPartition[], commit: boolean): Promise<void> {
-    const gone = this.tasks.owning(tps)
-    if (!commit) this.closeSuspended()
-    if (gone.length === 0) return
-    const committed = commit && this.stateNow === 'running' && (await this.commit(gone))
-    const generation = this.consumer!.groupMetadata().generationId
-    for (const t of gone) {
-      if (committed) {
-        this.tasks.remove(t)
-        this.suspended.set(t.key, { task: t, generation })
-      } else {
-        this.closeTask(t, false)
-      }
-    }
-    this.log.info({ tasks: gone.map((t) => t.key) }, committed ? 'tasks committed and suspended' : 'tasks closed')
-  }
-
-  /** The tasks this instance runs or keeps suspended: what it reports as active at a join. */
-  private liveTasks(): ActiveTask[] {
-    return [...this.tasks.all(), ...[...this.suspended.values()].map((s) => s.task)]
-  }
-
-  private closeSuspended(): void {
-    const all = [...this.suspended.values()]
-    this.suspended.clear()
-    for (const { task } of all) this.closeTask(task, true)
-  }
-
-  /**
-   * Closes a task. `clean`: its last commit covered everything it did. Otherwise its checkpoint
-   * is removed, since the store files may hold writes whose input offsets were never committed:
-   * the next owner on this directory restores from the changelog's start.
-   */
-  private closeTask(t: ActiveTask, clean: boolean): void {
-    this.tasks.remove(t)
-    for (const f of ['processed', 'skipped', 'droppedLate', 'outOfOrder'] as const)
-      this.closedTotals[f] += t.task.metrics[f]
-    try {
-      t.task.close()
-    } catch (err) {
-      this.log.warn({ err, task: t.key }, 'closing a task failed')
-    }
-    if (!clean) {
-      try {
-        removeCheckpoint(t.dir)
-      } catch (err) {
-        this.log.warn({ err, task: t.key }, 'removing the checkpoint of a task closed without a commit failed')
-      }
-    }
-  }
-
   // ---- helpers ----
 
   /** Rebalance work joins the lane; a failure in it stops the app (the SDK would only log it). */
@@ -460,32 +371,6 @@ export class StreamsApp {
     await this.lane.run(fn).catch((err: unknown) => {
       this.fail(err)
     })
-  }
-
-  private warnIfPartial(key: string, partitions: readonly TopicPartition[]): void {
-    const sub = this.plan.subtopologies.find((s) => s.id === Number(key.split('_')[0]))
-    const p = partitions[0]!.partition
-    const expected = (sub?.sourceTopics ?? []).filter((topic) => p < (this.partitionCounts.get(topic) ?? 0))
-    if (expected.length !== partitions.length) {
-      this.log.warn(
-        { task: key, assigned: partitions.map((tp) => tp.topic), expected },
-        'a task got only some of its source partitions (the assignor split it)',
-      )
-    }
-  }
-
-  /** Output topics created after start(): their counts are looked up before new tasks need them. */
-  private async refreshSinkCounts(): Promise<void> {
-    const missing = [...new Set(this.plan.subtopologies.flatMap((s) => s.sinkTopics))].filter(
-      (t) => !this.partitionCounts.has(t),
-    )
-    if (missing.length === 0) return
-    const admin = this.client!.admin()
-    const existing = new Set(await admin.listTopics().catch(() => []))
-    const present = missing.filter((t) => existing.has(t))
-    if (present.length === 0) return
-    for (const d of await admin.describeTopics(present).catch(() => []))
-      this.partitionCounts.set(d.name, d.partitions.length)
   }
 
   /** One timer, armed for the next deadline (commit or wall-clock punctuation): nothing polls on the hot path. */
@@ -532,10 +417,7 @@ export class StreamsApp {
     this.log.error({ err: e }, 'streams app failed; nothing further is committed')
     if (wasClosing) return
     this.closing ??= (async () => {
-      await this.lane.run(() => {
-        for (const t of this.tasks.all()) this.closeTask(t, false)
-        this.closeSuspended()
-      })
+      await this.lane.run(() => this.lifecycle.closeAll(false))
       await this.releaseResources()
       this.resolveStopped(e)
     })()
@@ -560,10 +442,7 @@ export class StreamsApp {
       .catch((err: unknown) => {
         error = err
       })
-    await this.lane.run(() => {
-      for (const t of this.tasks.all()) this.closeTask(t, error === undefined && this.failure === undefined)
-      this.closeSuspended()
-    })
+    await this.lane.run(() => this.lifecycle.closeAll(error === undefined && this.failure === undefined))
     await this.releaseResources()
     const failure = this.failure ?? (error === undefined ? undefined : asStreamsError(error, 'the final commit failed'))
     this.stateNow = failure === undefined ? 'closed' : 'failed'
@@ -583,15 +462,6 @@ export class StreamsApp {
     await this.global?.close()
     if (this.config.client === undefined) await this.client?.close().catch(() => {})
   }
-}
-
-function samePartitions(a: readonly TopicPartition[], b: readonly TopicPartition[]): boolean {
-  const key = (tps: readonly TopicPartition[]): string =>
-    tps
-      .map((tp) => `${tp.topic}\u0000${tp.partition}`)
-      .sort()
-      .join('\u0001')
-  return key(a) === key(b)
 }
 
 function asStreamsError(err: unknown, what: string): StreamsError {

@@ -187,6 +187,36 @@ describe('task assignor', () => {
     ])
   })
 
+  it('gives tasks of a stateless sub-topology no standby, and spreads the stateful ones', () => {
+    const subs = [
+      { id: 0, sourceTopics: ['clicks'], stateful: false },
+      { id: 1, sourceTopics: ['counts-repartition'] },
+    ]
+    const partitions = new Map([
+      ['clicks', 3],
+      ['counts-repartition', 3],
+    ])
+    const a = assignTasks({
+      subtopologies: subs,
+      partitionsPerTopic: partitions,
+      members: ['m1', 'm2', 'm3'].map((id) => member(id, {})),
+      numStandbyReplicas: 1,
+    })
+    const standbys = [...a.members.values()].flatMap((m) => m.standbyTasks)
+    expect(standbys.every((x) => x.subtopology === 1)).toBe(true)
+    expect(standbys).toHaveLength(3)
+    // One each: the share counts the stateful tasks only.
+    expect([...a.members.values()].map((m) => m.standbyTasks.length)).toEqual([1, 1, 1])
+    expect(() =>
+      assignTasks({
+        subtopologies: [{ id: 0, sourceTopics: ['clicks'], stateful: 'no' as unknown as boolean }],
+        partitionsPerTopic: partitions,
+        members: [],
+        numStandbyReplicas: 1,
+      }),
+    ).toThrow(/stateful must be a boolean/)
+  })
+
   it('refuses a bad numStandbyReplicas, duplicate sub-topology ids and duplicate members with typed errors', () => {
     const base = { subtopologies, partitionsPerTopic, members: [member('a', {})], numStandbyReplicas: 0 }
     for (const bad of [

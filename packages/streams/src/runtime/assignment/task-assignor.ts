@@ -16,7 +16,8 @@
  *    task moves between them: the one the receiver has the freshest state for, else one the
  *    giver did not run before, else the giver's highest. So active counts end within one, and
  *    only as many tasks move as the balance needs.
- * Standby tasks: min(numStandbyReplicas, instances - 1) copies per task, each on a different
+ * Standby tasks: min(numStandbyReplicas, instances - 1) copies per task of a stateful
+ * sub-topology (a stateless task has nothing to keep warm), each on a different
  * instance and never on the instance of the active copy (an instance may run several members;
  * they share its state directory). A copy goes to a member below the balanced standby share
  * first, preferring the freshest state it already holds, then the fewest tasks in all; then
@@ -34,6 +35,11 @@ import type { StreamsSubscriptionInfo } from './streams-user-data.js'
 export interface SubtopologySources {
   readonly id: number
   readonly sourceTopics: readonly string[]
+  /**
+   * False: its tasks keep no state a changelog restores, so they get no standby copies (one
+   * would hold nothing). Absent: true.
+   */
+  readonly stateful?: boolean
 }
 
 export interface TaskAssignorMember {
@@ -67,6 +73,8 @@ export interface TaskAssignment {
 export interface TaskSources {
   readonly id: TaskId
   readonly partitions: readonly TopicPartition[]
+  /** Whether its sub-topology keeps state (see SubtopologySources.stateful). */
+  readonly stateful: boolean
 }
 
 export const taskKey = (t: TaskId): string => `${t.subtopology}_${t.partition}`
@@ -93,6 +101,7 @@ export function tasksOf(
       out.push({
         id: { subtopology: s.id, partition: p },
         partitions: topics.filter((_, i) => counts[i]! > p).map((topic) => ({ topic, partition: p })),
+        stateful: s.stateful !== false,
       })
   }
   return out
@@ -111,6 +120,8 @@ export function checkSubtopologies(subtopologies: readonly SubtopologySources[])
       throw new StreamsError('TOPOLOGY', `sub-topology ${s.id} needs a list of source topic names`, {
         details: { id: s.id },
       })
+    if (s.stateful !== undefined && typeof s.stateful !== 'boolean')
+      throw new StreamsError('TOPOLOGY', `sub-topology ${s.id}: stateful must be a boolean`, { details: { id: s.id } })
     ids.add(s.id)
   }
 }
@@ -209,8 +220,9 @@ export function assignTasks(input: TaskAssignmentInput): TaskAssignment {
   const standby = new Map<string, Set<string>>(members.map((m) => [m.memberId, new Set()]))
   const instances = new Set(members.map(instanceOf))
   const copies = Math.min(input.numStandbyReplicas, Math.max(0, instances.size - 1))
-  const standbyShare = members.length > 0 ? Math.ceil((tasks.length * copies) / members.length) : 0
-  for (const t of copies > 0 ? tasks : []) {
+  const stateful = tasks.filter((t) => t.stateful)
+  const standbyShare = members.length > 0 ? Math.ceil((stateful.length * copies) / members.length) : 0
+  for (const t of copies > 0 ? stateful : []) {
     const k = taskKey(t.id)
     const owner = members[order.get(ownerOf.get(k)!)!]!
     const used = new Set([instanceOf(owner)])
@@ -239,7 +251,7 @@ export function assignTasks(input: TaskAssignmentInput): TaskAssignment {
     return out
   }
   const standbyCount = (m: TaskAssignorMember): number => standby.get(m.memberId)!.size
-  for (let guard = tasks.length * copies * tasks.length * copies + 1; copies > 0 && guard > 0; guard--) {
+  for (let guard = stateful.length * copies * stateful.length * copies + 1; copies > 0 && guard > 0; guard--) {
     const byCount = [...members].sort(
       (a, b) => standbyCount(a) - standbyCount(b) || order.get(a.memberId)! - order.get(b.memberId)!,
     )
