@@ -23,3 +23,7 @@ export type {
 } from './api/connector.js'
 export type { Converter, SchemaAndValue } from './api/converter.js'
 export type { Transformation, Predicate } from './api/transform.js'
+export { startConnectWorker, type RunningConnectWorker } from './start-worker.js'
+export { ConnectWorker } from './worker/connect-worker.js'
+export type { WorkerConfig } from './worker/worker-config.js'
+export { BUILT_IN_PLUGINS, type ConnectorPlugin } from './plugins.js'

@@ -20,6 +20,7 @@ import { WorkerGroup, type WorkAssignment } from './worker-group.js'
 import { connectorWorkId, parseWorkId, taskWorkId } from './work-assignment.js'
 import { resolveWorkerConfig, type ResolvedWorkerConfig, type WorkerConfig } from './worker-config.js'
 import { SerialLane } from './serial-lane.js'
+import { clientOverrides } from './client-overrides.js'
 
 export type PipelineFactory = (
   config: ConnectorConfig,
@@ -152,6 +153,9 @@ export class ConnectWorker {
     const plugin = this.plugins.resolve(config['connector.class'])
     const connector = plugin.create()
     parseConfig(connector.configDef, config)
+    // Converters, transforms and client overrides are checked now, so a bad one is a 400 naming it.
+    this.pipelineFactory(config, this.config.converterConfig)
+    clientOverrides(config)
     const max = config['tasks.max']
     if (max !== undefined && !/^[1-9]\d*$/.test(max))
       throw configError('tasks.max', `must be a positive integer, got "${max}"`)
@@ -394,8 +398,12 @@ export class ConnectWorker {
   }
 }
 
-const NAME = /^[^/\\\u0000-\u001f]{1,249}$/
-
 function validateName(name: string): void {
-  if (!NAME.test(name) || name.trim() !== name) throw configError('name', `not a usable connector name: "${name}"`)
+  // Names go into URLs and record keys: no slashes, no control characters, no outer spaces.
+  const usable =
+    name.length > 0 &&
+    name.length <= 249 &&
+    name.trim() === name &&
+    ![...name].some((ch) => ch === '/' || ch === '\\' || ch.charCodeAt(0) < 0x20)
+  if (!usable) throw configError('name', `not a usable connector name: "${name}"`)
 }

@@ -53,6 +53,8 @@ interface RunningTask {
 }
 
 export class RunningWork {
+  /** Topics known to exist (source tasks create missing ones; see ensureTopic). */
+  private readonly knownTopics = new Set<string>()
   private readonly connectors = new Map<string, RunningConnector>()
   private readonly tasks = new Map<string, RunningTask>()
 
@@ -163,6 +165,7 @@ export class RunningWork {
           logger,
           tolerateErrors,
           offsetOf: (p) => this.d.offsetOf(c.name, p),
+          ensureTopic: (topic) => this.ensureTopic(topic, config),
           storeOffsets: (o) => this.d.storeOffsets(c.name, o),
           onState: report,
         })
@@ -198,6 +201,35 @@ export class RunningWork {
       this.d.reportTask(c.name, id, 'FAILED', traceOf(err))
       if (!isConnectError(err)) return
     }
+  }
+
+  /**
+   * A source's topic that does not exist is created before the first write, as Kafka's brokers
+   * (auto.create.topics.enable) or Connect's topic.creation do: with the connector's
+   * `topic.creation.default.partitions` / `.replication.factor` when given, else the cluster's
+   * defaults. docs/decisions.md, "Connect creates a source's missing topics".
+   */
+  private async ensureTopic(topic: string, config: ConnectorConfig): Promise<void> {
+    if (this.knownTopics.has(topic)) return
+    const admin = this.d.client.admin()
+    const existing = new Set(await admin.listTopics())
+    if (!existing.has(topic)) {
+      const partitions = Number(config['topic.creation.default.partitions'] ?? Number.NaN)
+      const rf = Number(config['topic.creation.default.replication.factor'] ?? Number.NaN)
+      await admin
+        .createTopics([
+          {
+            name: topic,
+            ...(Number.isSafeInteger(partitions) && partitions > 0 ? { numPartitions: partitions } : {}),
+            ...(Number.isSafeInteger(rf) && rf > 0 ? { replicationFactor: rf } : {}),
+          },
+        ])
+        .catch((err: { code?: string }) => {
+          if (err.code !== 'TOPIC_ALREADY_EXISTS') throw err
+        })
+      this.d.logger.info({ topic, connector: config.name }, 'created a topic a source connector writes to')
+    }
+    this.knownTopics.add(topic)
   }
 
   async stopTask(name: string, id: number): Promise<void> {

@@ -47,6 +47,9 @@ export class SinkTaskRunner {
   private failed = false
   private delivered = 0
   private skipped = 0
+  /** put(), flush() and commits run one at a time: batches and the flush timer share it. */
+  private serial: Promise<unknown> = Promise.resolve()
+  private timer: NodeJS.Timeout | undefined
 
   constructor(private readonly o: SinkTaskRunnerOptions) {}
 
@@ -64,7 +67,7 @@ export class SinkTaskRunner {
         autoOffsetReset: 'earliest',
         rebalanceListener: {
           onPartitionsRevoked: async () => {
-            if (!this.failed) await this.flushAndCommit()
+            if (!this.failed) await this.serially(() => this.flushAndCommit())
           },
           onPartitionsLost: () => {
             this.put.clear()
@@ -75,9 +78,20 @@ export class SinkTaskRunner {
       this.run = this.consumer.run({
         eachBatch: async ({ batch }) => {
           if (this.failed) return
-          await this.onBatch(batch.topic, batch.partition, batch.messages)
+          await this.serially(() => this.onBatch(batch.topic, batch.partition, batch.messages))
         },
       })
+      // Records put() and not followed by another batch are flushed and committed on time too.
+      this.timer = setInterval(
+        () => {
+          if (this.failed || Date.now() - this.lastCommit < this.o.flushIntervalMs) return
+          this.serially(() => this.flushAndCommit()).catch((err: unknown) => {
+            this.fail(err)
+          })
+        },
+        Math.max(50, Math.min(this.o.flushIntervalMs, 1000)),
+      )
+      this.timer.unref()
       this.run.done.catch((err: unknown) => {
         this.fail(err)
       })
@@ -103,6 +117,7 @@ export class SinkTaskRunner {
   }
 
   async stop(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer)
     await this.run?.stop().catch(() => {})
     if (!this.failed)
       await this.flushAndCommit().catch((err: unknown) => this.o.logger.warn({ err }, 'the last sink commit failed'))
@@ -161,7 +176,12 @@ export class SinkTaskRunner {
     const last = messages.at(-1)
     if (last !== undefined)
       this.put.set(`${topic}\u0000${partition}`, { tp: { topic, partition }, offset: last.offset + 1n })
-    if (Date.now() - this.lastCommit >= this.o.flushIntervalMs) await this.flushAndCommit()
+  }
+
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.serial.then(fn, fn)
+    this.serial = next.catch(() => {})
+    return next
   }
 
   private async flushAndCommit(): Promise<void> {
@@ -176,6 +196,7 @@ export class SinkTaskRunner {
   private fail(err: unknown): void {
     if (this.failed) return
     this.failed = true
+    if (this.timer !== undefined) clearInterval(this.timer)
     const trace = err instanceof Error ? (err.stack ?? err.message) : String(err)
     this.o.logger.error({ err, connector: this.o.connector, task: this.o.taskId }, 'sink task failed')
     this.o.onState('FAILED', trace)

@@ -28,6 +28,8 @@ export interface SourceTaskRunnerOptions {
   readonly onState: (state: 'RUNNING' | 'PAUSED' | 'FAILED', trace?: string) => void
   /** errors.tolerance=all: a record that fails to transform or convert is skipped (logged). */
   readonly tolerateErrors: boolean
+  /** Creates a topic the task writes to when it does not exist yet (running-work.ts). */
+  readonly ensureTopic: (topic: string) => Promise<void>
 }
 
 export class SourceTaskRunner {
@@ -116,7 +118,12 @@ export class SourceTaskRunner {
       list.push(out.record)
       byTopic.set(out.topic, list)
     }
-    await Promise.all([...byTopic].map(([topic, recs]) => this.o.producer.send({ topic, records: recs })))
+    await Promise.all(
+      [...byTopic].map(async ([topic, recs]) => {
+        await this.o.ensureTopic(topic)
+        await this.o.producer.send({ topic, records: recs })
+      }),
+    )
     const offsets = [...newest.values()]
     await this.o.storeOffsets(offsets)
     await this.o.task.commit?.(new Map(offsets.map((o) => [offsetKey(this.o.connector, o.partition), o.offset])))

@@ -1,0 +1,176 @@
+/**
+ * The Connect worker on a real in-process cluster, driven through its REST API as a client
+ * would (HTTP): a file source connector created with one POST reads lines appended to a file
+ * into a topic, a file sink writes that topic to another file, and pause/resume, config
+ * updates, restarts, offsets and deletes answer as Kafka Connect's do; a bad config is a 400
+ * naming the field.
+ */
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startConnectWorker, type RunningConnectWorker } from '@sluice/connect'
+import { readMessages, until, type RealCluster } from '../src/client/real-cluster.js'
+import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
+
+// Answers are read field by field, as a script would; the tests check their shapes.
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes
+type Json = any
+
+let cluster: RealCluster
+let worker: RunningConnectWorker
+let dir: string
+
+async function http(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${worker.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.text()
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) }
+}
+
+beforeAll(async () => {
+  cluster = await startStreamsCluster('sluice-connect-rest-')
+  dir = await mkdtemp(join(tmpdir(), 'sluice-connect-files-'))
+  worker = await startConnectWorker(
+    {
+      client: cluster.client,
+      groupId: 'connect-test',
+      logger: quiet,
+      offsetStoragePartitions: 3,
+      statusStoragePartitions: 2,
+      sessionTimeoutMs: 2000,
+      heartbeatIntervalMs: 200,
+      offsetFlushIntervalMs: 200,
+    },
+    { port: 0 },
+  )
+}, 60_000)
+
+afterAll(async () => {
+  await worker?.stop()
+  await cluster?.stop()
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+})
+
+describe('Connect REST API', () => {
+  it('answers GET / and lists the built-in plugins', async () => {
+    const root = await http('GET', '/')
+    expect(root.status).toBe(200)
+    expect(root.body.version).toEqual(expect.any(String))
+    const plugins = await http('GET', '/connector-plugins')
+    expect(plugins.body.map((p: { class: string }) => p.class)).toEqual(
+      expect.arrayContaining([
+        'org.apache.kafka.connect.file.FileStreamSourceConnector',
+        'org.apache.kafka.connect.file.FileStreamSinkConnector',
+      ]),
+    )
+  })
+
+  it('refuses a bad config with a 400 that names the field, and creates nothing', async () => {
+    const bad = await http('POST', '/connectors', {
+      name: 'bad',
+      config: { 'connector.class': 'FileStreamSource', file: '/tmp/x', 'batch.size': 'many', topic: 't' },
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.body.error_code).toBe(400)
+    expect(bad.body.message).toContain('batch.size')
+    const override = await http('POST', '/connectors', {
+      name: 'bad2',
+      config: {
+        'connector.class': 'FileStreamSource',
+        file: '/tmp/x',
+        topic: 't',
+        'producer.override.sasl.jaas.config': 'x',
+      },
+    })
+    expect(override.status).toBe(400)
+    expect(override.body.message).toContain('producer.override.sasl.jaas.config')
+    const validate = await http('PUT', '/connector-plugins/FileStreamSource/config/validate', {
+      'connector.class': 'FileStreamSource',
+      'batch.size': '0',
+    })
+    expect(validate.status).toBe(200)
+    expect(validate.body.error_count).toBe(3)
+    const list = await http('GET', '/connectors')
+    expect(list.body).toEqual([])
+    expect((await http('GET', '/connectors/bad')).status).toBe(404)
+  })
+
+  it('runs a file source and a file sink, with pause, resume, stop, offsets and delete', async () => {
+    const input = join(dir, 'in.txt')
+    const output = join(dir, 'out.txt')
+    await writeFile(input, 'one\ntwo\n')
+    const created = await http('POST', '/connectors', {
+      name: 'lines-in',
+      config: {
+        'connector.class': 'org.apache.kafka.connect.file.FileStreamSourceConnector',
+        file: input,
+        topic: 'lines',
+        'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+      },
+    })
+    expect(created.status).toBe(201)
+    expect(created.body.name).toBe('lines-in')
+    expect((await http('POST', '/connectors', { name: 'lines-in', config: created.body.config })).status).toBe(409)
+    await until('the source task runs', async () => {
+      const s = await http('GET', '/connectors/lines-in/status')
+      return s.body.connector.state === 'RUNNING' && s.body.tasks.length === 1 && s.body.tasks[0].state === 'RUNNING'
+    })
+    await appendFile(input, 'three\n')
+    const read = await readMessages(cluster.client, 'lines', 3)
+    expect(read.map((m) => m.value?.toString())).toEqual(['one', 'two', 'three'])
+
+    const sink = await http('PUT', '/connectors/lines-out/config', {
+      'connector.class': 'FileStreamSink',
+      file: output,
+      topics: 'lines',
+      'value.converter': 'string',
+    })
+    expect(sink.status).toBe(201)
+    await until(
+      'the sink wrote every line',
+      async () => (await readFile(output, 'utf8').catch(() => '')) === 'one\ntwo\nthree\n',
+    )
+
+    // Paused: lines appended meanwhile arrive only after resume.
+    expect((await http('PUT', '/connectors/lines-in/pause')).status).toBe(202)
+    await until(
+      'paused',
+      async () => (await http('GET', '/connectors/lines-in/status')).body.tasks[0]?.state === 'PAUSED',
+    )
+    await appendFile(input, 'four\n')
+    const resumedAt = Date.now()
+    expect((await http('PUT', '/connectors/lines-in/resume')).status).toBe(202)
+    await until('the line written while paused', async () => (await readFile(output, 'utf8')).endsWith('four\n'))
+    // It was produced after the resume, not while paused.
+    const four = (await readMessages(cluster.client, 'lines', 4))[3]!
+    expect(four.value?.toString()).toBe('four')
+    expect(Number(four.timestamp)).toBeGreaterThanOrEqual(resumedAt)
+
+    // Offsets: the source's position is the byte after "four\n".
+    const offsets = await http('GET', '/connectors/lines-in/offsets')
+    expect(offsets.body.offsets).toEqual([{ partition: { filename: input }, offset: { position: 19 } }])
+    expect((await http('DELETE', '/connectors/lines-in/offsets')).status).toBe(400)
+    expect((await http('PUT', '/connectors/lines-in/stop')).status).toBe(204)
+    await until(
+      'stopped',
+      async () => (await http('GET', '/connectors/lines-in/status')).body.connector.state === 'STOPPED',
+    )
+    const reset = await http('DELETE', '/connectors/lines-in/offsets')
+    expect(reset.status).toBe(200)
+    expect((await http('GET', '/connectors/lines-in/offsets')).body.offsets).toEqual([])
+
+    const tasks = await http('GET', '/connectors/lines-out/tasks')
+    expect(tasks.body).toEqual([
+      { id: { connector: 'lines-out', task: 0 }, config: expect.objectContaining({ file: output }) },
+    ])
+    expect((await http('POST', '/connectors/lines-out/tasks/0/restart')).status).toBe(204)
+    expect((await http('POST', '/connectors/lines-out/tasks/7/restart')).status).toBe(404)
+    expect((await http('DELETE', '/connectors/lines-out')).status).toBe(204)
+    expect((await http('DELETE', '/connectors/lines-in')).status).toBe(204)
+    await until('both deleted', async () => (await http('GET', '/connectors')).body.length === 0)
+  })
+})
