@@ -21,6 +21,21 @@ export interface DevArgs {
   logLevel?: string
   metadata?: 'embedded' | 'zookeeper'
 }
+export interface ConnectArgs {
+  groupId?: string
+  restPort?: number
+  restHost?: string
+  workerConfig?: string
+  configTopic?: string
+  offsetsTopic?: string
+  statusTopic?: string
+  replicationFactor?: number
+  logLevel?: string
+  /** Connector config files (standalone mode); empty in distributed mode. */
+  standalone: string[]
+  /** Whether --bootstrap (or SLUICE_BOOTSTRAP) was given: it then wins over bootstrap.servers. */
+  bootstrapGiven: boolean
+}
 export interface TopicsCreateArgs {
   partitions?: number
   replicationFactor?: number
@@ -90,6 +105,8 @@ export interface CommandHandlers {
   groupsResetOffsets(ctx: CommandContext, group: string, args: GroupsResetArgs): Result
   groupsDelete(ctx: CommandContext, group: string): Result
   streamsDescribe(ctx: CommandContext, application: string): Result
+  /** `sluice connect`: a Connect worker in this process until SIGINT/SIGTERM. */
+  connect(ctx: CommandContext, args: ConnectArgs): Result
   /** `sluice broker|metadata [flags]`: the flags go to the server untouched. */
   server(role: 'broker' | 'metadata', flags: string[]): Result
 }

@@ -1,4 +1,5 @@
 /** The real command implementations, as runCli expects them. */
+import { connectWorker } from './commands/connect.js'
 import { consume } from './commands/consume.js'
 import { runDev } from './commands/dev.js'
 import { groupsDelete, groupsDescribe, groupsList, groupsResetOffsets } from './commands/groups.js'
@@ -36,5 +37,6 @@ export const handlers: CommandHandlers = {
   groupsResetOffsets,
   groupsDelete,
   streamsDescribe,
+  connect: connectWorker,
   server: runServerRole,
 }

@@ -39,6 +39,7 @@ function recorder(result: number | undefined = undefined): { calls: unknown[][];
     groupsList: rec('groupsList'),
     groupsDescribe: rec('groupsDescribe'),
     streamsDescribe: rec('streamsDescribe'),
+    connect: rec('connect'),
     groupsResetOffsets: rec('groupsResetOffsets'),
     groupsDelete: rec('groupsDelete'),
     server: rec('server'),

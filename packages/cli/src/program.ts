@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type {
   CommandContext,
   CommandHandlers,
+  ConnectArgs,
   ConsumeArgs,
   DevArgs,
   GroupsResetArgs,
@@ -286,6 +287,38 @@ export function buildProgram(io: CliIo, handlers: CommandHandlers, setExitCode: 
     .action(async (application: string, _opts: unknown, cmd: Command) => {
       await done(handlers.streamsDescribe(ctx(cmd), application))
     })
+
+  program
+    .command('connect')
+    .description('run a Connect worker (Kafka Connect REST API) in this process until Ctrl-C')
+    .argument('[connector-configs...]', 'with --standalone: connector config files (.properties or JSON) to run')
+    .option('--group-id <id>', 'the Connect cluster this worker joins (group.id)')
+    .option('--rest-port <port>', 'port of the REST API (rest.port)', parsePort)
+    .option('--rest-host <host>', 'address the REST API listens on (default 127.0.0.1)')
+    .option('--worker-config <file>', 'Kafka Connect worker properties (bootstrap.servers, group.id, ...); flags win')
+    .option('--config-topic <topic>', 'connector configs (config.storage.topic, default connect-configs)')
+    .option('--offsets-topic <topic>', 'source offsets (offset.storage.topic, default connect-offsets)')
+    .option('--status-topic <topic>', 'statuses (status.storage.topic, default connect-status)')
+    .option('--replication-factor <n>', "replication factor of those topics (default: the cluster's)", intParser(1, 16))
+    .option('--standalone', 'run the connector config files given as arguments', false)
+    .addOption(
+      new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
+    )
+    .action(
+      async (
+        files: string[],
+        opts: Omit<ConnectArgs, 'standalone' | 'bootstrapGiven'> & { standalone: boolean },
+        cmd: Command,
+      ) => {
+        if (!opts.standalone && files.length > 0)
+          throw new UsageError('connector config files are run with --standalone; in distributed mode use the REST API')
+        if (opts.standalone && files.length === 0)
+          throw new UsageError('--standalone needs at least one connector config file')
+        const c = ctx(cmd)
+        const bootstrapGiven = cmd.optsWithGlobals().bootstrap !== undefined || io.env.SLUICE_BOOTSTRAP !== undefined
+        await done(handlers.connect(c, { ...opts, standalone: files, bootstrapGiven }))
+      },
+    )
 
   for (const role of ['broker', 'metadata'] as const) {
     // The server validates its own flags (and SLUICE_* env); commander only passes them on.
