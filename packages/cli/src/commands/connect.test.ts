@@ -11,7 +11,7 @@ describe('sluice connect: config files', () => {
     expect(parseConfigFile('# c\n! c\nname=a\nfile : /tmp/x\n\ntopic= t \n', 'f')).toEqual({
       name: 'a',
       file: '/tmp/x',
-      topic: 't ',
+      topic: 't',
     })
     expect(parseConfigFile('{"name":"a","config":{"tasks.max":2}}', 'f')).toEqual({ name: 'a', 'tasks.max': '2' })
     expect(() => parseConfigFile('just words', 'conn.properties')).toThrow(/conn.properties/)
