@@ -92,6 +92,31 @@ describe('JsonConverter with schemas (the default)', () => {
     expect(c.toConnectData('t', Buffer.from('{"schema":null,"payload":{"a":1}}'))).toEqual({ value: { a: 1 } })
   })
 
+  it('records of one schema share one schema object when read (schemas.cache.size), none with size 0', () => {
+    const bytes = c.fromConnectData('t', { schema: rowSchema, value: { id: 1, price: 1, tags: [] } })
+    expect(c.toConnectData('t', bytes).schema).toBe(c.toConnectData('t', bytes).schema)
+    const uncached = new JsonConverter({ 'schemas.cache.size': '0' })
+    expect(uncached.toConnectData('t', bytes).schema).not.toBe(uncached.toConnectData('t', bytes).schema)
+  })
+
+  it('keeps a map key named __proto__ as a key', () => {
+    const schema: Schema = { type: 'map', keys: { type: 'string' }, values: { type: 'int32' } }
+    const back = c.toConnectData(
+      't',
+      Buffer.from(
+        '{"schema":{"type":"map","keys":{"type":"string"},"values":{"type":"int32"}},"payload":{"__proto__":1}}',
+      ),
+    )
+    expect(Object.keys(back.value as object)).toEqual(['__proto__'])
+    expect(c.fromConnectData('t', { schema, value: back.value })!.toString()).toMatch(/"payload":\{"__proto__":1\}/)
+  })
+
+  it('writes a null value with a schema as an envelope (a tombstone has no schema)', () => {
+    expect(c.fromConnectData('t', { schema: { type: 'string', optional: true }, value: null })!.toString()).toBe(
+      '{"schema":{"type":"string","optional":true},"payload":null}',
+    )
+  })
+
   it('writes schemaless data with a null schema, and null (a tombstone) as null bytes', () => {
     expect(c.fromConnectData('t', { value: { a: 1 } })!.toString()).toBe('{"schema":null,"payload":{"a":1}}')
     expect(c.fromConnectData('t', { value: null })).toBeNull()

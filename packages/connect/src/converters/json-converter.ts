@@ -20,14 +20,54 @@ export const JSON_CONVERTER_CONFIG: readonly ConfigField[] = [
     default: 'true',
     doc: 'Write and expect the {"schema", "payload"} envelope around each key or value.',
   },
+  {
+    name: 'schemas.cache.size',
+    type: 'int',
+    default: '1000',
+    doc: 'How many schemas read from envelopes are kept, so records of one table share one schema object.',
+    check: (v) => ((v as number) < 0 ? 'must not be negative' : undefined),
+  },
 ]
 
 export class JsonConverter implements Converter {
   readonly schemasEnabled: boolean
+  /** Each written schema's envelope text, computed once per schema object. */
+  readonly #schemaText = new WeakMap<Schema, string>()
+  /** Schemas read, by their JSON text; the oldest goes when full (a Map keeps insertion order). */
+  readonly #schemasRead = new Map<string, Schema>()
+  readonly #cacheSize: number
 
   /** `config`: the converter's own properties (`schemas.enable`), without a prefix. */
   constructor(config: ConnectorConfig = {}) {
-    this.schemasEnabled = parseConfig(JSON_CONVERTER_CONFIG, config)['schemas.enable'] as boolean
+    const c = parseConfig(JSON_CONVERTER_CONFIG, config)
+    this.schemasEnabled = c['schemas.enable'] as boolean
+    this.#cacheSize = c['schemas.cache.size'] as number
+  }
+
+  #envelopeSchema(schema: Schema): string {
+    let text = this.#schemaText.get(schema)
+    if (text === undefined) {
+      text = stringifyJson(schemaToJson(schema, (s, v) => dataToJson(s, v, 'default')))
+      this.#schemaText.set(schema, text)
+    }
+    return text
+  }
+
+  #schemaOf(json: JsonValue): Schema {
+    let key: string
+    try {
+      key = JSON.stringify(json)
+    } catch {
+      key = stringifyJson(json) // a bigint default
+    }
+    const cached = this.#schemasRead.get(key)
+    if (cached !== undefined) return cached
+    const schema = schemaFromJson(json, (s, v) => jsonToData(s, v, 'default'))
+    if (this.#cacheSize > 0) {
+      if (this.#schemasRead.size >= this.#cacheSize) this.#schemasRead.delete(this.#schemasRead.keys().next().value!)
+      this.#schemasRead.set(key, schema)
+    }
+    return schema
   }
 
   fromConnectData(topic: string, data: SchemaAndValue): Buffer | null {
@@ -37,11 +77,9 @@ export class JsonConverter implements Converter {
         const json = data.schema === undefined ? data.value : dataToJson(data.schema, data.value)
         return Buffer.from(stringifyJson(json))
       }
-      const envelope = {
-        schema: data.schema === undefined ? null : schemaToJson(data.schema, (s, v) => dataToJson(s, v, 'default')),
-        payload: data.schema === undefined ? data.value : dataToJson(data.schema, data.value),
-      }
-      return Buffer.from(stringifyJson(envelope))
+      const schema = data.schema === undefined ? 'null' : this.#envelopeSchema(data.schema)
+      const payload = stringifyJson(data.schema === undefined ? data.value : dataToJson(data.schema, data.value))
+      return Buffer.from(`{"schema":${schema},"payload":${payload}}`)
     } catch (e) {
       throw converterError(topic, 'could not write the value as JSON', e)
     }
@@ -73,7 +111,7 @@ export class JsonConverter implements Converter {
     }
     try {
       if (json.schema === null) return { value: json.payload ?? null }
-      const schema: Schema = schemaFromJson(json.schema, (s, v) => jsonToData(s, v, 'default'))
+      const schema = this.#schemaOf(json.schema)
       return { schema, value: jsonToData(schema, json.payload) }
     } catch (e) {
       throw converterError(topic, 'the envelope does not match its schema', e)

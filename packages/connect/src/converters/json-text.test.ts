@@ -8,6 +8,14 @@ describe('parseJsonText', () => {
     expect(v).toEqual({ a: 9007199254740993n, b: -9223372036854775808n, c: 42, d: 1.5, e: 1000 })
   })
 
+  it('reads long digit runs inside strings as text, and numbers of 16 digits or more exactly', () => {
+    expect(parseJsonText('{"card":"1234567812345678","n":1234567812345678,"s":9007199254740991}')).toEqual({
+      card: '1234567812345678',
+      n: 1234567812345678,
+      s: 9007199254740991,
+    })
+  })
+
   it('reads strings, escapes, arrays, literals and a __proto__ key as a plain key', () => {
     const v = parseJsonText(' ["a\\"b\\u00e9", true, false, null, [], {}, {"__proto__": 1}] ') as unknown[]
     expect(v.slice(0, 6)).toEqual(['a"bé', true, false, null, [], {}])

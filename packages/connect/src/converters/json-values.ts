@@ -7,7 +7,7 @@
  */
 import type { Schema } from '../api/schema.js'
 import { ConnectError } from '../errors.js'
-import type { JsonValue } from './json-text.js'
+import { setOwn, type JsonValue } from './json-text.js'
 
 const INT_RANGE: Readonly<Record<string, readonly [number, number]>> = {
   int8: [-128, 127],
@@ -113,7 +113,7 @@ function mapToJson(schema: Schema, value: unknown, path: string): unknown {
     const out: Record<string, unknown> = {}
     for (const [k, v] of entries) {
       if (typeof k !== 'string') bad(path, `a map with string keys has the key ${describe(k)}`)
-      out[k] = dataToJson(values, v, `${path}.${k}`)
+      setOwn(out, k, dataToJson(values, v, `${path}.${k}`))
     }
     return out
   }
@@ -166,7 +166,7 @@ function jsonToMap(schema: Schema, json: JsonValue, path: string): unknown {
   const values = schema.values!
   if (keys.type === 'string' && isPlainObject(json)) {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(json)) out[k] = jsonToData(values, v, `${path}.${k}`)
+    for (const [k, v] of Object.entries(json)) setOwn(out, k, jsonToData(values, v, `${path}.${k}`))
     return out
   }
   if (!Array.isArray(json)) return bad(path, `expected a map, got ${describe(json)}`)

@@ -1,0 +1,182 @@
+/**
+ * Two Connect workers as real processes (`sluice connect`) in one group on a spawned cluster:
+ * connectors created over the REST API of either worker spread over both, and after one worker
+ * is killed with SIGKILL its connectors and tasks move to the other within the session timeout.
+ * Lines written to the moved source's file while its worker was dead arrive too: nothing is
+ * lost, and a line is repeated only if it came after the last stored source offset (counted).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { connect, type SluiceClient } from '@sluice/client'
+import { spawnCluster, waitFor, type SpawnedCluster } from '@sluice/testkit'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const CLI = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.url))
+const SESSION_MS = 4000
+
+let cluster: SpawnedCluster
+let client: SluiceClient
+let dir: string
+const children: ChildProcess[] = []
+
+interface Worker {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly lines: string[]
+}
+
+async function startWorker(): Promise<Worker> {
+  const workerConfig = path.join(dir, `worker-${children.length}.properties`)
+  await writeFile(
+    workerConfig,
+    [
+      `session.timeout.ms=${SESSION_MS}`,
+      'offset.flush.interval.ms=200',
+      'key.converter=string',
+      'value.converter=string',
+    ].join('\n'),
+  )
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      '--bootstrap',
+      cluster.bootstrap.join(','),
+      '--json',
+      'connect',
+      '--group-id',
+      'e2e-connect',
+      '--rest-port',
+      '0',
+      '--worker-config',
+      workerConfig,
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  children.push(child)
+  const lines: string[] = []
+  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l))
+  createInterface({ input: child.stderr! }).on('line', (l) => lines.push(`stderr: ${l}`))
+  const started = await waitFor(
+    () => lines.find((l) => l.startsWith('{"url"')) ?? (child.exitCode !== null ? 'exited' : undefined),
+    {
+      timeoutMs: 60_000,
+      description: 'the connect worker printed its URL',
+    },
+  )
+  if (started === 'exited') throw new Error(`the worker exited:\n${lines.join('\n')}`)
+  return { child, url: (JSON.parse(started) as { url: string }).url, lines }
+}
+
+async function http(url: string, method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${url}${p}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.text()
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) }
+}
+
+/** Every value in the topic, from the start (an assigned consumer reading until `n` arrived). */
+async function values(topic: string, n: number): Promise<string[]> {
+  const consumer = client.consumer({ offsetReset: 'earliest', maxWaitMs: 100 })
+  await consumer.assign([{ topic }])
+  const out: string[] = []
+  const stop = setTimeout(() => void consumer.close(), 30_000)
+  try {
+    for await (const m of consumer) {
+      out.push(m.value!.toString())
+      if (out.length >= n) break
+    }
+  } finally {
+    clearTimeout(stop)
+    await consumer.close()
+  }
+  return out
+}
+
+beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -b\` first`)
+  cluster = await spawnCluster({ brokers: 1 })
+  client = await connect({
+    bootstrap: cluster.bootstrap,
+    retry: { retries: 20, initialBackoffMs: 100, maxBackoffMs: 1000 },
+  })
+  dir = await mkdtemp(path.join(tmpdir(), 'sluice-connect-e2e-'))
+}, 90_000)
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  await client?.close().catch(() => {})
+  await cluster?.stop()
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+})
+
+describe('Connect in distributed mode', () => {
+  it('spreads connectors over two workers and moves a SIGKILLed worker’s tasks within the session timeout, losing no line', async () => {
+    const a = await startWorker()
+    const b = await startWorker()
+    const names = ['src-0', 'src-1', 'src-2', 'src-3']
+    for (const [i, name] of names.entries()) {
+      await writeFile(path.join(dir, `${name}.txt`), `${name} line 0\n`)
+      const r = await http(i % 2 === 0 ? a.url : b.url, 'PUT', `/connectors/${name}/config`, {
+        'connector.class': 'FileStreamSource',
+        file: path.join(dir, `${name}.txt`),
+        topic: `e2e-${name}`,
+      })
+      expect(r.status).toBe(201)
+    }
+    const statusOf = async (url: string) =>
+      Promise.all(names.map(async (n) => (await http(url, 'GET', `/connectors/${n}/status`)).body))
+    // Every task runs, on both workers together.
+    const workerIds = await waitFor(
+      async () => {
+        const s = await statusOf(a.url)
+        if (!s.every((x) => x.tasks.length === 1 && x.tasks[0].state === 'RUNNING')) return undefined
+        const ids = new Set(s.map((x) => x.tasks[0].worker_id as string))
+        return ids.size === 2 ? s.map((x) => x.tasks[0].worker_id as string) : undefined
+      },
+      { timeoutMs: 60_000, description: 'four tasks running on two workers' },
+    )
+    const bId = new URL(b.url).host
+    const onB = names.filter((_n, i) => workerIds[i] === bId)
+    expect(onB.length).toBeGreaterThan(0)
+    for (const n of names) await values(`e2e-${n}`, 1)
+
+    // Kill b; write more lines while it is dead.
+    b.child.kill('SIGKILL')
+    const killedAt = Date.now()
+    for (const n of names) await appendFile(path.join(dir, `${n}.txt`), `${n} line 1\n${n} line 2\n`)
+    await waitFor(
+      async () => {
+        const s = await statusOf(a.url)
+        return s.every((x) => x.tasks[0]?.state === 'RUNNING' && x.tasks[0].worker_id === new URL(a.url).host)
+      },
+      { timeoutMs: SESSION_MS * 4, description: "b's tasks running on a" },
+    )
+    const movedMs = Date.now() - killedAt
+    console.log(`tasks of the killed worker running again after ${movedMs} ms (session timeout ${SESSION_MS} ms)`)
+    expect(movedMs).toBeLessThan(SESSION_MS * 3)
+    let repeated = 0
+    for (const n of names) {
+      const want = [0, 1, 2].map((i) => `${n} line ${i}`)
+      const got = await waitFor(
+        async () => {
+          const v = await values(`e2e-${n}`, 3)
+          return want.every((w) => v.includes(w)) ? v : undefined
+        },
+        { timeoutMs: 30_000, description: `every line of ${n}` },
+      )
+      repeated += got.length - new Set(got).size
+    }
+    console.log(`lines repeated after the kill: ${repeated}`)
+  }, 180_000)
+})
