@@ -17,7 +17,8 @@ import { spawnCluster, waitFor, type SpawnedCluster } from '@sluice/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const CLI = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.url))
-const SESSION_MS = 4000
+// The group coordinator's smallest session timeout (group.min.session.timeout.ms, Kafka's 6 s).
+const SESSION_MS = 6000
 
 let cluster: SpawnedCluster
 let client: SluiceClient
@@ -145,7 +146,11 @@ describe('Connect in distributed mode', () => {
         return ids.size === 2 ? s.map((x) => x.tasks[0].worker_id as string) : undefined
       },
       { timeoutMs: 60_000, description: 'four tasks running on two workers' },
-    )
+    ).catch(async (err: Error) => {
+      throw new Error(
+        `${err.message}\n${JSON.stringify(await statusOf(a.url))}\n${a.lines.slice(-20).join('\n')}\n${b.lines.slice(-20).join('\n')}`,
+      )
+    })
     const bId = new URL(b.url).host
     const onB = names.filter((_n, i) => workerIds[i] === bId)
     expect(onB.length).toBeGreaterThan(0)

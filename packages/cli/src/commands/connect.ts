@@ -122,10 +122,20 @@ export async function connectWorker(ctx: CommandContext, args: ConnectArgs): Pro
       ? `${JSON.stringify({ url: running.url, groupId: config.groupId, connectors: connectors.map((c) => c.config.name) })}\n`
       : `connect worker of ${config.groupId}: REST API at ${running.url}${connectors.length > 0 ? `, running ${connectors.map((c) => c.config.name).join(', ')}` : ''}\n`,
   )
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve(sig))
-  })
-  ctx.io.stderr.write(`${signal}: stopping the connect worker\n`)
+  const ended = await Promise.race([
+    new Promise<{ signal: NodeJS.Signals }>((resolve) => {
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve({ signal: sig }))
+    }),
+    running.worker.stopped().then((err) => ({ err })),
+  ])
+  if ('err' in ended) {
+    ctx.io.stderr.write(
+      `error: the connect worker stopped: ${ended.err instanceof Error ? ended.err.message : String(ended.err)}\n`,
+    )
+    await running.stop()
+    return 1
+  }
+  ctx.io.stderr.write(`${ended.signal}: stopping the connect worker\n`)
   await running.stop()
   return 0
 }

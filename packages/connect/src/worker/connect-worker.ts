@@ -46,6 +46,10 @@ export class ConnectWorker {
   private readonly lane = new SerialLane()
   private lastWorkSet = ''
   private workerId = ''
+  private resolveStopped: (err: unknown) => void = () => {}
+  private readonly stoppedPromise = new Promise<unknown>((resolve) => {
+    this.resolveStopped = resolve
+  })
 
   constructor(
     config: WorkerConfig,
@@ -121,12 +125,29 @@ export class ConnectWorker {
       work: () => this.workSet(),
       running: () => this.runningSet(),
       onAssignment: (a) => this.lane.run(() => this.apply(a)),
+      onFatal: (err) => {
+        // Running work without a group would run it twice once others take it: stop everything.
+        void this.stop().then(() => this.resolveStopped(err))
+      },
     })
     this.group.start()
     this.log.info({ url, groupId: c.groupId }, 'connect worker started')
   }
 
+  /** Resolves when the worker stops: undefined after stop(), the error that stopped it otherwise. */
+  stopped(): Promise<unknown> {
+    return this.stoppedPromise
+  }
+
   async stop(): Promise<void> {
+    this.stopping ??= this.doStop()
+    await this.stopping
+    this.resolveStopped(undefined)
+  }
+
+  private stopping: Promise<void> | undefined
+
+  private async doStop(): Promise<void> {
     await this.group?.stop()
     await this.lane.run(async () => {
       await this.work?.stopAll()

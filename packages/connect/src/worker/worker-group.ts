@@ -41,6 +41,8 @@ export interface WorkerGroupOptions {
   readonly running: () => string[]
   /** A new generation's assignment, at a safe point of the group consumer. */
   readonly onAssignment: (a: WorkAssignment) => Promise<void>
+  /** The membership ended for good (a config the coordinator refuses, the group gone). */
+  readonly onFatal: (err: unknown) => void
 }
 
 export class WorkerGroup {
@@ -100,6 +102,7 @@ export class WorkerGroup {
     this.run = this.consumer.run({ eachBatch: () => {} })
     this.run.done.catch((err: unknown) => {
       this.o.logger.error({ err }, 'the Connect worker group stopped')
+      this.o.onFatal(err)
     })
   }
 
