@@ -4,6 +4,10 @@
  * skipped and counted under 'log-and-continue'; anything else, and every SERDE error under
  * 'fail', stops the batch with a typed error naming the task and the record. The failing record
  * is not marked processed, so no commit can pass it.
+ *
+ * A stamped record of a repartition topic whose position the task applied already (a re-run
+ * upstream wrote it again: applied-positions.ts) is skipped, counted in
+ * `metrics.duplicatesSkipped`, and marked processed like any other.
  */
 import type { ConsumerBatch, Logger } from '@sluice/client'
 import { isStreamsError, StreamsError } from '../errors.js'
@@ -25,10 +29,17 @@ export function processBatch(t: ActiveTask, batch: ConsumerBatch, ctx: BatchCont
   const tp = { topic, partition }
   // The task's lag (ActiveTask.lag()) is measured against the end the fetch saw.
   t.highWatermarks.set(tpKey(topic, partition), batch.highWatermark)
+  const positions = t.applied.forPartition(topic, partition)
   let last: bigint | undefined
   try {
     for (const m of messages) {
       const offset = m.offset
+      const stamped = positions?.check(m.headers)
+      if (stamped?.duplicate === true) {
+        t.task.metrics.duplicatesSkipped = (t.task.metrics.duplicatesSkipped ?? 0) + 1
+        last = offset
+        continue
+      }
       try {
         t.task.process({
           topic,
@@ -50,6 +61,7 @@ export function processBatch(t: ActiveTask, batch: ConsumerBatch, ctx: BatchCont
           throw failedRecord(t, topic, partition, offset, err)
         }
       }
+      if (stamped !== undefined) positions!.advance(stamped.stamp)
       last = offset
       const now = Date.now()
       if (ctx.punctuationDue(now)) ctx.punctuate(now)

@@ -26,7 +26,7 @@ import type { Serde } from '../api/serde.js'
 import { isStreamsError, StreamsError } from '../errors.js'
 import type { ReadOnlyKeyValueStore } from '../state/store-types.js'
 import { createActiveTask, type ActiveTask } from './active-task.js'
-import { committedStreamTimeOf, restoreBoundOf } from './changelog-bounds.js'
+import { restoreBoundOf } from './changelog-bounds.js'
 import { restoreTasks } from './changelog-restorer.js'
 import { removeCheckpoint } from '../state/checkpoint.js'
 import { commitTasks } from './commit.js'
@@ -389,7 +389,7 @@ export class StreamsApp {
         await sender.flush()
       },
     })
-    for (const t of created) t.task.resumeStreamTime?.(committedStreamTimeOf(committedOf(t)))
+    for (const t of created) t.resumeFromCommits(committedOf(t))
     this.nextPunctuationAt = Date.now()
     this.armTimer()
   }
