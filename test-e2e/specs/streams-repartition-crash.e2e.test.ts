@@ -1,0 +1,141 @@
+/**
+ * Exact counts across a repartition topic, with real processes (issue 17): a word count
+ * (streams-word-count-instance.mjs: flatMapValues -> groupBy(word) through
+ * `<app>-words-repartition` -> count) over 6 input partitions.
+ *
+ * - Two instances, one killed with SIGKILL mid-run and started again on its state directory
+ *   while input keeps arriving. The killed instance had written repartition records for input it
+ *   never committed; its successor processes that input again and writes them a second time.
+ *   The downstream skips them by their stamps (docs/streams.md §3), so the final counts (the
+ *   newest count per word in the output) equal the counts computed from the input.
+ * - A third instance joining a running two-instance word count: tasks move (each committed and
+ *   closed where it ran, created from its commit where it goes), nothing is counted twice.
+ */
+import { randomUUID } from 'node:crypto'
+import { connect, type SluiceClient } from '@sluice/client'
+import { spawnCluster, waitFor, type SpawnedCluster } from '@sluice/testkit'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  createTopics,
+  inputFeeder,
+  type Instance,
+  InstanceProcesses,
+  latestCounts,
+  requireBuiltStreams,
+  stateDirs,
+  waitForCounts,
+  WORD_COUNT_INSTANCE,
+} from './streams-instances.js'
+
+let cluster: SpawnedCluster
+let client: SluiceClient
+const processes = new InstanceProcesses(() => cluster.bootstrap)
+
+beforeAll(async () => {
+  requireBuiltStreams()
+  cluster = await spawnCluster({ brokers: 2 })
+  client = await connect({
+    bootstrap: cluster.bootstrap,
+    retry: { retries: 20, initialBackoffMs: 100, maxBackoffMs: 1000 },
+  })
+})
+
+afterAll(async () => {
+  processes.killAll()
+  await client?.close().catch(() => {})
+  await cluster?.stop()
+})
+
+/** A word count's topics, input and output reader; line i holds three words of a small vocabulary. */
+async function wordCount(name: string) {
+  const id = randomUUID().slice(0, 8)
+  const app = `${name}-${id}`
+  const input = `lines-${id}`
+  const output = `word-counts-${id}`
+  await createTopics(client, [input, output], 6)
+  const words = (i: number): string[] => [`a${i % 89}`, `b${(i * 31) % 61}`, `c${i % 7}`]
+  const feeder = inputFeeder(client, input, (i) => ({ key: `line-${i}`, value: words(i).join(' '), counts: words(i) }))
+  const out = await latestCounts(client, output, 6)
+  const env = (dir: string): Record<string, string> => ({ APP: app, INPUT: input, OUTPUT: output, STATE_DIR: dir })
+  const start = (dir: string): Instance => processes.start(WORD_COUNT_INSTANCE, env(dir))
+  return { ...feeder, ...out, start }
+}
+
+/** The largest number of duplicates the instances' live tasks reported at once (a lower bound). */
+function duplicatesSeen(instances: readonly Instance[]): number {
+  return instances.reduce((n, i) => n + Number(i.metrics()?.duplicatesSkipped ?? 0), 0)
+}
+
+function tasksOf(i: Instance): string[] {
+  return (i.metrics()?.tasks as string[] | undefined) ?? []
+}
+
+async function started(instances: readonly Instance[], what: string): Promise<void> {
+  await waitFor(async () => instances.every((i) => i.started()), { description: what, timeoutMs: 60_000 })
+}
+
+describe('streams word count across processes (a repartition topic between the tasks)', () => {
+  it('two instances, one killed with SIGKILL mid-run and restarted: the final counts equal the input', async () => {
+    const wc = await wordCount('wc-rep-kill')
+    const dirs = await stateDirs(2)
+    const a = wc.start(dirs[0]!)
+    const b = wc.start(dirs[1]!)
+    await started([a, b], 'both instances started')
+    await wc.produce(1000)
+    // Mid-run: the first instance dies without closing anything while both work through a burst
+    // (they commit every 300 ms, so it leaves repartition records of uncommitted input behind).
+    const seen = wc.records()
+    const burst = wc.produce(12_000)
+    await waitFor(async () => wc.records() >= seen + 3000, {
+      description: 'the burst being processed',
+      timeoutMs: 60_000,
+    })
+    a.child.kill('SIGKILL')
+    await burst
+    await wc.produce(2000)
+    let skipped = 0
+    const watch = setInterval(() => {
+      skipped = Math.max(skipped, duplicatesSeen([b]))
+    }, 200)
+    const a2 = wc.start(dirs[0]!)
+    await started([a2], 'the killed instance restarted')
+    await wc.produce(2000)
+    try {
+      await waitForCounts(wc.latest, wc.expected, [b, a2])
+    } finally {
+      clearInterval(watch)
+    }
+    expect([b, a2].some((i) => i.stopped())).toBe(false)
+    console.log(
+      `word count after a SIGKILL: ${wc.expected.size} words exact; duplicates skipped (seen live): ${skipped}`,
+    )
+  }, 170_000)
+
+  it('a third instance joins a running two-instance word count: tasks move, nothing is counted twice', async () => {
+    const wc = await wordCount('wc-rep-join')
+    const dirs = await stateDirs(3)
+    const a = wc.start(dirs[0]!)
+    const b = wc.start(dirs[1]!)
+    await started([a, b], 'both instances started')
+    await wc.produce(3000)
+    const before = wc.records()
+    const burst = wc.produce(8000)
+    await waitFor(async () => wc.records() >= before + 2000, {
+      description: 'the burst being processed',
+      timeoutMs: 60_000,
+    })
+    const c = wc.start(dirs[2]!)
+    await burst
+    await started([c], 'the third instance started')
+    // The third instance gets tasks of its own (12 tasks: 6 of each sub-topology).
+    await waitFor(async () => tasksOf(c).length > 0, {
+      description: 'tasks moved to the third instance',
+      timeoutMs: 60_000,
+    })
+    await wc.produce(3000)
+    await waitForCounts(wc.latest, wc.expected, [a, b, c])
+    expect([a, b, c].some((i) => i.stopped())).toBe(false)
+    const tasks = [a, b, c].map((i) => tasksOf(i).length)
+    console.log(`word count with a third instance: ${wc.expected.size} words exact; tasks per instance ${tasks}`)
+  }, 170_000)
+})
