@@ -5,7 +5,7 @@
 // `{"event":"metrics",...}` every 500 ms (duplicates skipped, the tasks it runs) and
 // `{"event":"stopped",...}` if the app stops on an error. Plain JavaScript: node runs it directly.
 //
-// env: BOOTSTRAP (host:port,...), APP, INPUT, OUTPUT, STATE_DIR, SESSION_MS
+// env: BOOTSTRAP (host:port,...), APP, INPUT, OUTPUT, STATE_DIR, SESSION_MS, COMMIT_MS (default 300)
 import { Serdes, StreamsApp, StreamsBuilder } from '@sluice/streams'
 
 const env = process.env
@@ -25,7 +25,7 @@ const app = new StreamsApp(builder.build(), {
   applicationId: env.APP,
   bootstrap: env.BOOTSTRAP.split(','),
   stateDir: env.STATE_DIR,
-  commitIntervalMs: 300,
+  commitIntervalMs: Number(env.COMMIT_MS ?? 300),
   sessionTimeoutMs: Number(env.SESSION_MS ?? 6000),
   heartbeatIntervalMs: 500,
 })
