@@ -9,7 +9,7 @@
  * upstream wrote it again: applied-positions.ts) is skipped, counted in
  * `metrics.duplicatesSkipped`, and marked processed like any other.
  */
-import type { ConsumerBatch, Logger } from '@sluice/client'
+import type { ConsumerBatch, ConsumerMessage, Logger } from '@sluice/client'
 import { isStreamsError, StreamsError } from '../errors.js'
 import type { ActiveTask } from './active-task.js'
 import { tpKey } from './record-sender.js'
@@ -33,42 +33,46 @@ export function processBatch(t: ActiveTask, batch: ConsumerBatch, ctx: BatchCont
   let last: bigint | undefined
   try {
     for (const m of messages) {
-      const offset = m.offset
       const stamped = positions?.check(m.headers)
       if (stamped?.duplicate === true) {
         t.task.metrics.duplicatesSkipped = (t.task.metrics.duplicatesSkipped ?? 0) + 1
-        last = offset
-        continue
+      } else {
+        processRecord(t, topic, partition, m, ctx)
+        if (stamped !== undefined) positions!.advance(stamped.stamp)
       }
-      try {
-        t.task.process({
-          topic,
-          partition,
-          offset,
-          key: m.key,
-          value: m.value,
-          timestamp: Number(m.timestamp),
-          headers: m.headers,
-        })
-      } catch (err) {
-        if (ctx.policy === 'log-and-continue' && isStreamsError(err, 'SERDE')) {
-          t.task.metrics.skipped++
-          ctx.logger.warn(
-            { err, task: t.key, topic, partition, offset: String(offset) },
-            'skipped a record its serde could not read (deserializationErrors: log-and-continue)',
-          )
-        } else {
-          throw failedRecord(t, topic, partition, offset, err)
-        }
-      }
-      if (stamped !== undefined) positions!.advance(stamped.stamp)
-      last = offset
+      last = m.offset
       const now = Date.now()
       if (ctx.punctuationDue(now)) ctx.punctuate(now)
     }
   } finally {
     // Once per batch rather than per record: the records before a failing one count as processed.
     if (last !== undefined) t.processed.set(tpKey(topic, partition), { tp, offset: last })
+  }
+}
+
+/** One record through its task, under the error policy. */
+function processRecord(t: ActiveTask, topic: string, partition: number, m: ConsumerMessage, ctx: BatchContext): void {
+  const offset = m.offset
+  try {
+    t.task.process({
+      topic,
+      partition,
+      offset,
+      key: m.key,
+      value: m.value,
+      timestamp: Number(m.timestamp),
+      headers: m.headers,
+    })
+  } catch (err) {
+    if (ctx.policy === 'log-and-continue' && isStreamsError(err, 'SERDE')) {
+      t.task.metrics.skipped++
+      ctx.logger.warn(
+        { err, task: t.key, topic, partition, offset: String(offset) },
+        'skipped a record its serde could not read (deserializationErrors: log-and-continue)',
+      )
+    } else {
+      throw failedRecord(t, topic, partition, offset, err)
+    }
   }
 }
 
