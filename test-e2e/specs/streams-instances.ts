@@ -96,7 +96,7 @@ export function inputFeeder(
   client: SluiceClient,
   topic: string,
   record: (i: number) => { key: string; value: string; counts: readonly string[] },
-): { expected: Map<string, number>; produce(n: number): Promise<void> } {
+): { expected: Map<string, number>; produce(n: number): Promise<void>; produced(): number } {
   const expected = new Map<string, number>()
   const producer = client.producer({ acks: 'all', lingerMs: 2 })
   onTestFinished(async () => {
@@ -105,6 +105,7 @@ export function inputFeeder(
   let next = 0
   return {
     expected,
+    produced: () => next,
     produce: async (n) => {
       const records = Array.from({ length: n }, () => {
         const r = record(next++)
