@@ -8,6 +8,10 @@
  *   never committed; its successor processes that input again and writes them a second time.
  *   The downstream skips them by their stamps (docs/streams.md §3), so the final counts (the
  *   newest count per word in the output) equal the counts computed from the input.
+ * - Both instances killed one after the other (the first frozen, then both SIGKILLed) and
+ *   restarted: the second one's downstream tasks had committed what the first wrote past its
+ *   commit, so the upstream re-run's records come after the downstream's commit, and only the
+ *   positions committed with it skip them.
  * - A third instance joining a running two-instance word count: tasks move (each committed and
  *   closed where it ran, created from its commit where it goes), nothing is counted twice.
  */
@@ -76,6 +80,24 @@ function tasksOf(i: Instance): string[] {
   return (i.metrics()?.tasks as string[] | undefined) ?? []
 }
 
+/**
+ * Waits until the instances run all 12 tasks between them (no rebalance under way: during one,
+ * tasks are committed and suspended, and a kill would leave nothing uncommitted), then until
+ * `records` more counts came out.
+ */
+async function processingSteadily(wc: { records(): number }, instances: readonly Instance[], records: number) {
+  const running = (): boolean => {
+    const tasks = instances.flatMap(tasksOf)
+    return tasks.length === 12 && new Set(tasks).size === 12 && instances.every((i) => tasksOf(i).length > 0)
+  }
+  await waitFor(async () => running(), { description: 'all 12 tasks running', timeoutMs: 60_000 })
+  const seen = wc.records()
+  await waitFor(async () => wc.records() >= seen + records && running(), {
+    description: 'the input being processed',
+    timeoutMs: 60_000,
+  })
+}
+
 async function started(instances: readonly Instance[], what: string): Promise<void> {
   await waitFor(async () => instances.every((i) => i.started()), { description: what, timeoutMs: 60_000 })
 }
@@ -105,11 +127,7 @@ describe('streams word count across processes (a repartition topic between the t
     }, 200)
     try {
       // Mid-run: the first instance dies without closing anything while both process.
-      const seen = wc.records()
-      await waitFor(async () => wc.records() >= seen + 6000 && tasksOf(a).length > 0, {
-        description: 'the input being processed',
-        timeoutMs: 60_000,
-      })
+      await processingSteadily(wc, [a, b], 3000)
       const killedTasks = tasksOf(a)
       a.child.kill('SIGKILL')
       const inputArrives = async (lines: number, what: string): Promise<void> => {
@@ -139,6 +157,53 @@ describe('streams word count across processes (a repartition topic between the t
     } finally {
       feeding = false
       clearInterval(watch)
+      await trickle
+    }
+  }, 170_000)
+
+  it('both instances killed one after the other and restarted: the downstream resumes its committed positions, the counts equal the input', async () => {
+    // The second instance's downstream tasks apply and commit what the first one wrote past its
+    // last commit; then it dies too. The upstream re-run comes after that commit, so only the
+    // positions committed with it (not the ones in the dead process) can tell its records apart.
+    // Commits every 500 ms, so the second commits within the first one's freeze.
+    const wc = await wordCount('wc-rep-kill2', { COMMIT_MS: '500' })
+    const dirs = await stateDirs(2)
+    const a = wc.start(dirs[0]!)
+    const b = wc.start(dirs[1]!)
+    await started([a, b], 'both instances started')
+    await wc.produce(1000)
+    let feeding = true
+    const trickle = (async () => {
+      while (feeding) {
+        await wc.produce(200)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    })()
+    const inputArrives = async (lines: number, what: string): Promise<void> => {
+      const from = wc.produced()
+      await waitFor(async () => wc.produced() >= from + lines, { description: what, timeoutMs: 30_000 })
+    }
+    try {
+      await processingSteadily(wc, [a, b], 3000)
+      // Frozen first (SIGSTOP: it stays in the group until its session times out, so nobody runs
+      // its upstream tasks again yet) while the second applies and commits what it wrote; then
+      // both die.
+      a.child.kill('SIGSTOP')
+      await inputArrives(3000, 'input arriving while the first instance is frozen')
+      b.child.kill('SIGKILL')
+      a.child.kill('SIGKILL')
+      await inputArrives(2000, 'input arriving while both are down')
+      const a2 = wc.start(dirs[0]!)
+      const b2 = wc.start(dirs[1]!)
+      await started([a2, b2], 'both instances restarted')
+      await inputArrives(2000, 'input arriving after the restart')
+      feeding = false
+      await trickle
+      await wc.produce(2000)
+      await waitForCounts(wc.latest, wc.expected, [a2, b2])
+      expect([a2, b2].some((i) => i.stopped())).toBe(false)
+    } finally {
+      feeding = false
       await trickle
     }
   }, 170_000)
