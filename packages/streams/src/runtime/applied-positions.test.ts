@@ -142,6 +142,7 @@ describe('the skip rule over repartition stamps', () => {
       ['lines\u00003', { offset: 2n ** 60n, index: 2 }],
       ['lines\u000011', { offset: 0n, index: 0 }],
       ['a.b\u0000c\u00000', { offset: 7n, index: 0 }],
+      ['__proto__\u00001', { offset: 8n, index: 0 }],
     ])
     const m = encodeChangelogBounds(new Map([['app-counts-changelog\u00000', 9n]]), 1234, applied)
     expect(m.startsWith('sluice.task.v3 ')).toBe(true)

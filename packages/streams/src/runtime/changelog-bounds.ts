@@ -45,11 +45,12 @@ export function encodeChangelogBounds(
   const changelogs: Record<string, string> = {}
   for (const [k, v] of positions) changelogs[k] = String(v)
   if (applied === undefined || applied.size === 0) return V3 + JSON.stringify({ changelogs, streamTimeMs })
-  const bySource: Record<string, Record<string, string>> = {}
+  // Prototype-less: a topic may be called `__proto__`.
+  const bySource: Record<string, Record<string, string>> = Object.create(null)
   for (const [k, p] of applied) {
     const cut = k.lastIndexOf('\u0000')
     const topic = k.slice(0, cut)
-    bySource[topic] ??= {}
+    bySource[topic] ??= Object.create(null) as Record<string, string>
     bySource[topic][k.slice(cut + 1)] = `${p.offset}.${p.index}`
   }
   return V3 + JSON.stringify({ changelogs, streamTimeMs, applied: bySource })
