@@ -20,6 +20,10 @@ const CLI = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.
 // The group coordinator's smallest session timeout (group.min.session.timeout.ms, Kafka's 6 s).
 const SESSION_MS = 6000
 
+// Answers are read field by field, as a script would.
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes
+type Json = any
+
 let cluster: SpawnedCluster
 let client: SluiceClient
 let dir: string
@@ -76,7 +80,7 @@ async function startWorker(): Promise<Worker> {
   return { child, url: (JSON.parse(started) as { url: string }).url, lines }
 }
 
-async function http(url: string, method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function http(url: string, method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> {
   const res = await fetch(`${url}${p}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },

@@ -1,16 +1,21 @@
 /**
  * The runtime's side of one task it runs: the StreamTask the plan built, the input partitions it
  * owns, the offsets it processed and committed, and its logged stores with their changelog
- * partitions (partition = task partition). Built by createActiveTask(), which makes the task's
- * directory `<stateDir>/<taskId>`, asks the plan for the task and initialises it.
+ * partitions (partition = task partition), and the stamp positions it applied from repartition
+ * topics (applied-positions.ts). Built by createActiveTask(), which makes the task's directory
+ * `<stateDir>/<taskId>`, asks the plan for the task (its writes stamped: repartition-stamp.ts)
+ * and initialises it.
  */
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { TopicPartition } from '@sluice/client'
+import type { CommitOffset, TopicPartition } from '@sluice/client'
 import { taskIdString, type TaskId } from '../api/task-id.js'
 import { StreamsError } from '../errors.js'
 import { changelogTopic, type StateStore, type StoreSpec } from '../state/store-types.js'
+import { AppliedPositions } from './applied-positions.js'
+import { committedStreamTimeOf } from './changelog-bounds.js'
 import { tpKey } from './record-sender.js'
+import { RepartitionStamper } from './repartition-stamp.js'
 import type { RecordSender, StreamTask, TopologyPlan } from './task-contract.js'
 
 export interface LoggedStore {
@@ -32,8 +37,10 @@ export class ActiveTask {
   readonly highWatermarks = new Map<string, bigint>()
   /** False until its stores are restored; it processes nothing before. */
   restored = false
-  /** The changelog bounds (changelog-bounds.ts) its last commit carried. */
+  /** The changelog bounds and stream time (changelog-bounds.ts) its last commit carried. */
   committedBounds: string | undefined
+  /** Per repartition partition it reads: the stamp positions applied (its skip rule). */
+  readonly applied: AppliedPositions
 
   constructor(
     readonly id: TaskId,
@@ -41,8 +48,11 @@ export class ActiveTask {
     readonly partitions: readonly TopicPartition[],
     readonly dir: string,
     readonly logged: readonly LoggedStore[],
+    /** Which of its source topics are repartition topics (their records may be stamped). */
+    repartitionInputs: ReadonlySet<string> = new Set(),
   ) {
     this.key = taskIdString(id)
+    this.applied = new AppliedPositions(repartitionInputs)
   }
 
   /** Offsets to commit: processed + 1 for every partition that moved since the last commit. */
@@ -53,6 +63,15 @@ export class ActiveTask {
       if (this.committed.get(k) !== next) out.push({ topic: p.tp.topic, partition: p.tp.partition, offset: next })
     }
     return out
+  }
+
+  /**
+   * After its restore, before its first record: carries on from what the group's commits of its
+   * partitions carry, the stream time (windows closed stay closed) and the applied positions.
+   */
+  resumeFromCommits(committed: readonly CommitOffset[]): void {
+    this.task.resumeStreamTime?.(committedStreamTimeOf(committed))
+    this.applied.resume(committed)
   }
 
   /** Records fetched-visible but not processed: per partition the high watermark less the next offset. */
@@ -92,10 +111,17 @@ export async function createActiveTask(
   }
   const dir = join(deps.stateDir, taskIdString(id))
   await mkdir(dir, { recursive: true })
+  const repartitionTopics = new Set(plan.internalTopics.filter((t) => t.kind === 'repartition').map((t) => t.name))
+  // Only a sub-topology without state stores re-writes the same records in the same order when
+  // its input is processed again, which the skip rule needs (repartition-stamp.ts).
+  const sender =
+    repartitionTopics.size === 0
+      ? deps.sender
+      : new RepartitionStamper(deps.sender, repartitionTopics, sub.stores.length === 0)
   const task = plan.createTask(id, {
     applicationId: plan.applicationId,
     stateDir: dir,
-    sender: deps.sender,
+    sender,
     clock: deps.clock,
     partitionsOf: (topic) => deps.partitionsOf(topic),
     onDeserializationError: deps.onDeserializationError,
@@ -115,5 +141,6 @@ export async function createActiveTask(
     const changelog = { topic: changelogTopic(plan.applicationId, spec.name), partition: id.partition }
     logged.push({ spec, store, changelog, key: tpKey(changelog.topic, changelog.partition) })
   }
-  return new ActiveTask(id, task, partitions, dir, logged)
+  const repartitionInputs = new Set(sub.sourceTopics.filter((t) => repartitionTopics.has(t)))
+  return new ActiveTask(id, task, partitions, dir, logged, repartitionInputs)
 }

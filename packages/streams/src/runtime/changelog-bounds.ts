@@ -11,26 +11,49 @@
  * processed), so a restarted task closes windows where the killed one did: without it a task
  * would start at stream time -1 and accept records for windows already emitted as final.
  *
- * Layout: `sluice.task.v2 <json {"changelogs": {"<changelog topic>\u0000<partition>": "<offset>"},
- * "streamTimeMs": <integer>}>`; the older `sluice.changelog.v1 <json of the changelogs>` is still
- * read (no stream time). Any other metadata (another tool) carries neither.
+ * The offset of a repartition partition also carries the positions the task has applied from it
+ * (applied-positions.ts): per upstream source partition, the highest (input offset, index) of
+ * the stamped records it processed, so a task created from the commit skips the same duplicates.
+ *
+ * Layout: `sluice.task.v3 <json {"changelogs": {"<changelog topic>\u0000<partition>": "<offset>"},
+ * "streamTimeMs": <integer>, "applied"?: {"<source topic>": {"<partition>": "<offset>.<index>"}}}>`
+ * ("applied" only on a repartition partition's offset, and only once it has one). Still read:
+ * `sluice.task.v2` (the same without "applied") and `sluice.changelog.v1 <json of the
+ * changelogs>` (no stream time). Any other metadata (another tool) carries none of it.
  */
 import type { CommitOffset } from '@sluice/client'
+import type { PartitionPositions } from './repartition-stamp.js'
 
 const V1 = 'sluice.changelog.v1 '
 const V2 = 'sluice.task.v2 '
+const V3 = 'sluice.task.v3 '
 
 /** What one commit's metadata vouches for. */
 export interface CommitVouch {
   readonly bounds: Map<string, bigint>
   /** -1 when the commit carries none. */
   readonly streamTimeMs: number
+  /** The applied positions of a repartition partition (`<topic>\u0000<partition>` of the source); undefined when none. */
+  readonly applied?: PartitionPositions
 }
 
-export function encodeChangelogBounds(positions: ReadonlyMap<string, bigint>, streamTimeMs = -1): string {
+export function encodeChangelogBounds(
+  positions: ReadonlyMap<string, bigint>,
+  streamTimeMs = -1,
+  applied?: PartitionPositions,
+): string {
   const changelogs: Record<string, string> = {}
   for (const [k, v] of positions) changelogs[k] = String(v)
-  return V2 + JSON.stringify({ changelogs, streamTimeMs })
+  if (applied === undefined || applied.size === 0) return V3 + JSON.stringify({ changelogs, streamTimeMs })
+  // Prototype-less: a topic may be called `__proto__`.
+  const bySource: Record<string, Record<string, string>> = Object.create(null)
+  for (const [k, p] of applied) {
+    const cut = k.lastIndexOf('\u0000')
+    const topic = k.slice(0, cut)
+    bySource[topic] ??= Object.create(null) as Record<string, string>
+    bySource[topic][k.slice(cut + 1)] = `${p.offset}.${p.index}`
+  }
+  return V3 + JSON.stringify({ changelogs, streamTimeMs, applied: bySource })
 }
 
 /** The bounds in one metadata string, or undefined when it carries none (never throws). */
@@ -46,20 +69,45 @@ export function decodeCommitVouch(metadata: string | undefined): CommitVouch | u
       const bounds = boundsOf(JSON.parse(metadata.slice(V1.length)))
       return bounds === undefined ? undefined : { bounds, streamTimeMs: -1 }
     }
-    if (!metadata.startsWith(V2)) return undefined
-    const o = JSON.parse(metadata.slice(V2.length)) as { changelogs?: unknown; streamTimeMs?: unknown } | null
+    const v3 = metadata.startsWith(V3)
+    if (!v3 && !metadata.startsWith(V2)) return undefined
+    const o = JSON.parse(metadata.slice((v3 ? V3 : V2).length)) as {
+      changelogs?: unknown
+      streamTimeMs?: unknown
+      applied?: unknown
+    } | null
     if (typeof o !== 'object' || o === null) return undefined
     const bounds = boundsOf(o.changelogs)
     const t = o.streamTimeMs
     if (bounds === undefined || typeof t !== 'number' || !Number.isSafeInteger(t) || t < -1) return undefined
-    return { bounds, streamTimeMs: t }
+    if (!v3 || o.applied === undefined) return { bounds, streamTimeMs: t }
+    const applied = appliedOf(o.applied)
+    return applied === undefined ? undefined : { bounds, streamTimeMs: t, applied }
   } catch {
     return undefined
   }
 }
 
+function isRecord(o: unknown): o is Record<string, unknown> {
+  return typeof o === 'object' && o !== null && !Array.isArray(o)
+}
+
+function appliedOf(o: unknown): PartitionPositions | undefined {
+  if (!isRecord(o)) return undefined
+  const out: PartitionPositions = new Map()
+  for (const [topic, partitions] of Object.entries(o)) {
+    if (!isRecord(partitions)) return undefined
+    for (const [p, v] of Object.entries(partitions)) {
+      const m = typeof v === 'string' ? /^(\d{1,19})\.(\d{1,10})$/.exec(v) : null
+      if (m === null || !/^\d{1,10}$/.test(p)) return undefined
+      out.set(`${topic}\u0000${Number(p)}`, { offset: BigInt(m[1]!), index: Number(m[2]) })
+    }
+  }
+  return out
+}
+
 function boundsOf(o: unknown): Map<string, bigint> | undefined {
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) return undefined
+  if (!isRecord(o)) return undefined
   const out = new Map<string, bigint>()
   for (const [k, v] of Object.entries(o)) {
     if (typeof v !== 'string' || !/^\d+$/.test(v)) return undefined

@@ -8,7 +8,7 @@ import { StreamsError } from '../errors.js'
 import type { StateStore } from '../state/store-types.js'
 import { ActiveTask } from './active-task.js'
 import { CHECKPOINT_FILE, readCheckpoint } from '../state/checkpoint.js'
-import { decodeChangelogBounds, encodeChangelogBounds } from './changelog-bounds.js'
+import { decodeChangelogBounds, decodeCommitVouch, encodeChangelogBounds } from './changelog-bounds.js'
 import { commitTasks } from './commit.js'
 import { ProducerRecordSender, tpKey } from './record-sender.js'
 import type { StreamTask } from './task-contract.js'
@@ -115,6 +115,38 @@ describe('commitTasks: the at-least-once commit path', () => {
     expect(commits[1]!.map((o) => [o.offset, decodeChangelogBounds(o.metadata)])).toEqual([
       [42n, new Map([['app-counts-changelog\u00000', 3n]])],
     ])
+  })
+
+  it("carries a repartition partition's applied positions in that partition's offset only", async () => {
+    const steps: string[] = []
+    const sender = new ProducerRecordSender(fakeProducer(steps), (t) => t.endsWith('-changelog'))
+    const base = await taskWith(steps, sender)
+    const t = new ActiveTask(
+      base.id,
+      base.task,
+      [...base.partitions, { topic: 'app-words-repartition', partition: 0 }],
+      base.dir,
+      base.logged,
+      new Set(['app-words-repartition']),
+    )
+    t.restored = true
+    t.processed.set(tpKey('in', 0), { tp: { topic: 'in', partition: 0 }, offset: 41n })
+    t.processed.set(tpKey('app-words-repartition', 0), {
+      tp: { topic: 'app-words-repartition', partition: 0 },
+      offset: 9n,
+    })
+    t.applied.forPartition('app-words-repartition', 0)!.advance({ topic: 'lines', partition: 4, offset: 77n, index: 1 })
+    const { consumer, commits } = fakeConsumer(steps, t.dir)
+    await commitTasks([t], { sender, consumer })
+    const vouches = commits[0]!.map((o) => [o.topic, decodeCommitVouch(o.metadata)?.applied])
+    expect(vouches).toEqual([
+      ['in', undefined],
+      ['app-words-repartition', new Map([['lines\u00004', { offset: 77n, index: 1 }]])],
+    ])
+    // Both carry the same changelog bounds.
+    const [a, b] = commits[0]!.map((o) => decodeChangelogBounds(o.metadata))
+    expect(a).toEqual(new Map([['app-counts-changelog\u00000', 1n]]))
+    expect(b).toEqual(a)
   })
 
   it('commits nothing when a record was not acknowledged (the input is processed again)', async () => {

@@ -9,7 +9,9 @@
  *    it is committed and the input is processed again (at-least-once);
  * 3. each task's checkpoint file is written (the changelog offsets its persistent stores hold);
  * 4. the input offsets (processed + 1) of those tasks are committed to the group, each with the
- *    changelog end offsets it vouches for and its stream time in its metadata (changelog-bounds.ts); a task whose
+ *    changelog end offsets it vouches for and its stream time in its metadata (changelog-bounds.ts),
+ *    and an offset of a repartition partition with the stamp positions applied from it
+ *    (applied-positions.ts), so they are exactly as committed as the state; a task whose
  *    changelogs moved without new input (a punctuation) commits its offsets again to carry them.
  *
  * It runs every commitIntervalMs, before tasks are closed on revocation and on close(), always
@@ -54,31 +56,44 @@ export async function commitTasks(tasks: readonly ActiveTask[], deps: CommitDeps
     // The state stores' helper (state/checkpoint.ts): atomic, fsynced, checksummed; throws StreamsError 'STORE_IO'.
     if (entries.size > 0) writeCheckpoint(t.dir, entries)
   }
-  const perTask = running.map((t) => ({ t, offsets: offsetsWithBounds(t) }))
+  const perTask = running.map((t) => ({ t, ...offsetsWithBounds(t) }))
   const offsets: CommitOffset[] = perTask.flatMap((p) => p.offsets)
   if (offsets.length > 0) await deps.consumer.commit(offsets)
-  for (const { t, offsets: mine } of perTask) {
+  for (const { t, offsets: mine, bounds } of perTask) {
     for (const o of mine) t.committed.set(tpKey(o.topic, o.partition), o.offset)
-    if (mine.length > 0) t.committedBounds = mine[0]!.metadata
+    if (mine.length > 0) t.committedBounds = bounds
   }
   return { offsets }
 }
 
-/** The task's offsets to commit, each carrying its changelog bounds; [] when nothing moved. */
-function offsetsWithBounds(t: ActiveTask): CommitOffset[] {
+/**
+ * The task's offsets to commit, each carrying its changelog bounds (and, for a repartition
+ * partition, its applied positions); [] when nothing moved. `bounds`: the part every offset
+ * shares, to tell whether the stores moved since the last commit.
+ */
+function offsetsWithBounds(t: ActiveTask): { offsets: CommitOffset[]; bounds: string } {
   const positions = new Map<string, bigint>()
   for (const l of t.logged) {
     const p = t.changelogPositions.get(l.key)
     if (p !== undefined) positions.set(l.key, p)
   }
-  const metadata = encodeChangelogBounds(positions, t.task.streamTimeMs)
+  const bounds = encodeChangelogBounds(positions, t.task.streamTimeMs)
   let offsets: Array<TopicPartition & { offset: bigint }> = t.offsetsToCommit()
-  if (offsets.length === 0 && t.logged.length > 0 && metadata !== t.committedBounds) {
+  if (offsets.length === 0 && t.logged.length > 0 && bounds !== t.committedBounds) {
     // Nothing new read, but the stores wrote (a punctuation): commit the same offsets again.
     offsets = [...t.committed].flatMap(([k, offset]) => {
       const tp = t.partitions.find((p) => tpKey(p.topic, p.partition) === k)
       return tp === undefined ? [] : [{ topic: tp.topic, partition: tp.partition, offset }]
     })
   }
-  return offsets.map((o) => ({ ...o, metadata }))
+  return {
+    bounds,
+    offsets: offsets.map((o) => {
+      const applied = t.applied.snapshot(o.topic, o.partition)
+      return {
+        ...o,
+        metadata: applied.size === 0 ? bounds : encodeChangelogBounds(positions, t.task.streamTimeMs, applied),
+      }
+    }),
+  }
 }

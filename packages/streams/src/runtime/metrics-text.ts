@@ -1,9 +1,10 @@
 /**
  * A streams application's metrics in Prometheus' text exposition format, served at GET /metrics
  * by the app's HTTP endpoint (query-http-server.ts). Per task: records processed, skipped,
- * dropped late and out of order (counters: a rate is `rate()` over them), lag and stream time;
- * per instance: commits and the restore's progress; per standby task: its lag and what it
- * applied. Names follow Kafka Streams' metric names where there is one (process-total, dropped-records-total, records-lag), in Prometheus style.
+ * dropped late, out of order and duplicates skipped (counters: a rate is `rate()` over them), lag
+ * and stream time; per instance: commits and the restore's progress; per standby task: its lag
+ * and what it applied. Names follow Kafka Streams' metric names where there is one
+ * (process-total, dropped-records-total, records-lag), in Prometheus style.
  */
 import type { StreamsAppMetrics } from './streams-app.js'
 
@@ -39,6 +40,12 @@ export function metricsText(applicationId: string, m: StreamsAppMetrics): string
     'counter',
     'Records older than stream time, processed inside the grace.',
     perTask((t) => t.outOfOrder),
+  )
+  family(
+    'sluice_streams_task_duplicates_skipped_total',
+    'counter',
+    'Repartition records written again by a re-run upstream, skipped (applied-positions.ts).',
+    perTask((t) => t.duplicatesSkipped ?? 0),
   )
   family(
     'sluice_streams_task_records_lag',

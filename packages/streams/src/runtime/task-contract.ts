@@ -5,7 +5,7 @@
  * operators never see a Producer or Consumer.
  */
 import type { TaskId } from '../api/task-id.js'
-import type { StreamHeader } from '../api/record.js'
+import type { RecordMetadata, StreamHeader } from '../api/record.js'
 import type { StateStore, StoreSpec } from '../state/store-types.js'
 
 /** An input record as it came from a topic, before the source node's serdes. */
@@ -29,6 +29,12 @@ export interface SinkRecord {
   readonly value: Buffer | null
   readonly timestamp: number
   readonly headers: readonly StreamHeader[]
+  /**
+   * Added for repartition stamps (runtime/repartition-stamp.ts): the input record whose
+   * processing wrote this one; absent for writes of punctuations and of cache flushes at a
+   * commit (no input record is being processed then).
+   */
+  readonly source?: RecordMetadata
 }
 
 /** The runtime's producer as a task sees it: writes are queued; the runtime flushes before a commit. */
@@ -78,6 +84,11 @@ export interface TaskMetrics {
    * without a key or without a value, as Kafka's dropped-records metric). Absent counts as 0.
    */
   droppedInvalid?: number
+  /**
+   * Added by the runtime: stamped repartition records skipped because their position was
+   * applied already (a re-run upstream wrote them again; runtime/applied-positions.ts).
+   */
+  duplicatesSkipped?: number
 }
 
 export interface TaskDeps {

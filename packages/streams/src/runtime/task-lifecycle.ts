@@ -10,7 +10,7 @@ import { removeCheckpoint } from '../state/checkpoint.js'
 import type { StateStore } from '../state/store-types.js'
 import { taskIdString, type TaskId } from '../api/task-id.js'
 import { createActiveTask, type ActiveTask, type TaskFactoryDeps } from './active-task.js'
-import { committedStreamTimeOf, restoreBoundOf } from './changelog-bounds.js'
+import { restoreBoundOf } from './changelog-bounds.js'
 import { restoreTasks } from './changelog-restorer.js'
 import type { ProducerRecordSender } from './record-sender.js'
 import type { RestoreProgress } from './restore-progress.js'
@@ -146,7 +146,7 @@ export class TaskLifecycle {
         await sender.flush()
       },
     })
-    for (const t of created) t.task.resumeStreamTime?.(committedStreamTimeOf(committedOf(t)))
+    for (const t of created) t.resumeFromCommits(committedOf(t))
     d.onRestored()
   }
 

@@ -212,7 +212,17 @@ export class TopologyStreamTask implements StreamTask {
           throw new StreamsError('TOPOLOGY', `${def.name}: the partitioner chose partition ${partition} of ${count}`)
         }
       }
-      this.deps.sender.send({ topic, partition, key, value, timestamp: record.timestamp, headers: record.headers })
+      const source = this.current?.metadata
+      // `source` lets the runtime stamp repartition records with their input position (runtime/repartition-stamp.ts).
+      this.deps.sender.send({
+        topic,
+        partition,
+        key,
+        value,
+        timestamp: record.timestamp,
+        headers: record.headers,
+        ...(source !== undefined ? { source } : {}),
+      })
     }
   }
 

@@ -133,6 +133,8 @@ describe('Topology', () => {
       ['wc-words-repartition', undefined, 'b'],
       ['wc-words-repartition', undefined, 'a'],
     ])
+    // Each write names the input record that made it (the runtime stamps repartition records with it).
+    expect(sent.map((r) => r.source)).toEqual(Array(3).fill({ topic: 'lines', partition: 2, offset: 7n }))
     expect(() => first.process({ ...sentAsSource(sent[0] as SinkRecord), topic: 'elsewhere' })).toThrowError(
       /not a source/,
     )
