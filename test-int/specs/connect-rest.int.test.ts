@@ -173,4 +173,51 @@ describe('Connect REST API', () => {
     expect((await http('DELETE', '/connectors/lines-in')).status).toBe(204)
     await until('both deleted', async () => (await http('GET', '/connectors')).body.length === 0)
   })
+
+  it('skips records its converter cannot read with errors.tolerance=all, into a dead-letter topic with the error in headers', async () => {
+    const output = join(dir, 'json-out.txt')
+    const producer = cluster.client.producer({ acks: 'all' })
+    await cluster.client.admin().createTopics([{ name: 'json-in', numPartitions: 1 }])
+    await producer.send({
+      topic: 'json-in',
+      records: [{ value: '{"a":1}' }, { value: 'not json' }, { value: '{"a":2}' }],
+    })
+    await producer.close()
+    const created = await http('PUT', '/connectors/json-out/config', {
+      'connector.class': 'FileStreamSink',
+      file: output,
+      topics: 'json-in',
+      'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
+      'value.converter.schemas.enable': 'false',
+      'errors.tolerance': 'all',
+      'errors.deadletterqueue.topic.name': 'json-in-dlq',
+      'errors.deadletterqueue.context.headers.enable': 'true',
+      transforms: 'tag',
+      'transforms.tag.type': 'org.apache.kafka.connect.transforms.InsertField$Value',
+      'transforms.tag.static.field': 'from',
+      'transforms.tag.static.value': 'sluice',
+    })
+    expect(created.status).toBe(201)
+    await until(
+      'the good records written',
+      async () => (await readFile(output, 'utf8').catch(() => '')).split('\n').length === 3,
+    )
+    expect(
+      (await readFile(output, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { a: 1, from: 'sluice' },
+      { a: 2, from: 'sluice' },
+    ])
+    const [dead] = await readMessages(cluster.client, 'json-in-dlq', 1)
+    expect(dead!.value?.toString()).toBe('not json')
+    const header = (k: string) => dead!.headers.find((h) => h.key === k)?.value?.toString()
+    expect(header('__connect.errors.stage')).toBe('VALUE_CONVERTER')
+    expect(header('__connect.errors.topic')).toBe('json-in')
+    expect(header('__connect.errors.offset')).toBe('1')
+    expect(header('__connect.errors.connector.name')).toBe('json-out')
+    expect((await http('DELETE', '/connectors/json-out')).status).toBe(204)
+  })
 })

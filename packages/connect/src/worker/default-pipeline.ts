@@ -13,9 +13,12 @@ export function defaultPipeline(
   workerDefaults: Readonly<Record<string, string>>,
 ): RecordPipeline {
   const chain = buildTransformChain(config)
+  const classOf = (field: string): string => config[field] ?? workerDefaults[field] ?? field
   return {
     keyConverter: converterFromConfig(config, true, workerDefaults),
     valueConverter: converterFromConfig(config, false, workerDefaults),
+    keyConverterClass: classOf('key.converter'),
+    valueConverterClass: classOf('value.converter'),
     transform: (r) => chain.apply(r),
   }
 }

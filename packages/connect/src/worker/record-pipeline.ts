@@ -10,6 +10,9 @@ import type { ConnectRecord } from '../api/records.js'
 export interface RecordPipeline {
   readonly keyConverter: Converter
   readonly valueConverter: Converter
+  /** The converters' class names as configured (for error reports and dead-letter headers). */
+  readonly keyConverterClass: string
+  readonly valueConverterClass: string
   /** The record after every transform, or null when one dropped it. */
   transform<R extends ConnectRecord>(record: R): R | null
 }

@@ -12,6 +12,8 @@ import type { PluginRegistry } from '../plugins.js'
 import type { ConnectorState } from '../storage/config-state.js'
 import type { OffsetMap } from '../storage/offset-store.js'
 import type { ConnectState } from '../storage/status-state.js'
+import { parseErrorHandlingConfig } from '../errors-handling/error-handling-config.js'
+import { RetryWithToleranceOperator } from '../errors-handling/retry-with-tolerance.js'
 import { clientOverrides } from './client-overrides.js'
 import type { RecordPipeline } from './record-pipeline.js'
 import { SinkTaskRunner } from './sink-task-runner.js'
@@ -147,8 +149,27 @@ export class RunningWork {
       const plugin = this.d.plugins.resolve(config['connector.class'])
       const pipeline = this.d.pipeline(config)
       const overrides = clientOverrides(config)
-      const tolerateErrors = config['errors.tolerance'] === 'all'
       const connector = plugin.create()
+      const sinkTopics = connector.kind === 'sink' ? listOf(config.topics) : []
+      const errors = new RetryWithToleranceOperator(parseErrorHandlingConfig(config, connector.kind, sinkTopics), {
+        connector: c.name,
+        taskId: id,
+        logger,
+        deadLetter: async (record) => {
+          await this.ensureTopic(record.topic, config, deadLetterReplication(config))
+          await this.d.producer.send({
+            topic: record.topic,
+            records: [
+              {
+                key: record.key,
+                value: record.value,
+                headers: [...record.headers],
+                ...(record.timestamp !== undefined ? { timestamp: record.timestamp } : {}),
+              },
+            ],
+          })
+        },
+      })
       let entry: RunningTask
       if (connector.kind === 'source') {
         const own =
@@ -163,7 +184,7 @@ export class RunningWork {
           producer: own ?? this.d.producer,
           pipeline,
           logger,
-          tolerateErrors,
+          errors,
           offsetOf: (p) => this.d.offsetOf(c.name, p),
           ensureTopic: (topic) => this.ensureTopic(topic, config),
           storeOffsets: (o) => this.d.storeOffsets(c.name, o),
@@ -183,10 +204,10 @@ export class RunningWork {
           task: connector.createTask(),
           config,
           client: this.d.client,
-          topics,
+          topics: sinkTopics,
           pipeline,
           logger,
-          tolerateErrors,
+          errors,
           flushIntervalMs: this.d.flushIntervalMs,
           onState: report,
         })
@@ -209,13 +230,13 @@ export class RunningWork {
    * `topic.creation.default.partitions` / `.replication.factor` when given, else the cluster's
    * defaults. docs/decisions.md, "Connect creates a source's missing topics".
    */
-  private async ensureTopic(topic: string, config: ConnectorConfig): Promise<void> {
+  private async ensureTopic(topic: string, config: ConnectorConfig, replicationFactor?: number): Promise<void> {
     if (this.knownTopics.has(topic)) return
     const admin = this.d.client.admin()
     const existing = new Set(await admin.listTopics())
     if (!existing.has(topic)) {
       const partitions = Number(config['topic.creation.default.partitions'] ?? Number.NaN)
-      const rf = Number(config['topic.creation.default.replication.factor'] ?? Number.NaN)
+      const rf = replicationFactor ?? Number(config['topic.creation.default.replication.factor'] ?? Number.NaN)
       await admin
         .createTopics([
           {
@@ -263,6 +284,19 @@ export class RunningWork {
     await Promise.all(this.taskIds().map((t) => this.stopTask(t.name, t.id)))
     await Promise.all(this.connectorNames().map((n) => this.stopConnector(n)))
   }
+}
+
+function listOf(v: string | undefined): string[] {
+  return (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+}
+
+/** errors.deadletterqueue.topic.replication.factor; -1 (and unset) is the cluster's default. */
+function deadLetterReplication(config: ConnectorConfig): number | undefined {
+  const rf = Number(config['errors.deadletterqueue.topic.replication.factor'] ?? '-1')
+  return Number.isSafeInteger(rf) && rf > 0 ? rf : undefined
 }
 
 function taskKey(name: string, id: number): string {

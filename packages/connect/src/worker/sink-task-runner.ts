@@ -10,7 +10,8 @@ import type { GroupConsumer, Logger, RunHandle, SluiceClient, TopicPartition } f
 import type { ConnectorConfig } from '../api/config-def.js'
 import type { SinkTask } from '../api/connector.js'
 import type { SinkRecord } from '../api/records.js'
-import { ConnectError } from '../errors.js'
+import type { ConsumedRecord } from '../errors-handling/error-context.js'
+import type { RetryWithToleranceOperator } from '../errors-handling/retry-with-tolerance.js'
 import type { RecordPipeline } from './record-pipeline.js'
 
 export interface SinkTaskRunnerOptions {
@@ -24,13 +25,11 @@ export interface SinkTaskRunnerOptions {
   readonly logger: Logger
   readonly flushIntervalMs: number
   readonly onState: (state: 'RUNNING' | 'PAUSED' | 'FAILED', trace?: string) => void
-  /** errors.tolerance=all: a record that fails to convert or transform is skipped (logged). */
-  readonly tolerateErrors: boolean
-  /** A record skipped under errors.tolerance=all goes here too, when the connector names a dead-letter topic. */
-  readonly deadLetter?: (
-    record: { topic: string; partition: number; offset: bigint; key: Buffer | null; value: Buffer | null },
-    err: unknown,
-  ) => Promise<void>
+  /**
+   * Runs each stage (convert, transform, put) with the connector's errors.* policy; a record it
+   * skips goes to the dead-letter topic when the connector names one.
+   */
+  readonly errors: RetryWithToleranceOperator
 }
 
 export function sinkGroupId(connector: string): string {
@@ -46,7 +45,6 @@ export class SinkTaskRunner {
   private paused = false
   private failed = false
   private delivered = 0
-  private skipped = 0
   /** put(), flush() and commits run one at a time: batches and the flush timer share it. */
   private serial: Promise<unknown> = Promise.resolve()
   private timer: NodeJS.Timeout | undefined
@@ -54,7 +52,7 @@ export class SinkTaskRunner {
   constructor(private readonly o: SinkTaskRunnerOptions) {}
 
   get metrics(): { delivered: number; skipped: number } {
-    return { delivered: this.delivered, skipped: this.skipped }
+    return { delivered: this.delivered, skipped: this.o.errors.metrics().skipped }
   }
 
   async start(): Promise<void> {
@@ -118,6 +116,7 @@ export class SinkTaskRunner {
 
   async stop(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer)
+    this.o.errors.stop()
     await this.run?.stop().catch(() => {})
     if (!this.failed)
       await this.flushAndCommit().catch((err: unknown) => this.o.logger.warn({ err }, 'the last sink commit failed'))
@@ -137,41 +136,43 @@ export class SinkTaskRunner {
     }>,
   ): Promise<void> {
     if (this.paused) this.consumer!.pause([{ topic, partition }])
+    const { pipeline, errors } = this.o
     const records: SinkRecord[] = []
     for (const m of messages) {
-      try {
-        const k = this.o.pipeline.keyConverter.toConnectData(topic, m.key)
-        const v = this.o.pipeline.valueConverter.toConnectData(topic, m.value)
-        const r: SinkRecord = {
-          topic,
-          partition,
-          offset: m.offset,
-          timestamp: Number(m.timestamp),
-          key: k.value,
-          ...(k.schema !== undefined ? { keySchema: k.schema } : {}),
-          value: v.value,
-          ...(v.schema !== undefined ? { valueSchema: v.schema } : {}),
-          headers: m.headers.map((h) => ({ key: h.key, value: h.value })),
-        }
-        const t = this.o.pipeline.transform(r)
-        if (t !== null) records.push(t)
-      } catch (err) {
-        if (!this.o.tolerateErrors) {
-          throw new ConnectError(
-            'TASK',
-            `record ${topic}/${partition}@${m.offset} of ${this.o.connector} could not be read: ${(err as Error).message}`,
-            { cause: err },
-          )
-        }
-        this.skipped++
-        this.o.logger.warn(
-          { err, topic, partition, offset: String(m.offset) },
-          'skipped a sink record (errors.tolerance=all)',
-        )
-        await this.o.deadLetter?.({ topic, partition, offset: m.offset, key: m.key, value: m.value }, err)
+      const consumed: ConsumedRecord = {
+        topic,
+        partition,
+        offset: m.offset,
+        timestamp: Number(m.timestamp),
+        key: m.key,
+        value: m.value,
+        headers: m.headers,
       }
+      const k = await errors.execute('KEY_CONVERTER', () => pipeline.keyConverter.toConnectData(topic, m.key), {
+        record: consumed,
+        className: pipeline.keyConverterClass,
+      })
+      if (!k.ok) continue
+      const v = await errors.execute('VALUE_CONVERTER', () => pipeline.valueConverter.toConnectData(topic, m.value), {
+        record: consumed,
+        className: pipeline.valueConverterClass,
+      })
+      if (!v.ok) continue
+      const r: SinkRecord = {
+        topic,
+        partition,
+        offset: m.offset,
+        timestamp: Number(m.timestamp),
+        key: k.value.value,
+        ...(k.value.schema !== undefined ? { keySchema: k.value.schema } : {}),
+        value: v.value.value,
+        ...(v.value.schema !== undefined ? { valueSchema: v.value.schema } : {}),
+        headers: m.headers.map((h) => ({ key: h.key, value: h.value })),
+      }
+      const t = await errors.execute('TRANSFORMATION', () => pipeline.transform(r), { record: consumed })
+      if (t.ok && t.value !== null) records.push(t.value)
     }
-    if (records.length > 0) await this.o.task.put(records)
+    if (records.length > 0) await errors.execute('TASK_PUT', () => this.o.task.put(records))
     this.delivered += records.length
     const last = messages.at(-1)
     if (last !== undefined)

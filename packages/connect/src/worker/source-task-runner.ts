@@ -9,7 +9,7 @@ import type { Logger, Producer, ProducerRecord } from '@sluice/client'
 import type { ConnectorConfig } from '../api/config-def.js'
 import type { SourceTask } from '../api/connector.js'
 import type { SourceRecord } from '../api/records.js'
-import { ConnectError } from '../errors.js'
+import type { RetryWithToleranceOperator } from '../errors-handling/retry-with-tolerance.js'
 import { offsetKey, type OffsetMap } from '../storage/offset-store.js'
 import type { RecordPipeline } from './record-pipeline.js'
 
@@ -26,8 +26,8 @@ export interface SourceTaskRunnerOptions {
   readonly storeOffsets: (offsets: ReadonlyArray<{ partition: OffsetMap; offset: OffsetMap }>) => Promise<void>
   /** Called on every state change of the task. */
   readonly onState: (state: 'RUNNING' | 'PAUSED' | 'FAILED', trace?: string) => void
-  /** errors.tolerance=all: a record that fails to transform or convert is skipped (logged). */
-  readonly tolerateErrors: boolean
+  /** Runs each stage (poll, transform, convert, produce) with the connector's errors.* policy. */
+  readonly errors: RetryWithToleranceOperator
   /** Creates a topic the task writes to when it does not exist yet (running-work.ts). */
   readonly ensureTopic: (topic: string) => Promise<void>
 }
@@ -38,12 +38,11 @@ export class SourceTaskRunner {
   private resumeWaiter: (() => void) | undefined
   private loop: Promise<void> | undefined
   private polled = 0
-  private skipped = 0
 
   constructor(private readonly o: SourceTaskRunnerOptions) {}
 
   get metrics(): { polled: number; skipped: number } {
-    return { polled: this.polled, skipped: this.skipped }
+    return { polled: this.polled, skipped: this.o.errors.metrics().skipped }
   }
 
   start(): void {
@@ -64,6 +63,7 @@ export class SourceTaskRunner {
 
   async stop(): Promise<void> {
     this.abort.abort()
+    this.o.errors.stop()
     this.resumeWaiter?.()
     await this.loop
   }
@@ -85,7 +85,8 @@ export class SourceTaskRunner {
           })
           continue
         }
-        const records = await task.poll(this.abort.signal)
+        const polled = await this.o.errors.execute('TASK_POLL', () => task.poll(this.abort.signal))
+        const records = polled.ok ? polled.value : []
         if (records.length === 0) continue
         this.polled += records.length
         await this.deliver(records)
@@ -107,12 +108,12 @@ export class SourceTaskRunner {
     const byTopic = new Map<string, ProducerRecord[]>()
     const newest = new Map<string, { partition: OffsetMap; offset: OffsetMap }>()
     for (const r of records) {
-      // The offset moves on even for a record a transform drops: it was handled.
+      // The offset moves on even for a record a transform drops or the error policy skips: it was handled.
       newest.set(offsetKey(this.o.connector, r.sourcePartition), {
         partition: r.sourcePartition,
         offset: r.sourceOffset,
       })
-      const out = this.convert(r)
+      const out = await this.convert(r)
       if (out === undefined) continue
       const list = byTopic.get(out.topic) ?? []
       list.push(out.record)
@@ -121,7 +122,8 @@ export class SourceTaskRunner {
     await Promise.all(
       [...byTopic].map(async ([topic, recs]) => {
         await this.o.ensureTopic(topic)
-        await this.o.producer.send({ topic, records: recs })
+        // errors.tolerance=all skips a batch the cluster refuses for good (Kafka since 3.2).
+        await this.o.errors.execute('KAFKA_PRODUCE', () => this.o.producer.send({ topic, records: recs }))
       }),
     )
     const offsets = [...newest.values()]
@@ -129,38 +131,33 @@ export class SourceTaskRunner {
     await this.o.task.commit?.(new Map(offsets.map((o) => [offsetKey(this.o.connector, o.partition), o.offset])))
   }
 
-  private convert(r: SourceRecord): { topic: string; record: ProducerRecord } | undefined {
-    try {
-      const t = this.o.pipeline.transform(r)
-      if (t === null) return undefined
-      const key = this.o.pipeline.keyConverter.fromConnectData(t.topic, { schema: t.keySchema, value: t.key })
-      const value = this.o.pipeline.valueConverter.fromConnectData(t.topic, { schema: t.valueSchema, value: t.value })
-      return {
-        topic: t.topic,
-        record: {
-          key,
-          value,
-          headers: t.headers.map((h) => ({ key: h.key, value: h.value === null ? null : Buffer.from(h.value) })),
-          ...(t.partition !== undefined ? { partition: t.partition } : {}),
-          ...(t.timestamp !== undefined ? { timestamp: t.timestamp } : {}),
-        },
-      }
-    } catch (err) {
-      if (!this.o.tolerateErrors) {
-        throw new ConnectError(
-          'TASK',
-          `a record of ${this.o.connector} could not be converted: ${(err as Error).message}`,
-          {
-            cause: err,
-          },
-        )
-      }
-      this.skipped++
-      this.o.logger.warn(
-        { err, connector: this.o.connector, task: this.o.taskId },
-        'skipped a source record (errors.tolerance=all)',
-      )
-      return undefined
+  /** The record as produced, or undefined when a transform dropped it or the error policy skipped it. */
+  private async convert(r: SourceRecord): Promise<{ topic: string; record: ProducerRecord } | undefined> {
+    const { pipeline, errors } = this.o
+    const t = await errors.execute('TRANSFORMATION', () => pipeline.transform(r), { record: r })
+    if (!t.ok || t.value === null) return undefined
+    const out = t.value
+    const key = await errors.execute(
+      'KEY_CONVERTER',
+      () => pipeline.keyConverter.fromConnectData(out.topic, { schema: out.keySchema, value: out.key }),
+      { record: r, className: pipeline.keyConverterClass },
+    )
+    if (!key.ok) return undefined
+    const value = await errors.execute(
+      'VALUE_CONVERTER',
+      () => pipeline.valueConverter.fromConnectData(out.topic, { schema: out.valueSchema, value: out.value }),
+      { record: r, className: pipeline.valueConverterClass },
+    )
+    if (!value.ok) return undefined
+    return {
+      topic: out.topic,
+      record: {
+        key: key.value,
+        value: value.value,
+        headers: out.headers.map((h) => ({ key: h.key, value: h.value === null ? null : Buffer.from(h.value) })),
+        ...(out.partition !== undefined ? { partition: out.partition } : {}),
+        ...(out.timestamp !== undefined ? { timestamp: out.timestamp } : {}),
+      },
     }
   }
 }
