@@ -194,10 +194,6 @@ export class RunningWork {
         this.tasks.set(key, entry)
         runner.start()
       } else {
-        const topics = (config.topics ?? '')
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== '')
         const runner = new SinkTaskRunner({
           connector: c.name,
           taskId: id,
