@@ -128,9 +128,9 @@ describe('sluice streams describe', () => {
     for (const t of v.tasks) {
       const [sub, p] = t.taskId.split('_').map(Number) as [number, number]
       expect(t.partitions.map((x) => [x.topic, x.partition])).toEqual([[sub === 0 ? input : repartition, p]])
-      // Active on one instance, its standby on the other.
+      // Active on one instance; a stateful task's standby on the other (a stateless task has none).
       expect([a.instanceId, b.instanceId]).toContain(t.active)
-      expect(t.standbys).toEqual([t.active === a.instanceId ? b.instanceId : a.instanceId])
+      expect(t.standbys).toEqual(sub === 1 ? [t.active === a.instanceId ? b.instanceId : a.instanceId] : [])
       for (const x of t.partitions) expect(x.lag).toBe('0')
     }
     // The instances' own view agrees: each runs as active exactly the tasks the describe names.
@@ -144,6 +144,7 @@ describe('sluice streams describe', () => {
       ).toEqual(mine)
     }
     const words0 = v.tasks[0]!.partitions[0]!
+    const counts0 = v.tasks[3]!
     expect(BigInt(words0.logEnd)).toBeGreaterThan(0n)
 
     const human = await cli(cluster.bootstrap, ['streams', 'describe', app])
@@ -151,8 +152,11 @@ describe('sluice streams describe', () => {
     expect(human.out).toContain(`application  ${app}`)
     expect(human.out).toMatch(
       new RegExp(
-        `0_0\\s+${v.tasks[0]!.active!.slice(0, 8)}\\s+${v.tasks[0]!.standbys[0]!.slice(0, 8)}\\s+${input}\\s+0\\s+${words0.committed}\\s+${words0.logEnd}\\s+0`,
+        `0_0\\s+${v.tasks[0]!.active!.slice(0, 8)}\\s+-?\\s+${input}\\s+0\\s+${words0.committed}\\s+${words0.logEnd}\\s+0`,
       ),
+    )
+    expect(human.out).toMatch(
+      new RegExp(`1_0\\s+${counts0.active!.slice(0, 8)}\\s+${counts0.standbys[0]!.slice(0, 8)}\\s+`),
     )
     expect(human.out).toContain('total lag    0')
 
