@@ -132,6 +132,17 @@ describe('streams windows on a real cluster', () => {
       ['carol', MINUTE, 1],
     ])
     expect(app.metrics()).toMatchObject({ droppedLate: 1, outOfOrder: 1 })
+    // The window store answers interactive queries: the windows it still keeps (size + grace
+    // behind stream time, so the first minute is gone), the late record in none of them.
+    const views = app.windowStore<string, number>('views-per-minute')
+    expect(views.fetch('alice', s.base + MINUTE)).toBe(2)
+    expect(views.fetch('carol', s.base + MINUTE)).toBe(1)
+    expect(views.fetch('bob', s.base + 2 * MINUTE)).toBe(1)
+    expect(views.fetch('alice', s.base)).toBeUndefined()
+    expect(
+      [...views.fetchRange('alice', s.base, s.base + 2 * MINUTE)].map((w) => [w.windowStart - s.base, w.value]),
+    ).toEqual([[MINUTE, 2]])
+    expect(() => app.store('views-per-minute')).toThrow(/window store/)
     const [log] = await client.admin().describeTopics([changelogTopic(s.app, 'views-per-minute')])
     expect(log!.configs.find((c) => c.name === 'cleanup.policy')?.value).toBe('compact,delete')
   })

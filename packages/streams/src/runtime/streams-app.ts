@@ -23,7 +23,7 @@ import {
 } from '@sluice/client'
 import type { Serde } from '../api/serde.js'
 import { isStreamsError, StreamsError } from '../errors.js'
-import type { ReadOnlyKeyValueStore } from '../state/store-types.js'
+import type { ReadOnlyKeyValueStore, ReadOnlySessionStore, ReadOnlyWindowStore } from '../state/store-types.js'
 import type { ActiveTask } from './active-task.js'
 import { commitTasks } from './commit.js'
 import { prepareInternalTopics } from './internal-topics.js'
@@ -167,6 +167,16 @@ export class StreamsApp {
   /** A read-only view of key-value store `name` over this instance's tasks (interactive-queries.ts), or a global table's. */
   store<K, V>(name: string): ReadOnlyKeyValueStore<K, V> {
     return this.global?.readOnlyStore<K, V>(name) ?? this.queries.keyValueStore<K, V>(name)
+  }
+
+  /** A read-only view of window store `name` over this instance's tasks (interactive-queries.ts). */
+  windowStore<K, V>(name: string): ReadOnlyWindowStore<K, V> {
+    return this.queries.windowStore<K, V>(name)
+  }
+
+  /** A read-only view of session store `name` over this instance's tasks. */
+  sessionStore<K, V>(name: string): ReadOnlySessionStore<K, V> {
+    return this.queries.sessionStore<K, V>(name)
   }
 
   /** Which instance (its applicationServer) hosts `key` of store `name`. */
