@@ -98,6 +98,23 @@ async function processingSteadily(wc: { records(): number }, instances: readonly
   })
 }
 
+/** Produces 200 lines every 50 ms until stop() (which waits for the last send). */
+function keepProducing(wc: { produce(n: number): Promise<unknown> }): { stop(): Promise<void> } {
+  let feeding = true
+  const loop = (async () => {
+    while (feeding) {
+      await wc.produce(200)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  })()
+  return {
+    stop: async () => {
+      feeding = false
+      await loop
+    },
+  }
+}
+
 async function started(instances: readonly Instance[], what: string): Promise<void> {
   await waitFor(async () => instances.every((i) => i.started()), { description: what, timeoutMs: 60_000 })
 }
@@ -112,14 +129,8 @@ describe('streams word count across processes (a repartition topic between the t
     const b = wc.start(dirs[1]!)
     await started([a, b], 'both instances started')
     await wc.produce(1000)
-    // Input keeps arriving (a trickle of 200 lines every 50 ms) through the kill and the restart.
-    let feeding = true
-    const trickle = (async () => {
-      while (feeding) {
-        await wc.produce(200)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-    })()
+    // Input keeps arriving (a trickle of 200 lines every 50 ms) through the kills and restarts.
+    const trickle = keepProducing(wc)
     let a2: Instance | undefined
     const skipped = new Map<Instance, number>()
     const watch = setInterval(() => {
@@ -138,8 +149,7 @@ describe('streams word count across processes (a repartition topic between the t
       a2 = wc.start(dirs[0]!)
       await started([a2], 'the killed instance restarted')
       await inputArrives(2000, 'input arriving after the restart')
-      feeding = false
-      await trickle
+      await trickle.stop()
       await wc.produce(2000)
       await waitForCounts(wc.latest, wc.expected, [b, a2])
       expect([b, a2].some((i) => i.stopped())).toBe(false)
@@ -155,9 +165,8 @@ describe('streams word count across processes (a repartition topic between the t
           `the killed instance ran ${killedTasks.join(',')}; duplicates skipped (seen live): ${total()}`,
       )
     } finally {
-      feeding = false
       clearInterval(watch)
-      await trickle
+      await trickle.stop()
     }
   }, 170_000)
 
@@ -172,13 +181,8 @@ describe('streams word count across processes (a repartition topic between the t
     const b = wc.start(dirs[1]!)
     await started([a, b], 'both instances started')
     await wc.produce(1000)
-    let feeding = true
-    const trickle = (async () => {
-      while (feeding) {
-        await wc.produce(200)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-    })()
+    // Input keeps arriving (a trickle of 200 lines every 50 ms) through the kills and restarts.
+    const trickle = keepProducing(wc)
     const inputArrives = async (lines: number, what: string): Promise<void> => {
       const from = wc.produced()
       await waitFor(async () => wc.produced() >= from + lines, { description: what, timeoutMs: 30_000 })
@@ -197,14 +201,12 @@ describe('streams word count across processes (a repartition topic between the t
       const b2 = wc.start(dirs[1]!)
       await started([a2, b2], 'both instances restarted')
       await inputArrives(2000, 'input arriving after the restart')
-      feeding = false
-      await trickle
+      await trickle.stop()
       await wc.produce(2000)
       await waitForCounts(wc.latest, wc.expected, [a2, b2])
       expect([a2, b2].some((i) => i.stopped())).toBe(false)
     } finally {
-      feeding = false
-      await trickle
+      await trickle.stop()
     }
   }, 170_000)
 
