@@ -178,6 +178,32 @@ describe('deploy/k8s manifests', () => {
         }),
         /names pod 2, but sluice-metadata has 2 replica/,
       ],
+      [
+        'connect bootstrap naming a broker that does not exist',
+        edit('Deployment', 'sluice-connect', {
+          spec: {
+            template: {
+              spec: {
+                containers: [
+                  { name: 'connect', env: [{ name: 'SLUICE_BOOTSTRAP', value: 'sluice-broker-5.sluice-broker:9192' }] },
+                ],
+              },
+            },
+          },
+        }),
+        /SLUICE_BOOTSTRAP: "sluice-broker-5.sluice-broker:9192" names pod 5, but sluice-broker has 3 replica/,
+      ],
+      [
+        'connect probe off its REST port',
+        edit('Deployment', 'sluice-connect', {
+          spec: {
+            template: {
+              spec: { containers: [{ name: 'connect', readinessProbe: { httpGet: { path: '/', port: 'rest' } } }] },
+            },
+          },
+        }),
+        /readinessProbe must GET \/health on the REST port 8083/,
+      ],
     ]
     for (const [what, broken, expected] of cases) {
       expect(checkManifests(broken, RULES).join('\n'), what).toMatch(expected)

@@ -2,6 +2,7 @@
  * Starts a whole worker: the REST server first (so the worker can advertise its URL, even on
  * port 0), then the worker joins its group. What `sluice connect` and the tests run.
  */
+import { hostname } from 'node:os'
 import { startRestServer, type RestServer } from './rest/rest-server.js'
 import { ConnectWorker } from './worker/connect-worker.js'
 import { defaultPipeline } from './worker/default-pipeline.js'
@@ -22,7 +23,7 @@ export async function startConnectWorker(
   const worker = new ConnectWorker(config, defaultPipeline)
   const server = await startRestServer(worker, rest)
   try {
-    await worker.start(config.advertisedUrl ?? server.url)
+    await worker.start(config.advertisedUrl ?? advertisedUrlOf(server, rest.host))
   } catch (err) {
     await server.close()
     throw err
@@ -36,4 +37,9 @@ export async function startConnectWorker(
       await worker.stop()
     },
   }
+}
+
+/** A worker listening on every interface is reached at its host name (a pod's or container's name). */
+function advertisedUrlOf(server: RestServer, host: string | undefined): string {
+  return host === '0.0.0.0' || host === '::' ? `http://${hostname()}:${server.port}` : server.url
 }

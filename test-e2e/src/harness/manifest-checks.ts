@@ -203,6 +203,18 @@ export function checkManifests(objects: K8sObject[], rules: ManifestRules): stri
           if ((w.spec.replicas ?? 1) > 1 && !text.includes('SLUICE_CONTROLLER_ID'))
             problems.push(`${cw}: ${String(w.spec.replicas)} instances need distinct SLUICE_CONTROLLER_ID values`)
         }
+      } else if (String(c.image).startsWith('sluice:') && /(?:^|\s)connect(?:\s|$)/.test(text)) {
+        // A Connect worker: it reads the CLI's bootstrap and nothing else of the environment,
+        // and its probes ask the REST API's /health on the port it listens on.
+        for (const name of env.keys())
+          if (name !== 'SLUICE_BOOTSTRAP') problems.push(`${cw}: ${name} is not read by sluice connect`)
+        checkPodList(env.get('SLUICE_BOOTSTRAP') ?? '', /:/, objects, problems, `${cw} SLUICE_BOOTSTRAP`)
+        const restPort = Number(/--rest-port\s+(\d+)/.exec(text)?.[1] ?? 8083)
+        for (const probe of ['readinessProbe', 'livenessProbe'] as const) {
+          const get = c[probe]?.httpGet
+          if (get?.path !== '/health' || portNumber(c, get.port) !== restPort)
+            problems.push(`${cw}: ${probe} must GET /health on the REST port ${restPort}`)
+        }
       } else if (String(c.image).startsWith('sluice-zookeeper:')) {
         for (const name of env.keys())
           if (!rules.zookeeperEnv.includes(name))
