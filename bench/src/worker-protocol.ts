@@ -99,8 +99,8 @@ export interface StreamsWorkerConfig {
   applicationId: string
   stateDir: string
   input: string
-  /** 'map': filter + mapValues + to(output); 'count': groupByKey().count() into an in-memory store. */
-  topology: 'map' | 'count'
+  /** 'map': filter + mapValues + to(output); 'count': groupByKey().count() into an in-memory store; 'count-lmdb': into a persistent (lmdb) one. */
+  topology: 'map' | 'count' | 'count-lmdb'
   output?: string
   /** 'process': input records/s up to `records`; 'restore': the restore's own records/s. */
   measure: 'process' | 'restore'

@@ -4,7 +4,8 @@
  *   10/count    groupByKey().count() into an in-memory store logged to its changelog, input
  *               records/s (every key distinct, so the store and its changelog grow to N);
  *   10/restore  a new instance with an empty state directory restores that store from the
- *               changelog: records/s of the restore (RestoreMetrics).
+ *               changelog: records/s of the restore (RestoreMetrics);
+ *   10/restore-lmdb  the same changelog restored into a persistent (lmdb) store.
  * The input topic (6 partitions) is filled first with N keyed 100-byte records; each app is
  * timed from its first processed record to its N-th (the group join is not counted). Each app
  * runs in its own client worker process (workers/streams-worker.ts, the node flags of every
@@ -61,6 +62,16 @@ export async function runStreams(ctx: BenchContext): Promise<void> {
       measure: 'restore',
     })
     push(ctx, '10/restore', 'streams: restore of the count store from its changelog', restore, restore.records)
+
+    // The same restore into a persistent (lmdb) store: the changelog is the one above.
+    const lmdb = await runStreamsWorker({
+      ...common,
+      applicationId: 'bench-s10-count',
+      stateDir: path.join(stateRoot, 'count-3'),
+      topology: 'count-lmdb',
+      measure: 'restore',
+    })
+    push(ctx, '10/restore-lmdb', 'streams: the same restore into a persistent (lmdb) store', lmdb, lmdb.records)
   } finally {
     await cluster.stop()
     await rm(stateRoot, { recursive: true, force: true })

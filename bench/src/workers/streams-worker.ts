@@ -20,7 +20,7 @@ function topology(): StreamsBuilder {
       .mapValues((v) => v.slice(0, 20))
       .to(config.output!, { keySerde: Serdes.string(), valueSerde: Serdes.string() })
   } else {
-    input.groupByKey().count({ name: 'counts' })
+    input.groupByKey().count({ name: 'counts', persistent: config.topology === 'count-lmdb' })
   }
   return b
 }
