@@ -3,10 +3,14 @@ import { defineConfig } from 'vitest/config'
 // Workspace packages resolve to their TypeScript sources through the "sluice-source" export
 // condition, so unit and in-process tests need no build. e2e tests spawn the built dist/ output.
 const conditions = ['sluice-source', 'node', 'import', 'default']
+// Vitest also hands the SSR conditions to the test processes as `node --conditions`, where
+// `import` would make a CommonJS package's require() pick an ES module (pg's require of
+// pg-pool then fails); Vite adds import/require by the kind of import anyway.
+const ssrConditions = conditions.filter((c) => c !== 'import')
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['sluice-source'] } },
+  ssr: { resolve: { conditions: ssrConditions, externalConditions: ['sluice-source'] } },
   test: {
     pool: 'forks',
     testTimeout: 30_000,

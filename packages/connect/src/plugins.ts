@@ -5,6 +5,8 @@
 import type { Connector } from './api/connector.js'
 import { FileSinkConnector } from './connectors/file/file-sink.js'
 import { FileSourceConnector } from './connectors/file/file-source.js'
+import { PostgresSinkConnector } from './connectors/postgres/postgres-sink.js'
+import { PostgresSourceConnector } from './connectors/postgres/postgres-source.js'
 import { ConnectError } from './errors.js'
 
 export interface ConnectorPlugin {
@@ -27,6 +29,18 @@ export const BUILT_IN_PLUGINS: readonly ConnectorPlugin[] = [
     aliases: ['FileStreamSinkConnector', 'FileStreamSink', 'file-sink'],
     type: 'sink',
     create: () => new FileSinkConnector(),
+  },
+  {
+    className: 'io.sluice.connect.postgres.PostgresSourceConnector',
+    aliases: ['io.debezium.connector.postgresql.PostgresConnector', 'PostgresConnector', 'postgres-source'],
+    type: 'source',
+    create: () => new PostgresSourceConnector(),
+  },
+  {
+    className: 'io.sluice.connect.postgres.PostgresSinkConnector',
+    aliases: ['PostgresSinkConnector', 'postgres-sink'],
+    type: 'sink',
+    create: () => new PostgresSinkConnector(),
   },
 ]
 
