@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startConnectWorker, type RunningConnectWorker } from '@sluice/connect'
 import { postgresInstalled, startPostgres, type PostgresHandle } from '@sluice/testkit'
 import type { ConsumerMessage } from '@sluice/client'
-import { readMessages, until, type RealCluster } from '../src/client/real-cluster.js'
+import { createTopicWithLeaders, readMessages, until, type RealCluster } from '../src/client/real-cluster.js'
 import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes
@@ -211,6 +211,10 @@ describe.runIf(postgresInstalled())('PostgreSQL change capture', () => {
     }
     expect(snapshotCounts.customers).toBeGreaterThan(0)
 
+    // The tables' topics exist before the sink subscribes: a source creating them under a running
+    // sink would rebalance the sink's group in the middle of the test.
+    for (const t of ['customers', 'orders', 'items'])
+      await createTopicWithLeaders(cluster.client, `shop.public.${t}`, 3)
     expect((await http('POST', '/connectors', { name: 'pg-src', config: sourceConfig() })).status).toBe(201)
     const sink = await http('PUT', '/connectors/pg-sink/config', {
       'connector.class': 'io.sluice.connect.postgres.PostgresSinkConnector',

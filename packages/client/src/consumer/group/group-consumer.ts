@@ -122,7 +122,6 @@ export class GroupConsumerImpl extends DeliveryCore<GroupRunOptions> implements 
     this.assertOpen()
     if (this.started) this.membership.requestRejoin(reason)
   }
-
   groupMetadata(): GroupMetadata {
     return {
       groupId: this.options.groupId,
