@@ -1,0 +1,32 @@
+/**
+ * What a console API route is: a method, a path pattern with `:name` segments, whether it
+ * changes the cluster (read-only mode refuses those with 403, decided on the server for every
+ * request), and a handler that answers with a status and a JSON body.
+ */
+import type { SluiceClient } from '@sluice/client'
+
+export interface RouteRequest {
+  readonly client: SluiceClient
+  /** Path parameters, already URI-decoded. */
+  readonly params: Readonly<Record<string, string>>
+  readonly query: URLSearchParams
+  readonly body: unknown
+  /** Aborted when the HTTP client goes away: long scans stop then. */
+  readonly signal: AbortSignal
+}
+
+export interface RouteAnswer {
+  readonly status: number
+  readonly body: unknown
+}
+
+export interface Route {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  readonly path: string
+  /** true: always a change; a function: decided from the request (a dry run changes nothing). */
+  readonly mutates: boolean | ((request: RouteRequest) => boolean)
+  handle(request: RouteRequest): Promise<RouteAnswer>
+}
+
+export const ok = (body: unknown): RouteAnswer => ({ status: 200, body })
+export const created = (body: unknown): RouteAnswer => ({ status: 201, body })
