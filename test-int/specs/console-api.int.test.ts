@@ -95,7 +95,7 @@ describe('console API: cluster and topics', () => {
     expect(altered.body.configs).toContainEqual({ name: 'retention.ms', value: '3600000', source: 'topic' })
 
     const grown = await api('POST', `/api/topics/${name}/partitions`, { count: 4 })
-    expect(grown.status).toBe(200)
+    expect(grown.status, JSON.stringify(grown.body)).toBe(200)
     expect(grown.body.partitions).toBe(4)
 
     const unconfirmed = await api('DELETE', `/api/topics/${name}`)

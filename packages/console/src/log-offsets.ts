@@ -28,12 +28,20 @@ export async function logRanges(
   )
   if (items.length === 0) return out
   const admin = client.admin()
-  const [starts, ends] = await Promise.all([admin.listOffsets(items, 'earliest'), admin.listOffsets(items, 'latest')])
-  const startOf = new Map(starts.map((s) => [tpKey(s.topic, s.partition), s.offset]))
-  for (const e of ends) {
-    const k = tpKey(e.topic, e.partition)
-    out.set(k, { start: startOf.get(k) ?? 0n, end: e.offset })
+  type Item = (typeof items)[number]
+  const read = async (batch: Item[]): Promise<void> => {
+    const [starts, ends] = await Promise.all([admin.listOffsets(batch, 'earliest'), admin.listOffsets(batch, 'latest')])
+    const startOf = new Map(starts.map((s) => [tpKey(s.topic, s.partition), s.offset]))
+    for (const e of ends) {
+      const k = tpKey(e.topic, e.partition)
+      out.set(k, { start: startOf.get(k) ?? 0n, end: e.offset })
+    }
   }
+  // One call for all. Should one partition refuse (just added, its leader not yet serving it, or
+  // its topic deleted meanwhile), ask each on its own so only that one is unknown (null).
+  await read(items).catch(async () => {
+    await Promise.all(items.map(async (item) => await read([item]).catch(() => {})))
+  })
   return out
 }
 
