@@ -6,7 +6,14 @@
  * committed record is in the external system, and a crash repeats at most what came after the
  * last commit (at least once).
  */
-import type { GroupConsumer, Logger, RunHandle, SluiceClient, TopicPartition } from '@sluice/client'
+import {
+  type GroupConsumer,
+  type Logger,
+  type RunHandle,
+  type SluiceClient,
+  SluiceError,
+  type TopicPartition,
+} from '@sluice/client'
 import type { ConnectorConfig } from '../api/config-def.js'
 import type { SinkTask } from '../api/connector.js'
 import type { SinkRecord } from '../api/records.js'
@@ -30,6 +37,13 @@ export interface SinkTaskRunnerOptions {
    * skips goes to the dead-letter topic when the connector names one.
    */
   readonly errors: RetryWithToleranceOperator
+}
+
+/** Commit refusals that mean "not in this generation": retried after the rejoin, not fatal. */
+const GENERATION_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID'])
+
+function partitionKey(tp: TopicPartition): string {
+  return `${tp.topic}\u0000${tp.partition}`
 }
 
 export function sinkGroupId(connector: string): string {
@@ -64,8 +78,10 @@ export class SinkTaskRunner {
         autoCommit: false,
         autoOffsetReset: 'earliest',
         rebalanceListener: {
-          onPartitionsRevoked: async () => {
+          onPartitionsRevoked: async (revoked) => {
             if (!this.failed) await this.serially(() => this.flushAndCommit())
+            // Whatever could not be committed now belongs to the next owner, who reads it again.
+            for (const tp of revoked) this.put.delete(partitionKey(tp))
           },
           onPartitionsLost: () => {
             this.put.clear()
@@ -176,7 +192,7 @@ export class SinkTaskRunner {
     this.delivered += records.length
     const last = messages.at(-1)
     if (last !== undefined)
-      this.put.set(`${topic}\u0000${partition}`, { tp: { topic, partition }, offset: last.offset + 1n })
+      this.put.set(partitionKey({ topic, partition }), { tp: { topic, partition }, offset: last.offset + 1n })
   }
 
   private serially<T>(fn: () => Promise<T>): Promise<T> {
@@ -189,9 +205,22 @@ export class SinkTaskRunner {
     this.lastCommit = Date.now()
     if (this.put.size === 0) return
     await this.o.task.flush()
-    const offsets = [...this.put.values()].map((p) => ({ ...p.tp, offset: p.offset }))
+    const pending = [...this.put.values()]
     this.put.clear()
-    await this.consumer!.commit(offsets)
+    try {
+      await this.consumer!.commit(pending.map((p) => ({ ...p.tp, offset: p.offset })))
+    } catch (err) {
+      if (!(err instanceof SluiceError && GENERATION_ERRORS.has(err.code))) throw err
+      // The group is rebalancing: the consumer rejoins on its own. The records are flushed, so
+      // their offsets are kept and committed at the next chance (a revocation, the next tick or
+      // stop); a partition that moves meanwhile is dropped on revocation and read again by its
+      // new owner (at least once). Failing the task here would stop a healthy sink for good.
+      for (const p of pending) if (!this.put.has(partitionKey(p.tp))) this.put.set(partitionKey(p.tp), p)
+      this.o.logger.info(
+        { connector: this.o.connector, task: this.o.taskId, code: err.code },
+        'sink offsets not committed during a rebalance; kept for the next commit',
+      )
+    }
   }
 
   private fail(err: unknown): void {
