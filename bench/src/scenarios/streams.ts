@@ -25,7 +25,9 @@ const VALUE_BYTES = 100
 export async function runStreams(ctx: BenchContext): Promise<void> {
   if (!['10'].some((id) => wants(ctx, id))) return
   const records = ctx.mode.durationMs >= 30_000 ? 3_000_000 : 1_000_000
-  ctx.log(`streams (scenario 10): 1 broker, ${records.toLocaleString('en-US')} input records, each app in its own client worker process`)
+  ctx.log(
+    `streams (scenario 10): 1 broker, ${records.toLocaleString('en-US')} input records, each app in its own client worker process`,
+  )
   const cluster = await startBenchCluster({ brokers: 1 })
   notePids(ctx, 'streams cluster:', cluster.pids)
   const stateRoot = await mkdtemp(path.join(tmpdir(), 'sluice-bench-streams-'))
