@@ -5,38 +5,24 @@
  * Lines written to the moved source's file while its worker was dead arrive too: nothing is
  * lost, and a line is repeated only if it came after the last stored source offset (counted).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { connect, type SluiceClient } from '@sluice/client'
-import { spawnCluster, waitFor, type SpawnedCluster } from '@sluice/testkit'
+import { connectRest, spawnCluster, waitFor, type SpawnedCluster } from '@sluice/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ConnectWorkerProcess, killAllWorkers, readValues, spawnConnectWorker } from '../src/connect-worker.js'
 
-const CLI = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.url))
 // The group coordinator's smallest session timeout (group.min.session.timeout.ms, Kafka's 6 s).
 const SESSION_MS = 6000
-
-// Answers are read field by field, as a script would.
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes
-type Json = any
 
 let cluster: SpawnedCluster
 let client: SluiceClient
 let dir: string
-const children: ChildProcess[] = []
+let workers = 0
 
-interface Worker {
-  readonly child: ChildProcess
-  readonly url: string
-  readonly lines: string[]
-}
-
-async function startWorker(): Promise<Worker> {
-  const workerConfig = path.join(dir, `worker-${children.length}.properties`)
+async function startWorker(): Promise<ConnectWorkerProcess> {
+  const workerConfig = path.join(dir, `worker-${workers++}.properties`)
   await writeFile(
     workerConfig,
     [
@@ -46,70 +32,13 @@ async function startWorker(): Promise<Worker> {
       'value.converter=string',
     ].join('\n'),
   )
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      '--bootstrap',
-      cluster.bootstrap.join(','),
-      '--json',
-      'connect',
-      '--group-id',
-      'e2e-connect',
-      '--rest-port',
-      '0',
-      '--worker-config',
-      workerConfig,
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  children.push(child)
-  const lines: string[] = []
-  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l))
-  createInterface({ input: child.stderr! }).on('line', (l) => lines.push(`stderr: ${l}`))
-  const started = await waitFor(
-    () => lines.find((l) => l.startsWith('{"url"')) ?? (child.exitCode !== null ? 'exited' : undefined),
-    {
-      timeoutMs: 60_000,
-      description: 'the connect worker printed its URL',
-    },
-  )
-  if (started === 'exited') throw new Error(`the worker exited:\n${lines.join('\n')}`)
-  return { child, url: (JSON.parse(started) as { url: string }).url, lines }
+  return await spawnConnectWorker(cluster.bootstrap, 'e2e-connect', ['--worker-config', workerConfig])
 }
 
-async function http(url: string, method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${url}${p}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) }
-}
-
-/** Every value in the topic, from the start (an assigned consumer reading until `n` arrived). */
-async function values(topic: string, n: number): Promise<string[]> {
-  const consumer = client.consumer({ offsetReset: 'earliest', maxWaitMs: 100 })
-  await consumer.assign([{ topic }])
-  const out: string[] = []
-  const stop = setTimeout(() => void consumer.close(), 30_000)
-  try {
-    for await (const m of consumer) {
-      out.push(m.value!.toString())
-      if (out.length >= n) break
-    }
-  } finally {
-    clearTimeout(stop)
-    await consumer.close()
-  }
-  return out
-}
+const http = connectRest
+const values = (topic: string, n: number) => readValues(client, topic, n, 30_000)
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -b\` first`)
   cluster = await spawnCluster({ brokers: 1 })
   client = await connect({
     bootstrap: cluster.bootstrap,
@@ -119,7 +48,7 @@ beforeAll(async () => {
 }, 90_000)
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  killAllWorkers()
   await client?.close().catch(() => {})
   await cluster?.stop()
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })

@@ -12,24 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startConnectWorker, type RunningConnectWorker } from '@sluice/connect'
 import { readMessages, until, type RealCluster } from '../src/client/real-cluster.js'
 import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
-
-// Answers are read field by field, as a script would; the tests check their shapes.
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes
-type Json = any
+import { workerHttp } from '../src/connect/worker-rest.js'
 
 let cluster: RealCluster
 let worker: RunningConnectWorker
+const http = workerHttp(() => worker)
 let dir: string
-
-async function http(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${worker.url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) }
-}
 
 beforeAll(async () => {
   cluster = await startStreamsCluster('sluice-connect-rest-')

@@ -1,0 +1,26 @@
+/**
+ * The Connect int tests' view of an in-process worker's REST API: `http(method, path, body)`
+ * bound to the worker (started in a `beforeAll`, so the URL is read at each call), and the
+ * waits those tests repeat.
+ */
+import type { RunningConnectWorker } from '@sluice/connect'
+import { connectRest, type RestAnswer } from '@sluice/testkit'
+import { until } from '../client/real-cluster.js'
+
+export type { RestAnswer, RestJson as Json } from '@sluice/testkit'
+
+export type Http = (method: string, path: string, body?: unknown) => Promise<RestAnswer>
+
+/** REST calls to whichever worker `current()` returns at the time of the call. */
+export function workerHttp(current: () => RunningConnectWorker): Http {
+  return (method, path, body) => connectRest(current().url, method, path, body)
+}
+
+/** Waits until task `task` of connector `name` reports RUNNING. */
+export async function untilTaskRunning(http: Http, name: string, task = 0, timeoutMs = 20_000): Promise<void> {
+  await until(
+    `task ${task} of ${name} running`,
+    async () => (await http('GET', `/connectors/${name}/status`)).body.tasks?.[task]?.state === 'RUNNING',
+    timeoutMs,
+  )
+}
