@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startConnectWorker, type RunningConnectWorker } from '@sluice/connect'
 import { readMessages, until, type RealCluster } from '../src/client/real-cluster.js'
 import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
-import { workerHttp } from '../src/connect/worker-rest.js'
+import { untilTaskRunning, workerHttp } from '../src/connect/worker-rest.js'
 
 let cluster: RealCluster
 let worker: RunningConnectWorker
@@ -207,5 +207,43 @@ describe('Connect REST API', () => {
     expect(header('__connect.errors.offset')).toBe('1')
     expect(header('__connect.errors.connector.name')).toBe('json-out')
     expect((await http('DELETE', '/connectors/json-out')).status).toBe(204)
+  })
+
+  it('pauses a connector whose config was just replaced (the new tasks start paused and say so)', async () => {
+    const input = join(dir, 'repaused.txt')
+    await writeFile(input, 'a\n')
+    const config = {
+      'connector.class': 'FileStreamSource',
+      file: input,
+      topic: 'repaused',
+      'value.converter': 'string',
+    }
+    expect((await http('PUT', '/connectors/repaused/config', config)).status).toBe(201)
+    await untilTaskRunning(http, 'repaused')
+    await readMessages(cluster.client, 'repaused', 1)
+    // A new config restarts the connector, whose new task configs restart the task; the pause
+    // right behind it is applied before the new task has started.
+    expect((await http('PUT', '/connectors/repaused/config', { ...config, 'batch.size': '100' })).status).toBe(200)
+    expect((await http('PUT', '/connectors/repaused/pause')).status).toBe(202)
+    await until(
+      'the new task config committed',
+      async () => (await http('GET', '/connectors/repaused/tasks')).body[0]?.config['batch.size'] === '100',
+    )
+    await until(
+      'connector and task PAUSED',
+      async () => {
+        const s = (await http('GET', '/connectors/repaused/status')).body
+        return s.connector.state === 'PAUSED' && s.tasks.length === 1 && s.tasks[0].state === 'PAUSED'
+      },
+      10_000,
+    )
+    // And paused in fact: a line appended now is produced only after the resume.
+    await appendFile(input, 'b\n')
+    const resumedAt = Date.now()
+    expect((await http('PUT', '/connectors/repaused/resume')).status).toBe(202)
+    const b = (await readMessages(cluster.client, 'repaused', 2))[1]!
+    expect(b.value?.toString()).toBe('b')
+    expect(Number(b.timestamp)).toBeGreaterThanOrEqual(resumedAt)
+    expect((await http('DELETE', '/connectors/repaused')).status).toBe(204)
   })
 })

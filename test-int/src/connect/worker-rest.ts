@@ -7,6 +7,8 @@ import type { RunningConnectWorker } from '@sluice/connect'
 import { connectRest, type RestAnswer } from '@sluice/testkit'
 import { until } from '../client/real-cluster.js'
 
+import type { RestJson as Json } from '@sluice/testkit'
+
 export type { RestAnswer, RestJson as Json } from '@sluice/testkit'
 
 export type Http = (method: string, path: string, body?: unknown) => Promise<RestAnswer>
@@ -16,11 +18,19 @@ export function workerHttp(current: () => RunningConnectWorker): Http {
   return (method, path, body) => connectRest(current().url, method, path, body)
 }
 
-/** Waits until task `task` of connector `name` reports RUNNING. */
+/** Waits until task `task` of connector `name` reports RUNNING; the error shows the last status. */
 export async function untilTaskRunning(http: Http, name: string, task = 0, timeoutMs = 20_000): Promise<void> {
-  await until(
-    `task ${task} of ${name} running`,
-    async () => (await http('GET', `/connectors/${name}/status`)).body.tasks?.[task]?.state === 'RUNNING',
-    timeoutMs,
-  )
+  let last: unknown
+  try {
+    await until(
+      `task ${task} of ${name} running`,
+      async () => {
+        last = (await http('GET', `/connectors/${name}/status`)).body
+        return (last as Json).tasks?.[task]?.state === 'RUNNING'
+      },
+      timeoutMs,
+    )
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last status ${JSON.stringify(last)}`)
+  }
 }

@@ -77,7 +77,10 @@ export class SourceTaskRunner {
         logger,
         offsetOf: this.o.offsetOf,
       })
-      this.o.onState('RUNNING')
+      // A pause that came while the task was starting (a task restarted with new configs while
+      // its connector is PAUSED) stands: reporting RUNNING here would hide it for good.
+      if (this.abort.signal.aborted) return
+      this.o.onState(this.paused ? 'PAUSED' : 'RUNNING')
       while (!this.abort.signal.aborted) {
         if (this.paused) {
           await new Promise<void>((resolve) => {
