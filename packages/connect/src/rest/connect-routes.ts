@@ -147,9 +147,8 @@ route('POST', '/connectors', async (w, _p, body) => {
   const config = configOf(b.config ?? {})
   if (config.name !== undefined && config.name !== b.name)
     throw configError('name', `the name in the config (${config.name}) differs from the connector name (${b.name})`)
-  await w.syncConfigs()
-  if (w.configs.get(b.name) !== undefined) throw new ConnectError('CONFLICT', `Connector ${b.name} already exists`)
-  await w.putConnector(b.name, config)
+  if (!(await w.createConnector(b.name, config)))
+    throw new ConnectError('CONFLICT', `Connector ${b.name} already exists`)
   return { status: 201, body: info(w, w.mustExist(b.name)) }
 })
 

@@ -5,6 +5,12 @@
  * `target-state-<name>`), so a person reading the topic with any Kafka tool recognises them.
  * Task configs become visible only with their `commit-<name>` record: a worker that died while
  * writing a new set leaves the old set in force.
+ *
+ * `create-claim-<name>` ({"token", "at"}) is Sluice's own: POST /connectors writes one before
+ * the connector record, and of the claims on an absent name the first in the topic wins, so two
+ * workers creating the same name at once agree which one answers 201 and which 409 (Kafka
+ * routes creates through the group leader instead). A claim its writer never followed with the
+ * connector holds the name for CREATE_CLAIM_MS. Kafka Connect's own readers skip the key.
  */
 import type { ConnectorConfig } from '../api/config-def.js'
 
@@ -18,7 +24,11 @@ export interface ConnectorState {
   readonly tasks: readonly ConnectorConfig[]
 }
 
+/** How long a create claim holds a name for its writer: a writer that died releases it so. */
+export const CREATE_CLAIM_MS = 30_000
+
 export const configKeys = {
+  createClaim: (name: string) => `create-claim-${name}`,
   connector: (name: string) => `connector-${name}`,
   task: (name: string, n: number) => `task-${name}-${n}`,
   commit: (name: string) => `commit-${name}`,
@@ -39,6 +49,8 @@ export class ConfigState {
   /** Records applied so far: assignments name the count they were computed from. */
   private applied = 0
   private readonly listeners: Array<(name: string) => void> = []
+  /** Names being created: the claim that holds each (create-claim-<name>). */
+  private readonly claims = new Map<string, { token: string; atMs: number }>()
 
   /** Called with the connector's name after each change that concerns it. */
   onChange(fn: (name: string) => void): void {
@@ -51,6 +63,11 @@ export class ConfigState {
 
   names(): string[] {
     return [...this.connectors.keys()].sort()
+  }
+
+  /** The token of the claim that holds `name` for its creation, if one does. */
+  claimOf(name: string): string | undefined {
+    return this.claims.get(name)?.token
   }
 
   get(name: string): ConnectorState | undefined {
@@ -76,8 +93,13 @@ export class ConfigState {
   }
 
   private applyParsed(key: string, value: Record<string, unknown> | null): string | undefined {
+    if (key.startsWith('create-claim-')) {
+      this.applyClaim(key.slice('create-claim-'.length), value)
+      return undefined
+    }
     if (key.startsWith('connector-')) {
       const name = key.slice('connector-'.length)
+      this.claims.delete(name)
       if (value === null) {
         this.connectors.delete(name)
         this.orphanTargets.delete(name)
@@ -131,6 +153,15 @@ export class ConfigState {
       return undefined
     }
     return undefined
+  }
+
+  /** The first claim on an absent name holds it, until the connector comes or the claim is stale. */
+  private applyClaim(name: string, value: Record<string, unknown> | null): void {
+    const token = value?.token
+    const atMs = value?.at
+    if (typeof token !== 'string' || typeof atMs !== 'number' || this.connectors.has(name)) return
+    const held = this.claims.get(name)
+    if (held === undefined || atMs - held.atMs > CREATE_CLAIM_MS) this.claims.set(name, { token, atMs })
   }
 }
 

@@ -6,6 +6,7 @@
  * a connector applies its changes, and any change to the set of work asks the group for a new
  * generation. So a request may be sent to any worker (docs/connect.md, "Distributed mode").
  */
+import { randomUUID } from 'node:crypto'
 import { connect, type Logger, type Producer, type SluiceClient } from '@sluice/client'
 import { parseConfig, type ConnectorConfig } from '../api/config-def.js'
 import { ConnectError, configError } from '../errors.js'
@@ -170,6 +171,32 @@ export class ConnectWorker {
   }
 
   async putConnector(name: string, config: ConnectorConfig): Promise<{ created: boolean }> {
+    this.validateConnector(name, config)
+    await this.syncConfigs()
+    const created = this.configs.get(name) === undefined
+    await this.writeConnector(name, config)
+    return { created }
+  }
+
+  /**
+   * POST /connectors: creates the connector unless the name is taken, also by a create running
+   * at the same time on another worker (the first claim in the config topic wins; config-state.ts).
+   * False when the name was taken.
+   */
+  async createConnector(name: string, config: ConnectorConfig): Promise<boolean> {
+    this.validateConnector(name, config)
+    await this.syncConfigs()
+    if (this.configs.get(name) !== undefined) return false
+    const token = randomUUID()
+    await this.configLog!.send(configKeys.createClaim(name), JSON.stringify({ token, at: Date.now() }))
+    await this.syncConfigs()
+    if (this.configs.get(name) !== undefined || this.configs.claimOf(name) !== token) return false
+    await this.writeConnector(name, config)
+    return true
+  }
+
+  /** Checks a config before it is written, so a bad one is a 400 naming the field. */
+  private validateConnector(name: string, config: ConnectorConfig): void {
     validateName(name)
     const plugin = this.plugins.resolve(config['connector.class'])
     const connector = plugin.create()
@@ -180,11 +207,11 @@ export class ConnectWorker {
     const max = config['tasks.max']
     if (max !== undefined && !/^[1-9]\d*$/.test(max))
       throw configError('tasks.max', `must be a positive integer, got "${max}"`)
-    await this.syncConfigs()
-    const created = this.configs.get(name) === undefined
+  }
+
+  private async writeConnector(name: string, config: ConnectorConfig): Promise<void> {
     await this.configLog!.send(configKeys.connector(name), JSON.stringify({ properties: { ...config, name } }))
     await this.syncConfigs()
-    return { created }
   }
 
   async deleteConnector(name: string): Promise<void> {
@@ -258,6 +285,11 @@ export class ConnectWorker {
     const key = k?.toString('utf8') ?? ''
     if (key.startsWith('restart-')) {
       void this.lane.run(() => this.restart(key, v))
+      return
+    }
+    if (key.startsWith('create-claim-')) {
+      // Changes nothing that runs: it only decides concurrent creates (createConnector).
+      this.configs.apply(k, v)
       return
     }
     const before = new Map(this.configs.names().map((n) => [n, this.configs.get(n)!]))
