@@ -37,6 +37,7 @@ import { runAnatomy } from './anatomy/anatomy-scenario.js'
 import { runKafkajsFloor } from './probes/kafkajs-floor/kafkajs-floor.js'
 import { runRoundSkeletonScenario } from './probes/round/round-scenario.js'
 import { runStreams } from './scenarios/streams.js'
+import { runChangeCapture } from './scenarios/change-capture.js'
 import { FLOOR_PROFILES, type FloorProfile } from './probes/hop-floors.js'
 import type { ProbeReport } from './probes/probe-result.js'
 import { readProbeReport, writeProbeReport } from './probes/probe-report-file.js'
@@ -186,6 +187,7 @@ async function main(): Promise<void> {
   await runReplicated(ctx)
   await runPartitionScale(ctx)
   await runStreams(ctx)
+  await runChangeCapture(ctx)
   await runAnatomy(ctx, probes, args.floors)
   await runRoundSkeletonScenario(ctx)
   await runKafkajsFloor(ctx)
