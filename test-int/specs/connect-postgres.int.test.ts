@@ -493,4 +493,36 @@ describe.runIf(postgresInstalled())('PostgreSQL change capture', () => {
       for (const s of sessions) await s.end().catch(() => {})
     }
   }, 60_000)
+
+  it('refuses a replication slot of another database instead of taking it from its connector', async () => {
+    await server.psql('CREATE DATABASE other')
+    await server.psql('CREATE TABLE t (id int PRIMARY KEY)', 'other')
+    // Another connector's slot, on database shop, under the name this one is (mis)configured with.
+    await src.query("SELECT pg_create_logical_replication_slot('held_by_shop', 'pgoutput')")
+    try {
+      const created = await http('POST', '/connectors', {
+        name: 'pg-other',
+        config: sourceConfig({
+          'database.dbname': 'other',
+          'topic.prefix': 'other',
+          'table.include.list': 'public\\.t',
+          'slot.name': 'held_by_shop',
+          'publication.name': 'sluice_other',
+        }),
+      })
+      expect(created.status).toBe(201)
+      let trace = ''
+      await until('the task failed', async () => {
+        const task = (await http('GET', '/connectors/pg-other/status')).body.tasks?.[0]
+        trace = task?.trace ?? ''
+        return task?.state === 'FAILED'
+      })
+      expect(trace).toContain('slot.name: replication slot held_by_shop belongs to database shop, not other')
+      const slot = await src.query("SELECT database FROM pg_replication_slots WHERE slot_name = 'held_by_shop'")
+      expect(slot.rows).toEqual([{ database: 'shop' }])
+      expect((await http('DELETE', '/connectors/pg-other')).status).toBe(204)
+    } finally {
+      await src.query("SELECT pg_drop_replication_slot('held_by_shop')")
+    }
+  })
 })

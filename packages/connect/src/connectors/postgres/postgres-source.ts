@@ -28,6 +28,7 @@ import {
   slotState,
 } from './replication-slot.js'
 import { TableSnapshot } from './table-snapshot.js'
+import { configError } from '../../errors.js'
 
 export class PostgresSourceConnector implements SourceConnector {
   readonly kind = 'source'
@@ -72,6 +73,13 @@ export class PostgresSourceTask implements SourceTask {
     try {
       const tables = await ensurePublication(admin, cfg)
       const slot = await slotState(admin, cfg.slot)
+      // A slot of another database is another connector's (two connectors left on the default
+      // `debezium`): dropping it, or ending its reader, would lose that connector's changes.
+      if (slot !== undefined && slot.database !== cfg.connection.database)
+        throw configError(
+          'slot.name',
+          `replication slot ${cfg.slot} belongs to database ${slot.database}, not ${cfg.connection.database}: give this connector its own slot.name`,
+        )
       if (cfg.snapshot && stored?.snapshot_completed !== true) {
         if (slot !== undefined) await dropSlot(admin, cfg.slot)
         const exported = await createSlotWithSnapshot(cfg.connection, cfg.slot)

@@ -80,6 +80,8 @@ export async function ensurePublication(client: pg.Client, cfg: SourceConfig): P
 export interface SlotState {
   readonly activePid: number | null
   readonly confirmedLsn: number | null
+  /** The database the slot decodes (a logical slot belongs to one). */
+  readonly database: string
 }
 
 export async function slotState(client: pg.Client, slot: string): Promise<SlotState | undefined> {
@@ -92,6 +94,7 @@ export async function slotState(client: pg.Client, slot: string): Promise<SlotSt
   return {
     activePid: row.active_pid === null ? null : Number(row.active_pid),
     confirmedLsn: row.confirmed_flush_lsn === null ? null : parseLsn(row.confirmed_flush_lsn),
+    database: row.database,
   }
 }
 
