@@ -13,8 +13,9 @@ import { startConnectWorker, type WorkerConfig } from '@sluice/connect'
 import pino from 'pino'
 import type { CommandContext, ConnectArgs } from '../command-types.js'
 import { UsageError } from '../output.js'
+import { parseProperties } from './properties-file.js'
 
-/** A `.properties` file (key=value or key: value lines, # and ! comments) or a JSON object. */
+/** A `.properties` file (Java's syntax and escapes; properties-file.ts) or a JSON object. */
 export function parseConfigFile(text: string, file: string): Record<string, string> {
   const trimmed = text.trim()
   if (trimmed.startsWith('{')) {
@@ -33,15 +34,7 @@ export function parseConfigFile(text: string, file: string): Record<string, stri
         .map(([k, v]) => [k, String(v)]),
     )
   }
-  const out: Record<string, string> = {}
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim()
-    if (line === '' || line.startsWith('#') || line.startsWith('!')) continue
-    const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(line)
-    if (m === null) throw new UsageError(`${file}: cannot read the line "${line}" (expected key=value)`)
-    out[m[1]!] = m[2]!
-  }
-  return out
+  return parseProperties(text, file)
 }
 
 function intOf(v: string | undefined, field: string): number | undefined {
