@@ -103,10 +103,8 @@ describe('Connect REST API', () => {
     expect(created.status).toBe(201)
     expect(created.body.name).toBe('lines-in')
     expect((await http('POST', '/connectors', { name: 'lines-in', config: created.body.config })).status).toBe(409)
-    await until('the source task runs', async () => {
-      const s = await http('GET', '/connectors/lines-in/status')
-      return s.body.connector.state === 'RUNNING' && s.body.tasks.length === 1 && s.body.tasks[0].state === 'RUNNING'
-    })
+    await untilTaskRunning(http, 'lines-in')
+    expect((await http('GET', '/connectors/lines-in/status')).body.connector.state).toBe('RUNNING')
     await appendFile(input, 'three\n')
     const read = await readMessages(cluster.client, 'lines', 3)
     expect(read.map((m) => m.value?.toString())).toEqual(['one', 'two', 'three'])
