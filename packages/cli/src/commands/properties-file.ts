@@ -16,9 +16,9 @@ export function parseProperties(text: string, file: string): Record<string, stri
   for (const line of logicalLines(text)) {
     const sep = separatorAt(line)
     if (sep < 0) throw new UsageError(`${file}: cannot read the line "${line}" (expected key=value)`)
-    const key = unescape(line.slice(0, sep).trim())
+    const key = unescapeJava(line.slice(0, sep).trim())
     if (key === '') throw new UsageError(`${file}: cannot read the line "${line}" (expected key=value)`)
-    out[key] = unescape(line.slice(sep + 1).trim())
+    out[key] = unescapeJava(line.slice(sep + 1).trim())
   }
   return out
 }
@@ -54,7 +54,7 @@ function separatorAt(line: string): number {
 
 const ESCAPES: Readonly<Record<string, string>> = { t: '\t', n: '\n', r: '\r', f: '\f' }
 
-function unescape(s: string): string {
+function unescapeJava(s: string): string {
   if (!s.includes('\\')) return s
   let out = ''
   for (let i = 0; i < s.length; i++) {
