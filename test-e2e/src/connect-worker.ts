@@ -141,7 +141,9 @@ export async function storedSourceOffset<T = Record<string, unknown>>(
 ): Promise<T | undefined> {
   let offset: T | undefined
   for (const m of await readToEnd(client, 'connect-offsets')) {
-    const key = JSON.parse(m.key!.toString()) as [string, unknown]
+    // Keys are JSON ["<connector>", {partition}]; a worker's read marker is not (topic-log.ts).
+    if (!m.key?.toString().startsWith('[')) continue
+    const key = JSON.parse(m.key.toString()) as [string, unknown]
     if (key[0] === connector) offset = m.value === null ? undefined : (JSON.parse(m.value.toString()) as T)
   }
   return offset
