@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   killAllWorkers,
   killWorker,
+  readToEnd,
   readValues,
   spawnConnectWorker,
   storedSourceOffset,
@@ -103,7 +104,9 @@ describe('a Connect worker killed mid-stream', () => {
     const second = await startWorker(connectorFile)
     const got = await waitFor(
       async () => {
-        const v = await readValues(client, 'e2e-stream', LINES)
+        // Everything up to the end: a read stopping at LINES values would stop short of the tail
+        // whenever lines came twice, and wait forever.
+        const v = (await readToEnd(client, 'e2e-stream')).map((m) => m.value!.toString())
         return new Set(v).size === LINES ? v : undefined
       },
       { timeoutMs: 120_000, description: `all ${LINES} lines in the topic` },
