@@ -15,6 +15,7 @@ export type ConsoleErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'CONNECT_NOT_CONFIGURED'
   | 'INTERNAL'
 
 const STATUS_OF_CONSOLE_CODE: Record<ConsoleErrorCode, number> = {
@@ -26,6 +27,7 @@ const STATUS_OF_CONSOLE_CODE: Record<ConsoleErrorCode, number> = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  CONNECT_NOT_CONFIGURED: 404,
   INTERNAL: 500,
 }
 
