@@ -40,6 +40,7 @@ function recorder(result: number | undefined = undefined): { calls: unknown[][];
     groupsDescribe: rec('groupsDescribe'),
     streamsDescribe: rec('streamsDescribe'),
     connect: rec('connect'),
+    console: rec('console'),
     groupsResetOffsets: rec('groupsResetOffsets'),
     groupsDelete: rec('groupsDelete'),
     server: rec('server'),
@@ -67,14 +68,39 @@ describe('runCli argument parsing', () => {
           '19093',
           '--metadata-port',
           '19091',
+          '--console-port',
+          '18080',
+          '--no-console',
         ],
         testIo(),
         handlers,
       ),
     ).toBe(0)
     expect(calls).toEqual([
-      ['dev', { brokers: 3, dataDir: './.sluice/dev', port: 9192, kafkaPort: 9092, metadataPort: 9091 }],
-      ['dev', { brokers: 1, dataDir: '/tmp/x', port: 19092, kafkaPort: 19093, metadataPort: 19091 }],
+      [
+        'dev',
+        {
+          brokers: 3,
+          dataDir: './.sluice/dev',
+          port: 9192,
+          kafkaPort: 9092,
+          metadataPort: 9091,
+          console: true,
+          consolePort: 8080,
+        },
+      ],
+      [
+        'dev',
+        {
+          brokers: 1,
+          dataDir: '/tmp/x',
+          port: 19092,
+          kafkaPort: 19093,
+          metadataPort: 19091,
+          console: false,
+          consolePort: 18080,
+        },
+      ],
     ])
   })
 
@@ -91,6 +117,8 @@ describe('runCli argument parsing', () => {
           kafkaPort: 9092,
           metadataPort: 9091,
           metadata: 'zookeeper',
+          console: true,
+          consolePort: 8080,
         },
       ],
     ])
