@@ -3,6 +3,17 @@ import { describe, expect, it } from 'vitest'
 import { runCli, type CommandHandlers } from './program.js'
 import { testIo } from './test-io.js'
 
+/** What `sluice dev` passes its handler without flags. */
+const DEV_DEFAULT_ARGS = {
+  brokers: 3,
+  dataDir: './.sluice/dev',
+  port: 9192,
+  kafkaPort: 9092,
+  metadataPort: 9091,
+  console: true,
+  consolePort: 8080,
+}
+
 /** Handlers that record what they were called with. */
 function recorder(result: number | undefined = undefined): { calls: unknown[][]; handlers: CommandHandlers } {
   const calls: unknown[][] = []
@@ -77,18 +88,7 @@ describe('runCli argument parsing', () => {
       ),
     ).toBe(0)
     expect(calls).toEqual([
-      [
-        'dev',
-        {
-          brokers: 3,
-          dataDir: './.sluice/dev',
-          port: 9192,
-          kafkaPort: 9092,
-          metadataPort: 9091,
-          console: true,
-          consolePort: 8080,
-        },
-      ],
+      ['dev', DEV_DEFAULT_ARGS],
       [
         'dev',
         {
@@ -107,21 +107,7 @@ describe('runCli argument parsing', () => {
   it('parses dev --metadata and rejects an unknown store', async () => {
     const { calls, handlers } = recorder()
     expect(await runCli(['dev', '--metadata', 'zookeeper'], testIo(), handlers)).toBe(0)
-    expect(calls).toEqual([
-      [
-        'dev',
-        {
-          brokers: 3,
-          dataDir: './.sluice/dev',
-          port: 9192,
-          kafkaPort: 9092,
-          metadataPort: 9091,
-          metadata: 'zookeeper',
-          console: true,
-          consolePort: 8080,
-        },
-      ],
-    ])
+    expect(calls).toEqual([['dev', { ...DEV_DEFAULT_ARGS, metadata: 'zookeeper' }]])
     const io = testIo()
     expect(await runCli(['dev', '--metadata', 'etcd'], io, handlers)).not.toBe(0)
     expect(io.err()).toMatch(/--metadata.*etcd|etcd.*--metadata/)
