@@ -10,30 +10,11 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { startConsoleServer, type ConsoleServer } from '@sluice/console'
 import { startRealCluster, until, type RealCluster } from '../src/client/real-cluster.js'
-
-// Answers are read field by field, as the page would; the tests check their shapes.
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes
-type Json = any
+import { http, type Json } from '../src/console-http.js'
 
 let cluster: RealCluster
 let server: ConsoleServer
 
-async function http(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: Json; ms: number }> {
-  const started = performance.now()
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text), ms: performance.now() - started }
-}
 const api = async (method: string, path: string, body?: unknown) => await http(server.url, method, path, body)
 
 async function apiTopic(name: string, partitions: number): Promise<void> {

@@ -26,6 +26,7 @@ import { streamsRoutes } from './routes/streams-routes.js'
 import { tailRoutes } from './routes/tail-routes.js'
 import { topicRoutes } from './routes/topic-routes.js'
 import { LagHistory } from './sampling/lag-history.js'
+import { LogSizes } from './sampling/log-sizes.js'
 import { ThroughputSampler } from './sampling/throughput-sampler.js'
 
 export interface ConsoleServerOptions {
@@ -58,6 +59,8 @@ export interface ConsoleServer {
   /** Base URL, e.g. http://127.0.0.1:8080 (the API is under /api). */
   readonly url: string
   readonly port: number
+  /** Live tails open now (each holds a consumer until its browser goes away). */
+  readonly openStreams: number
   close(): Promise<void>
 }
 
@@ -96,7 +99,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       version: consoleVersion(),
     }),
     ...clusterRoutes(throughput),
-    ...topicRoutes,
+    ...topicRoutes(new LogSizes(client)),
     ...groupRoutes(lagHistory),
     ...streamsRoutes,
     ...messageRoutes(() => {
@@ -182,6 +185,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   return {
     url: `http://${urlHost}:${port}`,
     port,
+    get openStreams() {
+      return streams.size
+    },
     close: async () => {
       closing ??= (async () => {
         throughput.close()

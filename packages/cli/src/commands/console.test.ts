@@ -56,7 +56,12 @@ describe('sluice console: flags', () => {
   })
 
   it('prints the URL, and warns when it listens beyond the loopback without a token', () => {
-    const server = { url: 'http://127.0.0.1:8080', port: 8080, close: async () => {} } satisfies ConsoleServer
+    const server = {
+      url: 'http://127.0.0.1:8080',
+      port: 8080,
+      openStreams: 0,
+      close: async () => {},
+    } satisfies ConsoleServer
     expect(consoleBanner(server, consoleOptionsOf(base, {}))).toEqual(['console at http://127.0.0.1:8080'])
     const open = consoleBanner(server, consoleOptionsOf({ ...base, host: '0.0.0.0', readOnly: true }, {}))
     expect(open[0]).toBe('console at http://127.0.0.1:8080 (read-only)')

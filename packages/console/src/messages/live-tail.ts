@@ -53,6 +53,14 @@ export async function streamTail(
   let skipped = 0
   let windowStart = Date.now()
   let sentInWindow = 0
+  const tellSkipped = (): void => {
+    if (skipped === 0 || blocked) return
+    if (!event(res, 'skipped', { count: skipped })) blocked = true
+    skipped = 0
+  }
+  // A burst that ends while records are being left out is told within a second, not at the next record.
+  const skipFlush = setInterval(tellSkipped, 1000)
+  skipFlush.unref()
   const consumer = client.consumer({ maxWaitMs: 500, offsetReset: o.from === 'beginning' ? 'earliest' : 'latest' })
   try {
     await consumer.assign(o.partitions.map((partition) => ({ topic: o.topic, partition })))
@@ -66,10 +74,7 @@ export async function streamTail(
         skipped++
         continue
       }
-      if (skipped > 0) {
-        event(res, 'skipped', { count: skipped })
-        skipped = 0
-      }
+      tellSkipped()
       sentInWindow++
       if (!event(res, 'record', messageView(m))) blocked = true
     }
@@ -77,6 +82,7 @@ export async function streamTail(
     if (!signal.aborted) event(res, 'error', errorAnswer(err).body)
   } finally {
     clearInterval(heartbeat)
+    clearInterval(skipFlush)
     await consumer.close().catch(() => {})
     res.end()
   }
