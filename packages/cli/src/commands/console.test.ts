@@ -55,6 +55,15 @@ describe('sluice console: flags', () => {
     expect(() => consoleOptionsOf({ ...base, token: '  ' }, {})).toThrow(/blank/)
   })
 
+  it('reads the Connect URL and read-only mode from the environment too, flags first', () => {
+    const env = { SLUICE_CONSOLE_CONNECT_URL: 'http://env:8083', SLUICE_CONSOLE_READ_ONLY: '1' }
+    expect(consoleOptionsOf(base, env)).toMatchObject({ connectUrl: 'http://env:8083', readOnly: true })
+    expect(consoleOptionsOf({ ...base, connectUrl: 'http://flag:8083' }, env).connectUrl).toBe('http://flag:8083')
+    expect(consoleOptionsOf(base, { SLUICE_CONSOLE_READ_ONLY: '0' }).readOnly).toBe(false)
+    expect(consoleOptionsOf({ ...base, readOnly: true }, { SLUICE_CONSOLE_READ_ONLY: '0' }).readOnly).toBe(true)
+    expect(() => consoleOptionsOf(base, { SLUICE_CONSOLE_READ_ONLY: 'yes' })).toThrow(/1 or 0/)
+  })
+
   it('prints the URL, and warns when it listens beyond the loopback without a token', () => {
     const server = {
       url: 'http://127.0.0.1:8080',

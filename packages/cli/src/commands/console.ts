@@ -2,8 +2,10 @@
  * `sluice console`: the web console (@sluice/console, docs/console.md) in this process until
  * SIGINT/SIGTERM, then it closes its server and its client and exits 0. It listens on
  * 127.0.0.1 unless `--host` says otherwise; the token comes from `--token` or
- * SLUICE_CONSOLE_TOKEN (an environment variable keeps it out of `ps`). Listening beyond the
- * loopback without a token is allowed (a trusted network, a proxy in front) but said loudly.
+ * SLUICE_CONSOLE_TOKEN (an environment variable keeps it out of `ps`). Containers set the rest
+ * by environment too: SLUICE_CONSOLE_CONNECT_URL and SLUICE_CONSOLE_READ_ONLY=1 (flags win).
+ * Listening beyond the loopback without a token is allowed (a trusted network, a proxy in
+ * front) but said loudly.
  */
 import { startConsoleServer, type ConsoleServer } from '@sluice/console'
 import type { CommandContext, ConsoleArgs } from '../command-types.js'
@@ -13,14 +15,19 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
 
 /** The console's options from the flags and the environment (the token: flag, then env). */
 export function consoleOptionsOf(args: ConsoleArgs, env: NodeJS.ProcessEnv) {
-  const token = args.token ?? (env.SLUICE_CONSOLE_TOKEN === '' ? undefined : env.SLUICE_CONSOLE_TOKEN)
+  const fromEnv = (name: string): string | undefined => (env[name] === '' ? undefined : env[name])
+  const token = args.token ?? fromEnv('SLUICE_CONSOLE_TOKEN')
   if (token !== undefined && token.trim() === '') throw new UsageError('--token must not be blank')
+  const readOnlyEnv = fromEnv('SLUICE_CONSOLE_READ_ONLY')
+  if (readOnlyEnv !== undefined && !['0', '1', 'true', 'false'].includes(readOnlyEnv))
+    throw new UsageError(`SLUICE_CONSOLE_READ_ONLY must be 1 or 0, got "${readOnlyEnv}"`)
+  const connectUrl = args.connectUrl ?? fromEnv('SLUICE_CONSOLE_CONNECT_URL')
   return {
     port: args.port,
     host: args.host ?? '127.0.0.1',
-    readOnly: args.readOnly,
+    readOnly: args.readOnly || readOnlyEnv === '1' || readOnlyEnv === 'true',
     ...(token !== undefined ? { token } : {}),
-    ...(args.connectUrl !== undefined ? { connectUrl: args.connectUrl } : {}),
+    ...(connectUrl !== undefined ? { connectUrl } : {}),
   }
 }
 
