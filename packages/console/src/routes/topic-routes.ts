@@ -98,16 +98,15 @@ export function topicRoutes(logSizes: LogSizes): Route[] {
         const includeInternal = query.get('internal') === 'true'
         const search = query.get('search')
         const req = pageRequest(query)
-        const names = (await admin.listTopics({ includeInternal })).filter((n) => matchesSearch(n, search)).sort()
-        const { slice, total } = slicePage(names, req)
+        // One describe of every topic gives the names and the page's rows (listing names is the
+        // same request to the metadata service, so a second describe of the page would only add one).
+        const all = (await admin.describeTopics(undefined, { includeInternal }))
+          .filter((t) => (includeInternal || !t.isInternal) && matchesSearch(t.name, search))
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        const { slice, total } = slicePage(all, req)
         if (slice.length === 0) return ok({ items: [], total, ...req })
-        const described = await admin.describeTopics(slice, { includeInternal: true })
-        const [ranges, sizes] = await Promise.all([logRanges(client, described), logSizes.of(described)])
-        const byName = new Map(described.map((t) => [t.name, t]))
-        const items = slice.flatMap((n) => {
-          const t = byName.get(n)
-          return t === undefined ? [] : [topicRow(t, ranges, sizes)]
-        })
+        const [ranges, sizes] = await Promise.all([logRanges(client, slice), logSizes.of(slice)])
+        const items = slice.map((t) => topicRow(t, ranges, sizes))
         return ok({ items, total, ...req })
       },
     },
