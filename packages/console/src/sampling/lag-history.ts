@@ -68,16 +68,12 @@ export class LagHistory {
   }
 
   private track(groupId: string): Tracked {
-    let g = this.groups.get(groupId)
-    if (g === undefined) {
-      g = { askedMs: Date.now(), ring: new SampleRing(this.capacity) }
-      this.groups.set(groupId, g)
-      if (this.groups.size > this.maxGroups) {
-        const oldest = [...this.groups.entries()].reduce((a, b) => (b[1].askedMs < a[1].askedMs ? b : a))
-        this.groups.delete(oldest[0])
-      }
-    }
+    const g = this.groups.get(groupId) ?? { askedMs: 0, ring: new SampleRing<LagSample>(this.capacity) }
     g.askedMs = Date.now()
+    // Re-inserted on every ask, so the map's first key is always the least recently asked.
+    this.groups.delete(groupId)
+    this.groups.set(groupId, g)
+    if (this.groups.size > this.maxGroups) this.groups.delete(this.groups.keys().next().value!)
     this.loop.demand()
     return g
   }
