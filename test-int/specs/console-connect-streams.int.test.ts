@@ -78,6 +78,9 @@ describe('console: connectors through a real Connect worker', () => {
     const one = await api('GET', `/api/connect/connectors/${name}`)
     expect(one.body).toMatchObject({ name, config: { file: input, topic }, status: { name, connector: {} } })
     expect((await api('GET', `/api/connect/connectors/${name}/config`)).body.topic).toBe(topic)
+    expect((await api('GET', `/api/connect/connectors/${name}/status`)).body.connector.state).toBe('RUNNING')
+    expect((await api('GET', `/api/connect/connectors/${name}/tasks`)).body).toHaveLength(1)
+    expect((await api('GET', '/api/connect')).body.version).toEqual(expect.any(String))
     // The records reached the topic, as the message browser shows them.
     await until('the lines in the topic', async () => {
       const m = await api('GET', `/api/topics/${topic}/messages`)
@@ -90,6 +93,8 @@ describe('console: connectors through a real Connect worker', () => {
     await until('running again', async () => (await stateOf(name)) === 'RUNNING')
     const restart = await api('POST', `/api/connect/connectors/${name}/restart?includeTasks=true&onlyFailed=false`)
     expect([200, 202]).toContain(restart.status)
+    expect((await api('POST', `/api/connect/connectors/${name}/tasks/0/restart`)).status).toBe(200)
+    await until('the task runs after its restart', async () => (await stateOf(name)) === 'RUNNING')
     const reconfigured = await api('PUT', `/api/connect/connectors/${name}/config`, { ...config, 'batch.size': '10' })
     expect(reconfigured.status, JSON.stringify(reconfigured.body)).toBe(200)
     expect((await api('GET', `/api/connect/connectors/${name}/config`)).body['batch.size']).toBe('10')
@@ -99,6 +104,12 @@ describe('console: connectors through a real Connect worker', () => {
     expect(bad.body).toEqual({ error_code: 'CONNECT_ERROR', message: expect.stringContaining('batch.size') })
     expect((await api('PUT', `/api/connect/connectors/${name}/config`, ['not', 'an', 'object'])).status).toBe(400)
 
+    // Stopped, a connector's offsets can be read (a source's: the file position).
+    expect((await api('PUT', `/api/connect/connectors/${name}/stop`)).status).toBe(200)
+    await until('stopped', async () => (await stateOf(name)) === 'STOPPED')
+    const offsets = await api('GET', `/api/connect/connectors/${name}/offsets`)
+    expect(offsets.status).toBe(200)
+    expect(offsets.body.offsets).toEqual(expect.any(Array))
     expect((await api('DELETE', `/api/connect/connectors/${name}`)).status).toBe(200)
     const gone = await api('GET', `/api/connect/connectors/${name}`)
     expect([gone.status, gone.body.error_code]).toEqual([404, 'CONNECT_ERROR'])

@@ -124,6 +124,40 @@ describe('console: the front end', () => {
   })
 })
 
+describe('console: bad input to the new routes', () => {
+  it('answers each with a typed 4xx and keeps serving', async () => {
+    const server = await consoleWith({})
+    for (const [path, status] of [
+      ['/api/brokers/1e9', 400],
+      ['/api/brokers/99999', 404],
+      ['/api/brokers/1?pageSize=100000', 400],
+      ['/api/brokers/1?page=0', 400],
+      ['/api/topics/x/tail?partition=-1', 400],
+      ['/api/topics/x/tail?from=%00', 400],
+      ['/api/groups/%E0%A4%A/lag-history', 400],
+      ['/api/streams/%E0%A4%A', 400],
+      ['/api/streams?pageSize=abc', 400],
+      ['/api/connect/connectors', 404],
+      ['/api/metrics/throughput/extra', 404],
+    ] as const) {
+      const r = await http(server.url, 'GET', path)
+      expect([path, r.status, typeof r.body.error_code, typeof r.body.message]).toEqual([
+        path,
+        status,
+        'string',
+        'string',
+      ])
+    }
+    const notJson = await fetch(`${server.url}/api/topics`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name": ',
+    })
+    expect(notJson.status).toBe(400)
+    expect((await http(server.url, 'GET', '/api/session')).status).toBe(200)
+  })
+})
+
 describe('console: GET /api/session', () => {
   it('answers without the token and tells only how the console is set up', async () => {
     const open = await consoleWith({})
