@@ -158,6 +158,27 @@ describe('console: bad input to the new routes', () => {
   })
 })
 
+describe('console: the token on the live tail', () => {
+  it('takes ?access_token= on the tail only (EventSource sends no headers), never elsewhere', async () => {
+    const guarded = await consoleWith({ token: 'tail-token' })
+    const auth = { authorization: 'Bearer tail-token' }
+    const topic = `tail-token-${randomUUID()}`
+    expect((await http(guarded.url, 'POST', '/api/topics', { name: topic, partitions: 1 }, auth)).status).toBe(201)
+    expect((await http(guarded.url, 'GET', `/api/topics/${topic}/tail`)).status).toBe(401)
+    expect((await http(guarded.url, 'GET', `/api/topics/${topic}/tail?access_token=wrong`)).status).toBe(401)
+    const open = new AbortController()
+    const tail = await fetch(`${guarded.url}/api/topics/${topic}/tail?access_token=tail-token`, { signal: open.signal })
+    expect([tail.status, tail.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8'])
+    open.abort()
+    for (const path of ['/api/cluster', `/api/topics/${topic}`, `/api/topics/${topic}/messages`])
+      expect((await http(guarded.url, 'GET', `${path}?access_token=tail-token`)).status, path).toBe(401)
+    const post = await http(guarded.url, 'POST', `/api/topics/${topic}/messages?access_token=tail-token`, {
+      value: 'x',
+    })
+    expect(post.status).toBe(401)
+  })
+})
+
 describe('console: GET /api/session', () => {
   it('answers without the token and tells only how the console is set up', async () => {
     const open = await consoleWith({})

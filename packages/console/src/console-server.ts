@@ -121,7 +121,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       unmatched = err
     }
     // The token comes first, so without it nobody learns even which routes exist.
-    if (matched?.route.open !== true) checkToken(policy, req)
+    if (matched?.route.open !== true)
+      checkToken(policy, req, matched?.route.tokenInQuery === true ? url.searchParams.get('access_token') : undefined)
     if (matched === undefined) throw unmatched
     const { route, params } = matched
     const body = method === 'GET' || method === 'DELETE' ? undefined : await readJsonBody(req)

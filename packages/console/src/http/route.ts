@@ -39,6 +39,11 @@ export interface Route {
    * has to ask for a token before it has one; such a route reveals nothing about the cluster.
    */
   readonly open?: boolean
+  /**
+   * The token may also come as `?access_token=` (RFC 6750 §2.3): only for the live tail, which a
+   * page opens with EventSource, and EventSource cannot send an Authorization header.
+   */
+  readonly tokenInQuery?: boolean
   handle(request: RouteRequest): Promise<RouteAnswer>
 }
 

@@ -16,6 +16,7 @@ export function tailRoutes(settings: TailSettings): Route[] {
       method: 'GET',
       path: '/api/topics/:name/tail',
       mutates: false,
+      tokenInQuery: true,
       handle: async ({ client, params, query }) => {
         const topic = params.name!
         const from = query.get('from') ?? 'end'
