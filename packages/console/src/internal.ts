@@ -14,7 +14,7 @@ export {
 export { bytesView, parseJsonText, MAX_SHOWN_BYTES, type BytesView, type MessageView } from './messages/record-view.js'
 export { partitionLags, totalLag, type PartitionLag } from './group-lag.js'
 export { Router } from './http/router.js'
-export { resetPlanView, resetSpecOf, type ResetPlanRow } from './routes/group-routes.js'
+export { resetPlanView, resetSpecOf, type ResetPlanRow } from './reset-plan.js'
 export {
   isStreamsGroup,
   runsStreamsAssignor,

@@ -5,51 +5,16 @@
  * plan `sluice groups reset-offsets` prints. A reset is a dry run unless `execute: true`, so
  * only an executed reset counts as a change (read-only mode still shows plans).
  */
-import type { OffsetResetPlanItem, ResetSpec } from '@sluice/client'
 import { badRequest } from '../errors.js'
 import { groupSummaries, loadGroupLag } from '../group-lag.js'
 import { matchesSearch, pageRequest, slicePage } from '../http/pagination.js'
-import { bigintField, objectBody, stringField } from '../http/query.js'
+import { objectBody, stringField } from '../http/query.js'
 import { ok, type Route, type RouteRequest } from '../http/route.js'
+import { resetPlanView, resetSpecOf } from '../reset-plan.js'
 import type { LagHistory } from '../sampling/lag-history.js'
-
-/** `to` of a reset: "earliest" | "latest" | {offset} | {timestamp} | {shiftBy}, exactly one. */
-export function resetSpecOf(to: unknown): ResetSpec {
-  if (to === 'earliest' || to === 'latest') return to
-  if (to !== null && typeof to === 'object' && !Array.isArray(to)) {
-    const o = to as Record<string, unknown>
-    const keys = Object.keys(o)
-    if (keys.length === 1) {
-      if (keys[0] === 'offset') return { offset: bigintField(o, 'offset') }
-      if (keys[0] === 'timestamp') return { timestamp: bigintField(o, 'timestamp') }
-      if (keys[0] === 'shiftBy') return { shiftBy: bigintField(o, 'shiftBy', true) }
-    }
-  }
-  throw badRequest('to must be "earliest", "latest", {"offset": n}, {"timestamp": ms} or {"shiftBy": n}')
-}
 
 const executes = (r: RouteRequest): boolean =>
   r.body !== null && typeof r.body === 'object' && (r.body as Record<string, unknown>).execute === true
-
-/**
- * The rows of a reset plan as both the CLI (`sluice groups reset-offsets --json`) and the API
- * answer them: a partition with no committed offset has `current: null`.
- */
-export function resetPlanView(plan: readonly OffsetResetPlanItem[]): ResetPlanRow[] {
-  return plan.map((p) => ({
-    topic: p.topic,
-    partition: p.partition,
-    current: p.current >= 0n ? p.current : null,
-    target: p.target,
-  }))
-}
-
-export interface ResetPlanRow {
-  readonly topic: string
-  readonly partition: number
-  readonly current: bigint | null
-  readonly target: bigint
-}
 
 export function groupRoutes(lagHistory: LagHistory): Route[] {
   return [
