@@ -6,7 +6,7 @@
  * implementation, streams/streams-view.ts). Finding the applications needs every group's
  * protocol, so the list describes all groups in one call; lag is computed for the page only.
  */
-import type { SluiceClient } from '@sluice/client'
+import type { GroupDescription, SluiceClient } from '@sluice/client'
 import { ConsoleError } from '../errors.js'
 import { groupSummaries, loadGroupLag } from '../group-lag.js'
 import { matchesSearch, pageRequest, slicePage } from '../http/pagination.js'
@@ -27,7 +27,8 @@ function stoppedAppIds(groupIds: readonly string[], topics: readonly string[]): 
   return new Set(groupIds.filter((id) => internal.some((t) => t.startsWith(`${id}-`))))
 }
 
-async function streamsGroupIds(client: SluiceClient, search: string | null): Promise<string[]> {
+/** The streams applications' descriptions, sorted by id. */
+async function streamsGroups(client: SluiceClient, search: string | null): Promise<GroupDescription[]> {
   const admin = client.admin()
   const [listed, topics] = await Promise.all([admin.listGroups(), admin.listTopics()])
   const candidates = listed
@@ -39,8 +40,7 @@ async function streamsGroupIds(client: SluiceClient, search: string | null): Pro
   const stopped = stoppedAppIds(empty, topics)
   return described
     .filter((d) => runsStreamsAssignor(d) || stopped.has(d.groupId))
-    .map((d) => d.groupId)
-    .sort()
+    .sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0))
 }
 
 export const streamsRoutes: Route[] = [
@@ -50,8 +50,13 @@ export const streamsRoutes: Route[] = [
     mutates: false,
     handle: async ({ client, query }) => {
       const req = pageRequest(query)
-      const { slice, total } = slicePage(await streamsGroupIds(client, query.get('search')), req)
-      const rows = await groupSummaries(client, slice)
+      const { slice, total } = slicePage(await streamsGroups(client, query.get('search')), req)
+      // Described already: only the page's committed offsets and log ends are read now.
+      const rows = await groupSummaries(
+        client,
+        slice.map((d) => d.groupId),
+        slice,
+      )
       const items = rows.map((g) => ({
         applicationId: g.groupId,
         state: g.state,
