@@ -29,3 +29,12 @@ describe('parsePrometheusText', () => {
     expect(sumOf(parsed, 'sluice_topic_bytes_out_total')).toBe(0)
   })
 })
+
+describe('parsePrometheusText: names', () => {
+  it('reads the first line too, and never takes a longer name for the wanted one', () => {
+    const text = 'm_total 1\nm_total_extra 5\nm_total{a="x"} 2\n# m_total 100\nother 3'
+    const parsed = parsePrometheusText(text, new Set(['m_total']))
+    expect(parsed.get('m_total')!.map((s) => s.value)).toEqual([1, 2])
+    expect(parsePrometheusText('', new Set(['m_total'])).size).toBe(0)
+  })
+})

@@ -1,7 +1,8 @@
 /**
  * Reads the Prometheus text exposition the brokers' admin servers answer on /metrics: one
- * sample per line, `name{label="value",...} number`, `#` lines skipped. Only the metric names
- * asked for are kept, so a scrape of a broker with thousands of partitions builds little.
+ * sample per line, `name{label="value",...} number`, `#` lines skipped. Only the lines of the
+ * metric names asked for are read, so a scrape of a broker with thousands of partitions costs
+ * little of the console's event loop.
  */
 export interface MetricSample {
   readonly labels: Readonly<Record<string, string>>
@@ -17,17 +18,27 @@ function unescapeLabel(v: string): string {
 
 export function parsePrometheusText(text: string, wanted: ReadonlySet<string>): Map<string, MetricSample[]> {
   const out = new Map<string, MetricSample[]>()
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue
-    const m = LINE.exec(line)
-    if (m === null || !wanted.has(m[1]!)) continue
-    const value = Number(m[3])
-    if (!Number.isFinite(value)) continue
-    const labels: Record<string, string> = Object.create(null) as Record<string, string>
-    if (m[2] !== undefined) for (const l of m[2].matchAll(LABEL)) labels[l[1]!] = unescapeLabel(l[2]!)
-    const list = out.get(m[1]!)
-    if (list === undefined) out.set(m[1]!, [{ labels, value }])
-    else list.push({ labels, value })
+  // Each wanted name is found with indexOf: a broker's page is some 300 KB at 1,000 partitions,
+  // and splitting all of it into lines would cost more than the few lines wanted.
+  for (const name of wanted) {
+    const needle = `\n${name}`
+    const next = (from: number): number => {
+      const i = text.indexOf(needle, from)
+      return i < 0 ? -1 : i + 1
+    }
+    for (let at = text.startsWith(name) ? 0 : next(0); at >= 0; at = next(at)) {
+      const eol = text.indexOf('\n', at)
+      const m = LINE.exec(text.slice(at, eol < 0 ? text.length : eol))
+      // A longer name with the same start (name_sum, name_total) is another metric.
+      if (m === null || m[1] !== name) continue
+      const value = Number(m[3])
+      if (!Number.isFinite(value)) continue
+      const labels: Record<string, string> = Object.create(null) as Record<string, string>
+      if (m[2] !== undefined) for (const l of m[2].matchAll(LABEL)) labels[l[1]!] = unescapeLabel(l[2]!)
+      const list = out.get(name)
+      if (list === undefined) out.set(name, [{ labels, value }])
+      else list.push({ labels, value })
+    }
   }
   return out
 }
