@@ -93,7 +93,12 @@ describe('console: brokers and throughput', () => {
     const topic = `tp-${randomUUID()}`
     await topicWithLeaders(topic, 2, 1)
     const first = await api('GET', '/api/metrics/throughput')
-    expect(first.body).toEqual({ intervalMs: 200, samples: expect.any(Array) })
+    expect(first.body).toMatchObject({ intervalMs: 200, samples: expect.any(Array) })
+    await until(
+      'both brokers scraped',
+      async () => (await api('GET', '/api/metrics/throughput')).body.sources?.scraped === 2,
+    )
+    expect((await api('GET', '/api/metrics/throughput')).body.sources).toEqual({ brokers: 2, scraped: 2 })
     const producer = cluster.client.producer()
     const reader = cluster.client.consumer({ maxWaitMs: 100, offsetReset: 'earliest' })
     onTestFinished(async () => {

@@ -48,7 +48,8 @@ export function clusterRoutes(throughput: ThroughputSampler): Route[] {
       method: 'GET',
       path: '/api/metrics/throughput',
       mutates: false,
-      handle: async () => ok({ intervalMs: throughput.intervalMs, samples: throughput.samples() }),
+      handle: async () =>
+        ok({ intervalMs: throughput.intervalMs, samples: throughput.samples(), sources: throughput.sources() }),
     },
   ]
 }

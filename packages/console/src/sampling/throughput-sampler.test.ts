@@ -64,11 +64,14 @@ describe('ThroughputSampler', () => {
     const sampler = new ThroughputSampler(clientFor([(s1.address() as AddressInfo).port, deadPort, 0]), 30)
     closers.push(() => sampler.close())
     expect(sampler.samples()).toEqual([])
+    expect(sampler.sources()).toBeNull()
     await until('a first rate', () => {
       one.bytesIn += 1000
       one.recordsIn += 10
       return sampler.samples().length >= 2
     })
+    // Three registered: one answered, one did not, one serves no admin port.
+    expect(sampler.sources()).toEqual({ brokers: 3, scraped: 1 })
     const samples = sampler.samples()
     for (const s of samples) {
       expect(s.bytesOut).toBe(0)

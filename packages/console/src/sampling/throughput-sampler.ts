@@ -37,6 +37,8 @@ export class ThroughputSampler {
   private readonly ring: SampleRing<ThroughputSample>
   private readonly previous = new Map<number, BrokerTotals>()
   private readonly loop: DemandLoop
+  /** Of the last tick: registered brokers, and those whose metrics were read (null before one). */
+  private lastSources: { brokers: number; scraped: number } | null = null
 
   constructor(
     private readonly client: SluiceClient,
@@ -51,6 +53,14 @@ export class ThroughputSampler {
   samples(): ThroughputSample[] {
     this.loop.demand()
     return this.ring.toArray()
+  }
+
+  /**
+   * How many brokers the last samples came from, so a page can say why a chart is empty (no
+   * broker serves an admin port, or none answered); null until the first tick ran.
+   */
+  sources(): { brokers: number; scraped: number } | null {
+    return this.lastSources
   }
 
   get sampling(): boolean {
@@ -72,6 +82,7 @@ export class ThroughputSampler {
           parsed: await scrapeMetrics(b.host, b.adminPort, WANTED, Math.min(2_000, this.intervalMs)),
         })),
     )
+    this.lastSources = { brokers: brokers.length, scraped: scraped.filter((s) => s.parsed !== undefined).length }
     const rate: Record<Field, number> = { bytesIn: 0, bytesOut: 0, recordsIn: 0, recordsOut: 0 }
     let any = false
     for (const s of scraped) {
