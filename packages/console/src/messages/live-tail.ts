@@ -22,7 +22,9 @@ export interface TailOptions {
   readonly maxPerSecond: number
 }
 
+/** false when the socket's buffer is full; a gone browser's socket is not written to at all. */
 function event(res: ServerResponse, name: string, data: unknown): boolean {
+  if (res.destroyed) return false
   return res.write(`event: ${name}\ndata: ${jsonText(data)}\n\n`)
 }
 
@@ -44,7 +46,9 @@ export async function streamTail(
   res.write(
     `retry: 3000\nevent: ready\ndata: ${jsonText({ topic: o.topic, partitions: o.partitions, from: o.from })}\n\n`,
   )
-  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), o.heartbeatMs)
+  const heartbeat = setInterval(() => {
+    if (!res.destroyed) res.write(': heartbeat\n\n')
+  }, o.heartbeatMs)
   heartbeat.unref()
   let blocked = false
   res.on('drain', () => {
