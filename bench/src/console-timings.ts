@@ -8,11 +8,17 @@
  *
  * Each group is made by committing offsets for one of the topics (resetOffsets to the log start,
  * which the coordinator keeps as an Empty group with committed offsets), so the group pages read
- * real committed offsets and real log ends. Every page is asked once (untimed) before any is
+ * real committed offsets and real log ends. One streams application runs (a count over the first
+ * topic), so the streams page lists one application among the 1,001 groups. Every page is asked once (untimed) before any is
  * timed, then each is asked once more to warm up and `runs` times; the median, p90 and max are printed as a Markdown table (BENCHMARKS.md, "Issue 19:
  * console page timings") and written to bench/results/console-<timestamp>.json.
  */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { SluiceClient } from '@sluice/client'
 import { startConsoleServer } from '@sluice/console'
+import { Serdes, StreamsApp, StreamsBuilder } from '@sluice/streams'
 import { stopAll } from '@sluice/testkit'
 import { startBenchCluster } from './bench-cluster.js'
 import { describeMachine, machineInfo } from './machine.js'
@@ -79,6 +85,25 @@ async function timePage(base: string, page: string, path: string, runs: number):
   }
 }
 
+/**
+ * One running streams application (a count over one of the topics, in-memory store), so the
+ * streams page has a row whose tasks and lag are computed; returns its closer.
+ */
+async function startStreamsApp(client: SluiceClient, input: string): Promise<() => Promise<void>> {
+  const builder = new StreamsBuilder()
+  builder
+    .stream(input, { keySerde: Serdes.string(), valueSerde: Serdes.string() })
+    .groupByKey()
+    .count({ name: 'counts' })
+  const stateDir = await mkdtemp(path.join(tmpdir(), 'sluice-bench-console-streams-'))
+  const app = new StreamsApp(builder.build().plan('wordcount'), { applicationId: 'wordcount', client, stateDir })
+  await app.start()
+  return async () => {
+    await app.close().catch(() => {})
+    await rm(stateDir, { recursive: true, force: true })
+  }
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2))
   const machine = machineInfo()
@@ -115,6 +140,12 @@ async function main(): Promise<void> {
       `${groups.length} groups committed after ${Math.round(performance.now() - started)} ms (${listed} listed)`,
     )
 
+    const stopStreams = await startStreamsApp(cluster.admin, topics[0]!)
+    for (;;) {
+      const [d] = await admin.describeGroups(['wordcount'])
+      if (d?.state === 'Stable') break
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
     const consoleServer = await startConsoleServer({ bootstrap: cluster.bootstrap, port: 0 })
     const timings: Timing[] = []
     try {
@@ -141,6 +172,7 @@ async function main(): Promise<void> {
       }
     } finally {
       await consoleServer.close()
+      await stopStreams()
     }
     console.log('')
     console.log('| page | request | rows | median ms | p90 ms | max ms |')
