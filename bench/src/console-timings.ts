@@ -4,7 +4,7 @@
  * processes, admin ports on) holding 1,000 topics and 1,000 consumer groups, all real. The
  * console runs in this process, as `sluice console` would, and is asked over HTTP.
  *
- *   pnpm exec tsc -b bench && node bench/dist/console-timings.js [--topics 1000] [--groups 1000] [--runs 15]
+ *   pnpm exec tsc -b bench && node bench/dist/console-timings.js [--topics 1000] [--groups 1000] [--runs 15] [--reverse]
  *
  * Each group is made by committing offsets for one of the topics (resetOffsets to the log start,
  * which the coordinator keeps as an Empty group with committed offsets), so the group pages read
@@ -28,15 +28,21 @@ interface Args {
   topics: number
   groups: number
   runs: number
+  /** Time the pages in the opposite order (the first series timed is then the detail pages). */
+  reverse: boolean
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { topics: 1000, groups: 1000, runs: 15 }
+  const args: Args = { topics: 1000, groups: 1000, runs: 15, reverse: false }
   for (let i = 0; i < argv.length; i++) {
-    const name = argv[i]!.replace(/^--/, '') as keyof Args
+    if (argv[i] === '--reverse') {
+      args.reverse = true
+      continue
+    }
+    const name = argv[i]!.replace(/^--/, '')
     const v = Number(argv[++i])
-    if (!(name in args) || !Number.isInteger(v) || v < 1)
-      throw new Error(`usage: console-timings [--topics n] [--groups n] [--runs n]; got ${argv[i - 1]}`)
+    if ((name !== 'topics' && name !== 'groups' && name !== 'runs') || !Number.isInteger(v) || v < 1)
+      throw new Error(`usage: console-timings [--topics n] [--groups n] [--runs n] [--reverse]; got ${argv[i - 1]}`)
     args[name] = v
   }
   return args
@@ -165,7 +171,7 @@ async function main(): Promise<void> {
       // One untimed pass over every page first, so no page's series starts while the cluster is
       // still busy with the setup (the groups' offset commits) or the console's first scrape.
       for (const [, path] of pages) await fetch(`${consoleServer.url}${path}`).then(async (r) => await r.text())
-      for (const [page, path] of pages) {
+      for (const [page, path] of args.reverse ? [...pages].reverse() : pages) {
         const t = await timePage(consoleServer.url, page, path, args.runs)
         timings.push(t)
         console.log(`${page}: median ${t.medianMs} ms, p90 ${t.p90Ms} ms, max ${t.maxMs} ms (rows: ${t.rows})`)
