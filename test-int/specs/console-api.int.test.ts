@@ -66,7 +66,11 @@ describe('console API: cluster and topics', () => {
     await apiTopic(name, 2)
     const again = await api('POST', '/api/topics', { name, partitions: 2 })
     expect(again.status).toBe(409)
-    expect(again.body).toEqual({ error_code: 'TOPIC_ALREADY_EXISTS', message: expect.any(String) })
+    expect(again.body).toEqual({
+      error_code: 'TOPIC_ALREADY_EXISTS',
+      message: expect.any(String),
+      error: { code: 'TOPIC_ALREADY_EXISTS', message: again.body.message },
+    })
     const bad = await api('POST', '/api/topics', { name: '', partitions: 'two' })
     expect(bad.status).toBe(400)
     expect(bad.body.error_code).toBe('BAD_REQUEST')

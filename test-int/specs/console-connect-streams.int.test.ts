@@ -101,7 +101,11 @@ describe('console: connectors through a real Connect worker', () => {
 
     const bad = await api('PUT', `/api/connect/connectors/${name}/config`, { ...config, 'batch.size': 'many' })
     expect(bad.status).toBe(400)
-    expect(bad.body).toEqual({ error_code: 'CONNECT_ERROR', message: expect.stringContaining('batch.size') })
+    expect(bad.body).toEqual({
+      error_code: 'CONNECT_ERROR',
+      message: expect.stringContaining('batch.size'),
+      error: { code: 'CONNECT_ERROR', message: bad.body.message },
+    })
     expect((await api('PUT', `/api/connect/connectors/${name}/config`, ['not', 'an', 'object'])).status).toBe(400)
 
     // Stopped, a connector's offsets can be read (a source's: the file position).

@@ -147,6 +147,8 @@ describe('console: bad input to the new routes', () => {
         'string',
         'string',
       ])
+      // The same code and message nested too (docs/console.md, "Errors").
+      expect(r.body.error).toEqual({ code: r.body.error_code, message: r.body.message })
     }
     const notJson = await fetch(`${server.url}/api/topics`, {
       method: 'POST',

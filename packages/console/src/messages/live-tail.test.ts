@@ -57,7 +57,11 @@ describe('streamTail', () => {
       .map((b) => ({ event: /event: (\w+)/.exec(b)![1], data: JSON.parse(/data: (.*)/.exec(b)![1]!) }))
     expect(events.map((e) => e.event)).toEqual(['ready', 'record', 'record', 'error'])
     expect(events[1]!.data).toMatchObject({ partition: 0, offset: 0, value: { encoding: 'utf8', text: 'v0' } })
-    expect(events[3]!.data).toEqual({ error_code: 'BAD_REQUEST', message: 'the topic went away' })
+    expect(events[3]!.data).toEqual({
+      error_code: 'BAD_REQUEST',
+      message: 'the topic went away',
+      error: { code: 'BAD_REQUEST', message: 'the topic went away' },
+    })
     expect(closed.value).toBe(true)
   })
 })

@@ -9,7 +9,7 @@
  * unreachable worker is a 502. Without a Connect URL every route answers 404
  * CONNECT_NOT_CONFIGURED.
  */
-import { ConsoleError, badRequest } from '../errors.js'
+import { ConsoleError, badRequest, errorBody } from '../errors.js'
 import type { JsonAnswer, Route, RouteRequest } from '../http/route.js'
 
 const PROXY_TIMEOUT_MS = 30_000
@@ -84,10 +84,10 @@ async function callWorker(
   } catch (err) {
     return {
       status: 502,
-      body: {
-        error_code: 'CONNECT_UNAVAILABLE',
-        message: `the Connect worker at ${base.origin} did not answer: ${(err as Error).message}`,
-      },
+      body: errorBody(
+        'CONNECT_UNAVAILABLE',
+        `the Connect worker at ${base.origin} did not answer: ${(err as Error).message}`,
+      ),
     }
   }
   const text = await res.text()
@@ -102,7 +102,7 @@ async function callWorker(
       parsed !== null && typeof parsed === 'object' && typeof (parsed as { message?: unknown }).message === 'string'
         ? (parsed as { message: string }).message
         : `the Connect worker answered ${res.status}`
-    return { status: res.status, body: { error_code: 'CONNECT_ERROR', message } }
+    return { status: res.status, body: errorBody('CONNECT_ERROR', message) }
   }
   // 202/204 carry no body worth keeping for the page; it re-reads the status.
   return { status: res.status === 204 ? 200 : res.status, body: parsed ?? { ok: true } }
