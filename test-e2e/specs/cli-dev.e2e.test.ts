@@ -65,6 +65,9 @@ describe('sluice CLI against sluice dev', () => {
       String(kafkaPorts[0]),
       '--metadata-port',
       String(metadataPort),
+      // Port 0: the console on a free port, so a console already on 8080 changes nothing here.
+      '--console-port',
+      '0',
     ])
     const d = dev
     await waitFor(
@@ -94,6 +97,22 @@ describe('sluice CLI against sluice dev', () => {
     const out = dev!.output()
     expect(out).toMatch(new RegExp(`bootstrap\\s+${bootstrap},`))
     expect(out).toMatch(new RegExp(`kafka\\s+${kafkaPorts.map((p) => `127\\.0\\.0\\.1:${p}`).join(',')}\\s`))
+  })
+
+  it('starts the web console and prints its URL; it sees the three brokers with their admin ports', async () => {
+    const url = /console\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(dev!.output())?.[1]
+    expect(url).toBeDefined()
+    const session = await (await fetch(`${url}/api/session`)).json()
+    expect(session).toMatchObject({ readOnly: false, tokenRequired: false })
+    const cluster = (await (await fetch(`${url}/api/cluster`)).json()) as {
+      brokers: Array<{ id: number; health: string; adminPort: number | null }>
+    }
+    expect(cluster.brokers.map((b) => [b.id, b.health])).toEqual([
+      [1, 'up'],
+      [2, 'up'],
+      [3, 'up'],
+    ])
+    expect(cluster.brokers.every((b) => (b.adminPort ?? 0) > 0)).toBe(true)
   })
 
   it("answers a Kafka client's ApiVersions on every broker's Kafka port", async () => {

@@ -19,7 +19,7 @@ import {
   type K8sObject,
 } from '../src/harness/kustomize-lite.js'
 import { parseAllDocuments } from 'yaml'
-import { checkManifests, envNameToKey, type ManifestRules } from '../src/harness/manifest-checks.js'
+import { CONSOLE_ENV, checkManifests, envNameToKey, type ManifestRules } from '../src/harness/manifest-checks.js'
 
 const K8S = path.join(REPO_ROOT, 'deploy/k8s')
 const KUSTOMIZATIONS = ['base', 'overlays/zookeeper']
@@ -204,6 +204,30 @@ describe('deploy/k8s manifests', () => {
         }),
         /readinessProbe must GET \/health on the REST port 8083/,
       ],
+      [
+        'console probe behind the token',
+        edit('Deployment', 'sluice-console', {
+          spec: {
+            template: {
+              spec: {
+                containers: [{ name: 'console', livenessProbe: { httpGet: { path: '/api/cluster', port: 'http' } } }],
+              },
+            },
+          },
+        }),
+        /livenessProbe must GET \/api\/session on the console port 8080/,
+      ],
+      [
+        'console given a broker setting',
+        edit('Deployment', 'sluice-console', {
+          spec: {
+            template: {
+              spec: { containers: [{ name: 'console', env: [{ name: 'SLUICE_BROKER_ID', value: '1' }] }] },
+            },
+          },
+        }),
+        /SLUICE_BROKER_ID is not read by sluice console/,
+      ],
     ]
     for (const [what, broken, expected] of cases) {
       expect(checkManifests(broken, RULES).join('\n'), what).toMatch(expected)
@@ -231,6 +255,12 @@ describe('deploy/docker-compose*.yml', () => {
       if (doc!.version !== '2.4')
         problems.push(`${f}: compose format ${doc!.version}, expected 2.4 (docker-compose v1)`)
       for (const [name, svc] of Object.entries(doc!.services)) {
+        if ((svc.command ?? [])[0] === 'console') {
+          if (svc.healthcheck?.test === undefined) problems.push(`${f} ${name}: no health check`)
+          for (const key of Object.keys(svc.environment ?? {}))
+            if (!CONSOLE_ENV.includes(key)) problems.push(`${f} ${name}: ${key} is not read by sluice console`)
+          continue
+        }
         const role = ['broker', 'metadata'].find((r) => (svc.command ?? []).includes(r)) as
           | 'broker'
           | 'metadata'

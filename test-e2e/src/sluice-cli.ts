@@ -67,9 +67,14 @@ export interface DevProcess {
 }
 
 export function startDev(args: readonly string[]): DevProcess {
-  const child = spawn(process.execPath, [CLI_BIN, 'dev', ...args], {
+  return startSluice(['dev', ...args])
+}
+
+/** A long-running `sluice` command (dev, console, connect) with its output collected. */
+export function startSluice(args: readonly string[], env: NodeJS.ProcessEnv = {}): DevProcess {
+  const child = spawn(process.execPath, [CLI_BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, NO_COLOR: '1', ...env },
   })
   const chunks: Buffer[] = []
   child.stdout!.on('data', (c: Buffer) => chunks.push(c))

@@ -10,30 +10,11 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { startConsoleServer, type ConsoleServer } from '@sluice/console'
 import { startRealCluster, until, type RealCluster } from '../src/client/real-cluster.js'
-
-// Answers are read field by field, as the page would; the tests check their shapes.
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes
-type Json = any
+import { http, type Json } from '../src/console-http.js'
 
 let cluster: RealCluster
 let server: ConsoleServer
 
-async function http(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: Json; ms: number }> {
-  const started = performance.now()
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text), ms: performance.now() - started }
-}
 const api = async (method: string, path: string, body?: unknown) => await http(server.url, method, path, body)
 
 async function apiTopic(name: string, partitions: number): Promise<void> {
@@ -85,7 +66,11 @@ describe('console API: cluster and topics', () => {
     await apiTopic(name, 2)
     const again = await api('POST', '/api/topics', { name, partitions: 2 })
     expect(again.status).toBe(409)
-    expect(again.body).toEqual({ error_code: 'TOPIC_ALREADY_EXISTS', message: expect.any(String) })
+    expect(again.body).toEqual({
+      error_code: 'TOPIC_ALREADY_EXISTS',
+      message: expect.any(String),
+      error: { code: 'TOPIC_ALREADY_EXISTS', message: again.body.message },
+    })
     const bad = await api('POST', '/api/topics', { name: '', partitions: 'two' })
     expect(bad.status).toBe(400)
     expect(bad.body.error_code).toBe('BAD_REQUEST')

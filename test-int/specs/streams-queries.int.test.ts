@@ -8,14 +8,11 @@
  * (startQueryServer), one instance answers every key: its own, and the other's forwarded.
  */
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { SluiceClient } from '@sluice/client'
-import { Serdes, StreamsApp, StreamsBuilder, isStreamsError, startQueryServer } from '@sluice/streams'
+import { Serdes, type StreamsApp, StreamsBuilder, isStreamsError, startQueryServer } from '@sluice/streams'
 import { createTopicWithLeaders, until, type RealCluster } from '../src/client/real-cluster.js'
-import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
+import { startStreamsCluster, startTestStreamsApp } from '../src/client/streams-cluster.js'
 
 let cluster: RealCluster
 let client: SluiceClient
@@ -35,23 +32,7 @@ async function startInstance(app: string, input: string, endpoint: string): Prom
     .stream(input, { keySerde: Serdes.string(), valueSerde: Serdes.string() })
     .groupByKey()
     .count({ name: 'counts' })
-  const stateDir = await mkdtemp(join(tmpdir(), 'sluice-streams-queries-state-'))
-  const instance = new StreamsApp(builder.build().plan(app), {
-    applicationId: app,
-    client,
-    stateDir,
-    applicationServer: endpoint,
-    commitIntervalMs: 100,
-    sessionTimeoutMs: 3000,
-    heartbeatIntervalMs: 100,
-    logger: quiet,
-  })
-  onTestFinished(async () => {
-    await instance.close().catch(() => {})
-    await rm(stateDir, { recursive: true, force: true })
-  })
-  await instance.start()
-  return instance
+  return await startTestStreamsApp(client, builder.build().plan(app), app, { applicationServer: endpoint })
 }
 
 describe('streams interactive queries on a real cluster', () => {

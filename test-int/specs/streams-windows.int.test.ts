@@ -8,14 +8,11 @@
  * the windows closed before it stay closed (stream time carried by the commit).
  */
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SluiceClient } from '@sluice/client'
 import {
   Serdes,
-  StreamsApp,
+  type StreamsApp,
   StreamsBuilder,
   TimeWindows,
   changelogTopic,
@@ -24,7 +21,7 @@ import {
   windowedSerde,
 } from '@sluice/streams'
 import { createTopicWithLeaders, readMessages, until, type RealCluster } from '../src/client/real-cluster.js'
-import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
+import { startStreamsCluster, startTestStreamsApp } from '../src/client/streams-cluster.js'
 
 const MINUTE = 60_000
 let cluster: RealCluster
@@ -66,22 +63,7 @@ async function startApp(s: Setup): Promise<StreamsApp> {
     .suppress(untilWindowCloses(unbounded()), { name: 'final-views' })
     .toStream()
     .to(s.output, { valueSerde: Serdes.long() })
-  const stateDir = await mkdtemp(join(tmpdir(), 'sluice-streams-windows-state-'))
-  const app = new StreamsApp(builder.build().plan(s.app), {
-    applicationId: s.app,
-    client,
-    stateDir,
-    commitIntervalMs: 100,
-    sessionTimeoutMs: 3000,
-    heartbeatIntervalMs: 100,
-    logger: quiet,
-  })
-  onTestFinished(async () => {
-    await app.close().catch(() => {})
-    await rm(stateDir, { recursive: true, force: true })
-  })
-  await app.start()
-  return app
+  return await startTestStreamsApp(client, builder.build().plan(s.app), s.app)
 }
 
 /** Views as (user, ms after the base minute); sent in this order to the one partition. */

@@ -286,6 +286,7 @@ async function startBrokerServing(options: BrokerOptions, admin: BrokerAdmin | u
       ? { kafkaEndpoint: { host: kafkaListener.info.host, port: kafkaListener.info.port } }
       : {}),
     rack: options.rack ?? '',
+    ...(admin !== undefined ? { adminPort: admin.port } : {}),
     sessionTimeoutMs: options.sessionTimeoutMs ?? 9000,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 2000,
     // Only the configured endpoints, as Kafka brokers use only their configured controller

@@ -40,6 +40,8 @@ export interface MetadataSessionOptions {
   readonly port: number
   /** The advertised Kafka listener, registered so Kafka Metadata answers can name it; absent = none. */
   readonly kafkaEndpoint?: { readonly host: string; readonly port: number }
+  /** The admin HTTP server's port (metrics, health), registered so tools can find it. */
+  readonly adminPort?: number
   readonly rack: string
   readonly sessionTimeoutMs: number
   readonly heartbeatIntervalMs: number
@@ -298,7 +300,7 @@ export class MetadataSession {
           host: this.options.advertisedHost,
           port: this.options.port,
           rack: this.options.rack,
-          admin_port: 0,
+          admin_port: this.options.adminPort ?? 0,
           kafka_host: this.options.kafkaEndpoint?.host ?? '',
           kafka_port: this.options.kafkaEndpoint?.port ?? 0,
           session_timeout_ms: this.options.sessionTimeoutMs,

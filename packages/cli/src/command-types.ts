@@ -20,6 +20,9 @@ export interface DevArgs {
   metadataPort: number
   logLevel?: string
   metadata?: 'embedded' | 'zookeeper'
+  /** false with --no-console. */
+  console: boolean
+  consolePort: number
 }
 export interface ConnectArgs {
   groupId?: string
@@ -35,6 +38,13 @@ export interface ConnectArgs {
   standalone: string[]
   /** Whether --bootstrap (or SLUICE_BOOTSTRAP) was given: it then wins over bootstrap.servers. */
   bootstrapGiven: boolean
+}
+export interface ConsoleArgs {
+  port: number
+  host?: string
+  readOnly: boolean
+  token?: string
+  connectUrl?: string
 }
 export interface TopicsCreateArgs {
   partitions?: number
@@ -107,6 +117,8 @@ export interface CommandHandlers {
   streamsDescribe(ctx: CommandContext, application: string): Result
   /** `sluice connect`: a Connect worker in this process until SIGINT/SIGTERM. */
   connect(ctx: CommandContext, args: ConnectArgs): Result
+  /** `sluice console`: the web console in this process until SIGINT/SIGTERM. */
+  console(ctx: CommandContext, args: ConsoleArgs): Result
   /** `sluice broker|metadata [flags]`: the flags go to the server untouched. */
   server(role: 'broker' | 'metadata', flags: string[]): Result
 }

@@ -1,5 +1,6 @@
 /** The real command implementations, as runCli expects them. */
 import { connectWorker } from './commands/connect.js'
+import { runConsole } from './commands/console.js'
 import { consume } from './commands/consume.js'
 import { runDev } from './commands/dev.js'
 import { groupsDelete, groupsDescribe, groupsList, groupsResetOffsets } from './commands/groups.js'
@@ -38,5 +39,6 @@ export const handlers: CommandHandlers = {
   groupsDelete,
   streamsDescribe,
   connect: connectWorker,
+  console: runConsole,
   server: runServerRole,
 }

@@ -3,6 +3,17 @@ import { describe, expect, it } from 'vitest'
 import { runCli, type CommandHandlers } from './program.js'
 import { testIo } from './test-io.js'
 
+/** What `sluice dev` passes its handler without flags. */
+const DEV_DEFAULT_ARGS = {
+  brokers: 3,
+  dataDir: './.sluice/dev',
+  port: 9192,
+  kafkaPort: 9092,
+  metadataPort: 9091,
+  console: true,
+  consolePort: 8080,
+}
+
 /** Handlers that record what they were called with. */
 function recorder(result: number | undefined = undefined): { calls: unknown[][]; handlers: CommandHandlers } {
   const calls: unknown[][] = []
@@ -40,6 +51,7 @@ function recorder(result: number | undefined = undefined): { calls: unknown[][];
     groupsDescribe: rec('groupsDescribe'),
     streamsDescribe: rec('streamsDescribe'),
     connect: rec('connect'),
+    console: rec('console'),
     groupsResetOffsets: rec('groupsResetOffsets'),
     groupsDelete: rec('groupsDelete'),
     server: rec('server'),
@@ -67,33 +79,35 @@ describe('runCli argument parsing', () => {
           '19093',
           '--metadata-port',
           '19091',
+          '--console-port',
+          '18080',
+          '--no-console',
         ],
         testIo(),
         handlers,
       ),
     ).toBe(0)
     expect(calls).toEqual([
-      ['dev', { brokers: 3, dataDir: './.sluice/dev', port: 9192, kafkaPort: 9092, metadataPort: 9091 }],
-      ['dev', { brokers: 1, dataDir: '/tmp/x', port: 19092, kafkaPort: 19093, metadataPort: 19091 }],
+      ['dev', DEV_DEFAULT_ARGS],
+      [
+        'dev',
+        {
+          brokers: 1,
+          dataDir: '/tmp/x',
+          port: 19092,
+          kafkaPort: 19093,
+          metadataPort: 19091,
+          console: false,
+          consolePort: 18080,
+        },
+      ],
     ])
   })
 
   it('parses dev --metadata and rejects an unknown store', async () => {
     const { calls, handlers } = recorder()
     expect(await runCli(['dev', '--metadata', 'zookeeper'], testIo(), handlers)).toBe(0)
-    expect(calls).toEqual([
-      [
-        'dev',
-        {
-          brokers: 3,
-          dataDir: './.sluice/dev',
-          port: 9192,
-          kafkaPort: 9092,
-          metadataPort: 9091,
-          metadata: 'zookeeper',
-        },
-      ],
-    ])
+    expect(calls).toEqual([['dev', { ...DEV_DEFAULT_ARGS, metadata: 'zookeeper' }]])
     const io = testIo()
     expect(await runCli(['dev', '--metadata', 'etcd'], io, handlers)).not.toBe(0)
     expect(io.err()).toMatch(/--metadata.*etcd|etcd.*--metadata/)

@@ -9,6 +9,7 @@ import type {
   CommandContext,
   CommandHandlers,
   ConnectArgs,
+  ConsoleArgs,
   ConsumeArgs,
   DevArgs,
   GroupsResetArgs,
@@ -81,6 +82,8 @@ export function buildProgram(io: CliIo, handlers: CommandHandlers, setExitCode: 
       9092,
     )
     .option('--metadata-port <port>', 'port of the metadata service', parsePort, 9091)
+    .option('--console-port <port>', 'port of the web console (a free one when taken)', parsePort, 8080)
+    .option('--no-console', 'do not start the web console')
     .addOption(
       new Option('--log-level <level>', 'log level of the servers').choices([
         'fatal',
@@ -319,6 +322,22 @@ export function buildProgram(io: CliIo, handlers: CommandHandlers, setExitCode: 
         await done(handlers.connect(c, { ...opts, standalone: files, bootstrapGiven }))
       },
     )
+
+  program
+    .command('console')
+    .description('run the web console (cluster, topics, messages, groups, connectors) until Ctrl-C')
+    .option('--port <port>', 'HTTP port (0: a free one)', parsePort, 8080)
+    .option('--host <host>', 'address to listen on (default 127.0.0.1; give a token before opening it wider)')
+    .option(
+      '--read-only',
+      'refuse every change (create, produce, reset, delete, connector actions) on the server',
+      false,
+    )
+    .option('--token <token>', 'require this access token on the API (env: SLUICE_CONSOLE_TOKEN)')
+    .option('--connect-url <url>', 'REST URL of a Sluice Connect worker, for the connectors pages')
+    .action(async (opts: ConsoleArgs, cmd: Command) => {
+      await done(handlers.console(ctx(cmd), opts))
+    })
 
   for (const role of ['broker', 'metadata'] as const) {
     // The server validates its own flags (and SLUICE_* env); commander only passes them on.

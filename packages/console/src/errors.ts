@@ -1,5 +1,6 @@
 /**
- * The console API's one error shape: `{"error_code": "<CODE>", "message": "…"}` with an HTTP
+ * The console API's one error shape: `{"error_code": "<CODE>", "message": "…"}` (and the same
+ * two again as `"error": {"code", "message"}`, see errorBody) with an HTTP
  * status that says what kind of failure it is. SDK errors keep their SluiceError code (e.g.
  * TOPIC_ALREADY_EXISTS), so a script can branch on the same names as the CLI prints; the
  * console's own refusals use the codes below.
@@ -15,6 +16,7 @@ export type ConsoleErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'CONNECT_NOT_CONFIGURED'
   | 'INTERNAL'
 
 const STATUS_OF_CONSOLE_CODE: Record<ConsoleErrorCode, number> = {
@@ -26,6 +28,7 @@ const STATUS_OF_CONSOLE_CODE: Record<ConsoleErrorCode, number> = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  CONNECT_NOT_CONFIGURED: 404,
   INTERNAL: 500,
 }
 
@@ -72,19 +75,33 @@ const STATUS_OF_SDK_CODE: Readonly<Record<string, number>> = {
   DELIVERY_TIMEOUT: 504,
 }
 
+export interface ErrorBody {
+  readonly error_code: string
+  readonly message: string
+  /**
+   * The same code and message, nested: the API first answered `{error_code, message}` and the
+   * page's contract was also written as `{error: {code, message}}`; both stay, so neither a
+   * script nor the page depends on which one it reads.
+   */
+  readonly error: { readonly code: string; readonly message: string }
+}
+
 export interface ErrorAnswer {
   readonly status: number
-  readonly body: { error_code: string; message: string }
+  readonly body: ErrorBody
 }
+
+export const errorBody = (code: string, message: string): ErrorBody => ({
+  error_code: code,
+  message,
+  error: { code, message },
+})
 
 /** What the API answers for a failure; TypeError/RangeError are the SDK's input checks (400). */
 export function errorAnswer(err: unknown): ErrorAnswer {
-  if (err instanceof ConsoleError) return { status: err.status, body: { error_code: err.code, message: err.message } }
-  if (isSluiceError(err)) {
-    return { status: STATUS_OF_SDK_CODE[err.code] ?? 500, body: { error_code: err.code, message: err.message } }
-  }
+  if (err instanceof ConsoleError) return { status: err.status, body: errorBody(err.code, err.message) }
+  if (isSluiceError(err)) return { status: STATUS_OF_SDK_CODE[err.code] ?? 500, body: errorBody(err.code, err.message) }
   if (err instanceof TypeError || err instanceof RangeError)
-    return { status: 400, body: { error_code: 'BAD_REQUEST', message: err.message } }
-  const message = err instanceof Error ? err.message : String(err)
-  return { status: 500, body: { error_code: 'INTERNAL', message } }
+    return { status: 400, body: errorBody('BAD_REQUEST', err.message) }
+  return { status: 500, body: errorBody('INTERNAL', err instanceof Error ? err.message : String(err)) }
 }

@@ -17,6 +17,14 @@ export interface ManifestRules {
 type Container = Record<string, any>
 const WORKLOAD_KINDS = new Set(['StatefulSet', 'Deployment'])
 
+/** What `sluice console` reads from the environment (packages/cli/src/commands/console.ts). */
+export const CONSOLE_ENV: readonly string[] = [
+  'SLUICE_BOOTSTRAP',
+  'SLUICE_CONSOLE_TOKEN',
+  'SLUICE_CONSOLE_CONNECT_URL',
+  'SLUICE_CONSOLE_READ_ONLY',
+]
+
 export function envNameToKey(name: string): string {
   return name
     .slice('SLUICE_'.length)
@@ -214,6 +222,18 @@ export function checkManifests(objects: K8sObject[], rules: ManifestRules): stri
           const get = c[probe]?.httpGet
           if (get?.path !== '/health' || portNumber(c, get.port) !== restPort)
             problems.push(`${cw}: ${probe} must GET /health on the REST port ${restPort}`)
+        }
+      } else if (String(c.image).startsWith('sluice:') && /(?:^|\s)console(?:\s|$)/.test(text)) {
+        // The web console: the CLI's bootstrap and the console's own variables only, and probes
+        // on /api/session (open without the token) on the port it listens on.
+        for (const name of env.keys())
+          if (!CONSOLE_ENV.includes(name)) problems.push(`${cw}: ${name} is not read by sluice console`)
+        checkPodList(env.get('SLUICE_BOOTSTRAP') ?? '', /:/, objects, problems, `${cw} SLUICE_BOOTSTRAP`)
+        const port = Number(/--port\s+(\d+)/.exec(text)?.[1] ?? 8080)
+        for (const probe of ['readinessProbe', 'livenessProbe'] as const) {
+          const get = c[probe]?.httpGet
+          if (get?.path !== '/api/session' || portNumber(c, get.port) !== port)
+            problems.push(`${cw}: ${probe} must GET /api/session on the console port ${port}`)
         }
       } else if (String(c.image).startsWith('sluice-zookeeper:')) {
         for (const name of env.keys())

@@ -22,6 +22,7 @@ import {
   type SpawnedProcess,
   type ZooKeeperHandle,
 } from '@sluice/testkit'
+import { startConsoleServer, type ConsoleServer } from '@sluice/console'
 import { NAME_COLOURS, ansi, prettyLine } from '../log-pretty.js'
 import { UsageError, type CliIo } from '../output.js'
 import { DEFAULT_BOOTSTRAP } from '../parse.js'
@@ -39,6 +40,9 @@ export interface DevOptions {
   readonly stopTimeoutMs?: number
   /** Where the metadata tree lives: the metadata service's embedded store (default) or ZooKeeper. */
   readonly metadata?: 'embedded' | 'zookeeper'
+  /** Start the web console (default true) on consolePort, or on a free port when that is taken. */
+  readonly console?: boolean
+  readonly consolePort?: number
 }
 
 export const DEV_ZOOKEEPER_CHROOT = '/sluice/dev'
@@ -55,6 +59,7 @@ export const DEV_DEFAULTS = {
   port: 9192,
   kafkaPort: 9092,
   metadataPort: 9091,
+  consolePort: 8080,
 } as const
 
 function useColour(io: CliIo): boolean {
@@ -188,6 +193,8 @@ async function runCluster(
     metadataArgs: [...logArgs, ...metadataArgs],
     brokerArgs: logArgs,
     ownProcessGroup: true,
+    // Admin ports (metrics, health) registered with the metadata service: the console's live charts read them.
+    adminPorts: true,
     listeningTimeoutMs: 60_000,
     readyTimeoutMs: 60_000,
     onLine: (name, line) => {
@@ -218,16 +225,38 @@ async function runCluster(
   cluster = first.cluster
   state = 'running'
   watchChildren([cluster.metadata, ...cluster.brokers], () => state === 'running', say)
-  printBanner(cluster, options, say, zk)
+  const consoleServer = options.console === false ? undefined : await startDevConsole(cluster, options, say)
+  printBanner(cluster, options, say, zk, consoleServer?.url)
 
   const signal = await stopRequested
   state = 'stopping'
   say(
-    `${signal}: stopping brokers, then the metadata service${zk === undefined ? '' : ', then ZooKeeper'} (Ctrl-C again to kill)`,
+    `${signal}: stopping ${consoleServer === undefined ? '' : 'the console, '}brokers, then the metadata service${zk === undefined ? '' : ', then ZooKeeper'} (Ctrl-C again to kill)`,
   )
+  await consoleServer?.close()
   await cluster.stop({ timeoutMs: options.stopTimeoutMs ?? 15_000 })
   say('all processes stopped')
   return 0
+}
+
+/**
+ * The web console beside the dev cluster, in this process: on consolePort (8080), or on a free
+ * port when that one is taken (a second `sluice dev`, another tool). A console that cannot
+ * start is reported and the cluster runs on without it.
+ */
+async function startDevConsole(
+  cluster: SpawnedCluster,
+  options: DevOptions,
+  say: (text: string, tone?: string) => void,
+): Promise<ConsoleServer | undefined> {
+  const wanted = options.consolePort ?? DEV_DEFAULTS.consolePort
+  const port = wanted === 0 || (await isPortFree(wanted)) ? wanted : 0
+  try {
+    return await startConsoleServer({ bootstrap: cluster.bootstrap, port })
+  } catch (err) {
+    say(`the web console did not start: ${(err as Error).message}`, ansi.red)
+    return undefined
+  }
 }
 
 /** Says loudly when a child exits while the cluster is supposed to be running. */
@@ -253,6 +282,7 @@ function printBanner(
   options: DevOptions,
   say: (text: string, tone?: string) => void,
   zk: ZooKeeperHandle | undefined,
+  consoleUrl: string | undefined,
 ): void {
   const bootstrap = cluster.bootstrap.join(',')
   const flag = cluster.bootstrap[0] === DEFAULT_BOOTSTRAP ? '' : ` --bootstrap ${cluster.bootstrap[0]!}`
@@ -268,6 +298,7 @@ function printBanner(
       : [
           `  zookeeper   pid ${zk.pids.join(',')}; look: /usr/share/zookeeper/bin/zkCli.sh -server ${zk.connectString} ls ${DEV_ZOOKEEPER_CHROOT}/brokers/ids`,
         ]),
+    ...(consoleUrl === undefined ? [] : [`  console     ${consoleUrl}   (web console: open it in a browser)`]),
     `  pids        metadata=${cluster.metadata.pid} ${cluster.brokers.map((b) => `${b.name}=${b.pid}`).join(' ')}`,
     `  data dir    ${path.resolve(options.dataDir)}`,
     '',

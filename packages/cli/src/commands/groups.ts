@@ -7,6 +7,7 @@
  * otherwise). Rendering is pure (render*), so it is tested without a cluster.
  */
 import { SluiceError, type GroupDescription, type ResetSpec, type SluiceClient } from '@sluice/client'
+import { resetPlanView, type ResetPlanRow } from '@sluice/console/internal'
 import { UsageError } from '../output.js'
 import type { CommandContext, GroupsResetArgs } from '../command-types.js'
 import { renderTable } from '../table.js'
@@ -49,12 +50,8 @@ export interface GroupDescribeView {
   readonly totalLag: bigint
 }
 
-export interface ResetPlanView {
-  readonly topic: string
-  readonly partition: number
-  readonly current: bigint | null
-  readonly target: bigint
-}
+/** The plan's rows: the console's (one definition, so the page and the CLI show the same plan). */
+export type ResetPlanView = ResetPlanRow
 
 // ---- rendering ----
 
@@ -247,12 +244,7 @@ export async function groupsResetOffsets(ctx: CommandContext, group: string, arg
   const to = resetSpec(args)
   return await withClient(ctx, async (client) => {
     const plan = await client.admin().resetOffsets(group, { topic: args.topic, to, dryRun: !args.execute })
-    const view: ResetPlanView[] = plan.map((p) => ({
-      topic: p.topic,
-      partition: p.partition,
-      current: p.current >= 0n ? p.current : null,
-      target: p.target,
-    }))
+    const view = resetPlanView(plan)
     print(ctx, { group, executed: args.execute, partitions: view }, () => renderResetPlan(group, view, args.execute))
     return 0
   })

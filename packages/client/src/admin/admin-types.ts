@@ -58,6 +58,11 @@ export interface BrokerDescription {
   host: string
   port: number
   rack: string
+  /** The broker's admin HTTP port (/metrics, /healthz); 0 when it serves none. */
+  adminPort: number
+  /** Its Kafka listener; '' and 0 when it has none. */
+  kafkaHost: string
+  kafkaPort: number
 }
 
 export interface ClusterDescription {

@@ -175,7 +175,15 @@ export class AdminImpl implements Admin {
       clusterId: res.cluster_id,
       controllerId: res.controller_id,
       brokers: res.brokers
-        .map((b) => ({ brokerId: b.broker_id, host: b.host, port: b.port, rack: b.rack }))
+        .map((b) => ({
+          brokerId: b.broker_id,
+          host: b.host,
+          port: b.port,
+          rack: b.rack,
+          adminPort: b.admin_port,
+          kafkaHost: b.kafka_host,
+          kafkaPort: b.kafka_port,
+        }))
         .sort((a, b) => a.brokerId - b.brokerId),
       metadataEndpoints: res.metadata_endpoints,
     }

@@ -16,12 +16,16 @@ export interface AccessPolicy {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest()
 
-export function checkToken(policy: AccessPolicy, req: IncomingMessage): void {
+/**
+ * `queryToken`: the `access_token` query parameter (RFC 6750 §2.3), passed only for the routes
+ * a browser's EventSource opens, since EventSource cannot send an Authorization header.
+ */
+export function checkToken(policy: AccessPolicy, req: IncomingMessage, queryToken?: string | null): void {
   if (policy.token === undefined) return
   const header = req.headers.authorization ?? ''
-  const m = /^Bearer\s+(.+)$/i.exec(header.trim())
+  const given = /^Bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? queryToken ?? undefined
   // Digests have one length, so timingSafeEqual never throws and the length of the token leaks nothing.
-  if (m === null || !timingSafeEqual(digest(m[1]!), digest(policy.token)))
+  if (given === undefined || !timingSafeEqual(digest(given), digest(policy.token)))
     throw new ConsoleError('UNAUTHORIZED', 'this console needs an access token: send Authorization: Bearer <token>')
 }
 

@@ -34,8 +34,11 @@ function jsonValue(_key: string, v: unknown): unknown {
   return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString()
 }
 
+/** The API's JSON text of a value (bigints as above). */
+export const jsonText = (body: unknown): string => JSON.stringify(body, jsonValue)
+
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body, jsonValue)
+  const text = jsonText(body)
   res
     .writeHead(status, {
       'content-type': 'application/json; charset=utf-8',

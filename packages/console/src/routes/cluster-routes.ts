@@ -1,64 +1,55 @@
 /**
- * GET /api/cluster: the overview. Leader and replica counts per broker and the under-replicated
- * (ISR smaller than the replica set) and offline (no leader) partition counts are computed here
- * from one describeTopics of every topic, internal ones included, since an operator's
- * "is my cluster healthy" covers __consumer_offsets too.
+ * The overview and the brokers pages: GET /api/cluster (cluster-view.ts), GET /api/brokers and
+ * GET /api/brokers/:id (one broker and its partitions, paginated), and GET
+ * /api/metrics/throughput (the live rates the throughput sampler keeps while someone looks).
  */
+import { brokerPartitions, loadClusterView } from '../cluster-view.js'
+import { ConsoleError, badRequest } from '../errors.js'
+import { pageRequest, slicePage } from '../http/pagination.js'
 import { ok, type Route } from '../http/route.js'
+import type { ThroughputSampler } from '../sampling/throughput-sampler.js'
 
-export interface BrokerView {
-  readonly id: number
-  readonly host: string
-  readonly port: number
-  readonly rack: string | null
-  readonly leaders: number
-  readonly replicas: number
-}
-
-export const clusterRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/api/cluster',
-    mutates: false,
-    handle: async ({ client }) => {
-      const admin = client.admin()
-      const [cluster, topics] = await Promise.all([
-        admin.describeCluster(),
-        admin.describeTopics(undefined, { includeInternal: true }),
-      ])
-      const leaders = new Map<number, number>()
-      const replicas = new Map<number, number>()
-      let partitions = 0
-      let underReplicated = 0
-      let offline = 0
-      for (const t of topics) {
-        for (const p of t.partitions) {
-          partitions++
-          if (p.leader < 0) offline++
-          else leaders.set(p.leader, (leaders.get(p.leader) ?? 0) + 1)
-          if (p.isr.length < p.replicas.length) underReplicated++
-          for (const r of p.replicas) replicas.set(r, (replicas.get(r) ?? 0) + 1)
-        }
-      }
-      const brokers: BrokerView[] = [...cluster.brokers]
-        .sort((a, b) => a.brokerId - b.brokerId)
-        .map((b) => ({
-          id: b.brokerId,
-          host: b.host,
-          port: b.port,
-          rack: b.rack === '' ? null : b.rack,
-          leaders: leaders.get(b.brokerId) ?? 0,
-          replicas: replicas.get(b.brokerId) ?? 0,
-        }))
-      return ok({
-        clusterId: cluster.clusterId,
-        controller: cluster.controllerId,
-        brokers,
-        topics: topics.length,
-        partitions,
-        underReplicatedPartitions: underReplicated,
-        offlinePartitions: offline,
-      })
+export function clusterRoutes(throughput: ThroughputSampler): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/cluster',
+      mutates: false,
+      handle: async ({ client }) => {
+        const { described: _, ...view } = await loadClusterView(client)
+        return ok(view)
+      },
     },
-  },
-]
+    {
+      method: 'GET',
+      path: '/api/brokers',
+      mutates: false,
+      handle: async ({ client }) => {
+        const view = await loadClusterView(client)
+        return ok({ controller: view.controller, items: view.brokers, total: view.brokers.length })
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/brokers/:id',
+      mutates: false,
+      handle: async ({ client, params, query }) => {
+        if (!/^\d+$/.test(params.id!)) throw badRequest(`a broker id is a number, got "${params.id}"`)
+        const id = Number(params.id)
+        const view = await loadClusterView(client)
+        const broker = view.brokers.find((b) => b.id === id)
+        if (broker === undefined) throw new ConsoleError('NOT_FOUND', `broker ${id} is not in this cluster`)
+        const req = pageRequest(query)
+        const { slice, total } = slicePage(brokerPartitions(view.described, id), req)
+        return ok({ ...broker, partitions: { items: slice, total, ...req } })
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/metrics/throughput',
+      mutates: false,
+      handle: async () =>
+        ok({ intervalMs: throughput.intervalMs, samples: throughput.samples(), sources: throughput.sources() }),
+    },
+  ]
+}

@@ -7,13 +7,14 @@
  * "scanned N of M" instead of silently showing a partial result. `next` gives each partition's
  * offset to continue from. A scan stops when the HTTP client goes away, or after `timeoutMs`.
  */
-import type { Producer, ProducerRecord, RecordHeader, SluiceClient, TopicDescription } from '@sluice/client'
-import { ConsoleError, badRequest } from '../errors.js'
+import type { Producer, ProducerRecord, RecordHeader, SluiceClient } from '@sluice/client'
+import { badRequest } from '../errors.js'
 import { bigintParam, intParam, objectBody, optionalIntField } from '../http/query.js'
 import { created, ok, type Route } from '../http/route.js'
 import { logRanges, tpKey } from '../log-offsets.js'
 import { scanPartition } from '../messages/partition-scan.js'
 import { parseRecordFilter } from '../messages/record-filter.js'
+import { partitionsOf } from '../messages/topic-partitions.js'
 import type { MessageView } from '../messages/record-view.js'
 
 export const DEFAULT_LIMIT = 50
@@ -37,19 +38,6 @@ function startAtOf(q: URLSearchParams): StartAt {
   if (offset !== undefined) return { kind: 'offset', offset }
   if (timestamp !== undefined) return { kind: 'timestamp', timestamp }
   return newest ? { kind: 'newest' } : { kind: 'oldest' }
-}
-
-async function partitionsOf(
-  client: SluiceClient,
-  topic: string,
-  wanted: number | undefined,
-): Promise<{ description: TopicDescription; partitions: number[] }> {
-  const [t] = await client.admin().describeTopics([topic], { includeInternal: true })
-  if (t === undefined) throw new ConsoleError('NOT_FOUND', `topic ${topic} does not exist`)
-  const all = t.partitions.map((p) => p.partition).sort((a, b) => a - b)
-  if (wanted === undefined) return { description: t, partitions: all }
-  if (!all.includes(wanted)) throw new ConsoleError('NOT_FOUND', `topic ${topic} has no partition ${wanted}`)
-  return { description: t, partitions: [wanted] }
 }
 
 function headersOf(v: unknown): RecordHeader[] | undefined {

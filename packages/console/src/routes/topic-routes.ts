@@ -10,6 +10,7 @@ import { matchesSearch, pageRequest, slicePage } from '../http/pagination.js'
 import { objectBody, optionalIntField, stringField, stringMapField } from '../http/query.js'
 import { created, ok, type Route } from '../http/route.js'
 import { logRanges, tpKey, type LogRange } from '../log-offsets.js'
+import { topicSize, type LogSizes } from '../sampling/log-sizes.js'
 
 export interface TopicRow {
   readonly name: string
@@ -18,8 +19,8 @@ export interface TopicRow {
   readonly replicationFactor: number
   /** end - start summed over partitions (log-offsets.ts says when it is exact). */
   readonly records: bigint
-  /** Not exposed by the SDK: always null for now. */
-  readonly sizeBytes: null
+  /** Bytes on the leaders, from the brokers' metrics (sampling/log-sizes.ts); null when unknown. */
+  readonly sizeBytes: number | null
   readonly underReplicatedPartitions: number
   readonly offlinePartitions: number
 }
@@ -28,7 +29,11 @@ function replicationFactorOf(t: TopicDescription): number {
   return t.partitions.reduce((m, p) => Math.max(m, p.replicas.length), 0)
 }
 
-function topicRow(t: TopicDescription, ranges: ReadonlyMap<string, LogRange>): TopicRow {
+function topicRow(
+  t: TopicDescription,
+  ranges: ReadonlyMap<string, LogRange>,
+  sizes: ReadonlyMap<string, number>,
+): TopicRow {
   let records = 0n
   for (const p of t.partitions) {
     const r = ranges.get(tpKey(t.name, p.partition))
@@ -40,7 +45,7 @@ function topicRow(t: TopicDescription, ranges: ReadonlyMap<string, LogRange>): T
     partitions: t.partitions.length,
     replicationFactor: replicationFactorOf(t),
     records,
-    sizeBytes: null,
+    sizeBytes: topicSize(t, sizes),
     underReplicatedPartitions: t.partitions.filter((p) => p.isr.length < p.replicas.length).length,
     offlinePartitions: t.partitions.filter((p) => p.leader < 0).length,
   }
@@ -52,11 +57,11 @@ async function describeOne(client: SluiceClient, name: string): Promise<TopicDes
   return t
 }
 
-async function topicDetail(client: SluiceClient, name: string): Promise<unknown> {
+async function topicDetail(client: SluiceClient, logSizes: LogSizes, name: string): Promise<unknown> {
   const t = await describeOne(client, name)
-  const ranges = await logRanges(client, [t])
+  const [ranges, sizes] = await Promise.all([logRanges(client, [t]), logSizes.of([t])])
   return {
-    ...topicRow(t, ranges),
+    ...topicRow(t, ranges, sizes),
     topicId: t.topicId,
     partitionDetails: t.partitions
       .slice()
@@ -72,7 +77,7 @@ async function topicDetail(client: SluiceClient, name: string): Promise<unknown>
           logStart: r?.start ?? null,
           logEnd: r?.end ?? null,
           records: r === undefined ? null : r.end > r.start ? r.end - r.start : 0n,
-          sizeBytes: null,
+          sizeBytes: sizes.get(tpKey(name, p.partition)) ?? null,
         }
       }),
     configs: t.configs
@@ -82,91 +87,92 @@ async function topicDetail(client: SluiceClient, name: string): Promise<unknown>
   }
 }
 
-export const topicRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/api/topics',
-    mutates: false,
-    handle: async ({ client, query }) => {
-      const admin = client.admin()
-      const includeInternal = query.get('internal') === 'true'
-      const search = query.get('search')
-      const req = pageRequest(query)
-      const names = (await admin.listTopics({ includeInternal })).filter((n) => matchesSearch(n, search))
-      const { slice, total } = slicePage(names, req)
-      if (slice.length === 0) return ok({ items: [], total, ...req })
-      const described = await admin.describeTopics(slice, { includeInternal: true })
-      const ranges = await logRanges(client, described)
-      const byName = new Map(described.map((t) => [t.name, t]))
-      const items = slice.flatMap((n) => {
-        const t = byName.get(n)
-        return t === undefined ? [] : [topicRow(t, ranges)]
-      })
-      return ok({ items, total, ...req })
+export function topicRoutes(logSizes: LogSizes): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/topics',
+      mutates: false,
+      handle: async ({ client, query }) => {
+        const admin = client.admin()
+        const includeInternal = query.get('internal') === 'true'
+        const search = query.get('search')
+        const req = pageRequest(query)
+        // One describe of every topic gives the names and the page's rows (listing names is the
+        // same request to the metadata service, so a second describe of the page would only add one).
+        const all = (await admin.describeTopics(undefined, { includeInternal }))
+          .filter((t) => (includeInternal || !t.isInternal) && matchesSearch(t.name, search))
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        const { slice, total } = slicePage(all, req)
+        if (slice.length === 0) return ok({ items: [], total, ...req })
+        const [ranges, sizes] = await Promise.all([logRanges(client, slice), logSizes.of(slice)])
+        const items = slice.map((t) => topicRow(t, ranges, sizes))
+        return ok({ items, total, ...req })
+      },
     },
-  },
-  {
-    method: 'GET',
-    path: '/api/topics/:name',
-    mutates: false,
-    handle: async ({ client, params }) => ok(await topicDetail(client, params.name!)),
-  },
-  {
-    method: 'POST',
-    path: '/api/topics',
-    mutates: true,
-    handle: async ({ client, body }) => {
-      const o = objectBody(body)
-      const name = stringField(o, 'name')
-      const numPartitions = optionalIntField(o, 'partitions', 1)
-      const replicationFactor = optionalIntField(o, 'replicationFactor', 1)
-      const configs = stringMapField(o, 'configs', false) as Record<string, string> | undefined
-      const [t] = await client.admin().createTopics([
-        {
-          name,
-          ...(numPartitions !== undefined ? { numPartitions } : {}),
-          ...(replicationFactor !== undefined ? { replicationFactor } : {}),
-          ...(configs !== undefined ? { configs } : {}),
-        },
-      ])
-      return created(t)
+    {
+      method: 'GET',
+      path: '/api/topics/:name',
+      mutates: false,
+      handle: async ({ client, params }) => ok(await topicDetail(client, logSizes, params.name!)),
     },
-  },
-  {
-    method: 'PATCH',
-    path: '/api/topics/:name/configs',
-    mutates: true,
-    handle: async ({ client, params, body }) => {
-      const configs = stringMapField(objectBody(body), 'configs', true)
-      if (configs === undefined || Object.keys(configs).length === 0)
-        throw badRequest('configs must name at least one config (a string sets it, null deletes the override)')
-      await describeOne(client, params.name!)
-      await client.admin().alterConfigs([{ topic: params.name!, configs }])
-      return ok(await topicDetail(client, params.name!))
+    {
+      method: 'POST',
+      path: '/api/topics',
+      mutates: true,
+      handle: async ({ client, body }) => {
+        const o = objectBody(body)
+        const name = stringField(o, 'name')
+        const numPartitions = optionalIntField(o, 'partitions', 1)
+        const replicationFactor = optionalIntField(o, 'replicationFactor', 1)
+        const configs = stringMapField(o, 'configs', false) as Record<string, string> | undefined
+        const [t] = await client.admin().createTopics([
+          {
+            name,
+            ...(numPartitions !== undefined ? { numPartitions } : {}),
+            ...(replicationFactor !== undefined ? { replicationFactor } : {}),
+            ...(configs !== undefined ? { configs } : {}),
+          },
+        ])
+        return created(t)
+      },
     },
-  },
-  {
-    method: 'POST',
-    path: '/api/topics/:name/partitions',
-    mutates: true,
-    handle: async ({ client, params, body }) => {
-      const count = optionalIntField(objectBody(body), 'count', 1)
-      if (count === undefined) throw badRequest('count (the new total number of partitions) is required')
-      await client.admin().createPartitions([{ name: params.name!, count }])
-      return ok(await topicDetail(client, params.name!))
+    {
+      method: 'PATCH',
+      path: '/api/topics/:name/configs',
+      mutates: true,
+      handle: async ({ client, params, body }) => {
+        const configs = stringMapField(objectBody(body), 'configs', true)
+        if (configs === undefined || Object.keys(configs).length === 0)
+          throw badRequest('configs must name at least one config (a string sets it, null deletes the override)')
+        await describeOne(client, params.name!)
+        await client.admin().alterConfigs([{ topic: params.name!, configs }])
+        return ok(await topicDetail(client, logSizes, params.name!))
+      },
     },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/topics/:name',
-    mutates: true,
-    handle: async ({ client, params, query }) => {
-      const name = params.name!
-      if (query.get('confirm') !== name)
-        throw new ConsoleError('CONFIRMATION_REQUIRED', `to delete topic ${name}, repeat its name: ?confirm=${name}`)
-      await describeOne(client, name)
-      await client.admin().deleteTopics([name])
-      return ok({ deleted: name })
+    {
+      method: 'POST',
+      path: '/api/topics/:name/partitions',
+      mutates: true,
+      handle: async ({ client, params, body }) => {
+        const count = optionalIntField(objectBody(body), 'count', 1)
+        if (count === undefined) throw badRequest('count (the new total number of partitions) is required')
+        await client.admin().createPartitions([{ name: params.name!, count }])
+        return ok(await topicDetail(client, logSizes, params.name!))
+      },
     },
-  },
-]
+    {
+      method: 'DELETE',
+      path: '/api/topics/:name',
+      mutates: true,
+      handle: async ({ client, params, query }) => {
+        const name = params.name!
+        if (query.get('confirm') !== name)
+          throw new ConsoleError('CONFIRMATION_REQUIRED', `to delete topic ${name}, repeat its name: ?confirm=${name}`)
+        await describeOne(client, name)
+        await client.admin().deleteTopics([name])
+        return ok({ deleted: name })
+      },
+    },
+  ]
+}
