@@ -52,7 +52,14 @@ export async function startConsoleStack(
         '2',
       ],
     })
-    server = await startConsoleServer({ ...consoleOptions, bootstrap: cluster.bootstrap, port: 0 })
+    server = await startConsoleServer({
+      // Sample throughput and lag often, so charts fill within seconds (a server without these
+      // options ignores them).
+      ...({ metricsIntervalMs: 500, lagIntervalMs: 500 } as object),
+      ...consoleOptions,
+      bootstrap: cluster.bootstrap,
+      port: 0,
+    })
     const own = await servesPage(server.url)
     if (!own) proxy = await startWebProxy(path.resolve(WEB_ROOT), server.url)
     return {

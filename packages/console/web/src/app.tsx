@@ -48,9 +48,13 @@ function useSessionFromServer(): {
       })
       .catch((err: unknown) => {
         if (!live) return
-        // An older server without /api/session: carry on with defaults (writes allowed).
+        // An older server without /api/session: carry on with defaults (writes allowed); one
+        // that wants the token even for that (401) gets it asked for.
         if (err instanceof ApiError && err.status === 404) setSession(FALLBACK_SESSION)
-        else setError(err as Error)
+        else if (err instanceof ApiError && err.status === 401) {
+          setSession({ ...FALLBACK_SESSION, tokenRequired: true })
+          setNeedToken(true)
+        } else setError(err as Error)
       })
     return () => {
       live = false

@@ -8,6 +8,9 @@
 
 const TOKEN_KEY = 'sluice-console-token'
 
+/** 404 codes that mean "this server does not offer that", not "that thing does not exist". */
+const UNAVAILABLE_CODES = new Set(['ROUTE_NOT_FOUND', 'NO_JSON', 'CONNECT_NOT_CONFIGURED'])
+
 export class ApiError extends Error {
   override readonly name = 'ApiError'
   constructor(
@@ -17,9 +20,9 @@ export class ApiError extends Error {
   ) {
     super(message)
   }
-  /** The route itself is missing (an older server, or Connect not configured). */
+  /** The route itself is missing (an older server), or Connect is not configured. */
   get unavailable(): boolean {
-    return this.status === 404 && (this.code === 'ROUTE_NOT_FOUND' || this.code === 'NO_JSON')
+    return this.status === 404 && UNAVAILABLE_CODES.has(this.code)
   }
 }
 

@@ -13,14 +13,20 @@ export interface Series {
 
 const W = 600
 const H = 180
-const PAD = { left: 64, right: 12, top: 12, bottom: 24 }
+const PAD = { left: 84, right: 12, top: 12, bottom: 24 }
 
-/** 1, 2 or 5 times a power of ten at or above v, so axis labels are round. */
-export function niceMax(v: number): number {
+/**
+ * 1, 2 or 5 times a power of ten at or above v, so axis labels are round; with `binary`, the
+ * same in units of 1024^k (so a byte axis reads 500 KiB/s, not 488.3 KiB/s).
+ */
+export function niceMax(v: number, binary = false): number {
   if (!(v > 0)) return 1
-  const p = 10 ** Math.floor(Math.log10(v))
-  for (const m of [1, 2, 5, 10]) if (m * p >= v) return m * p
-  return 10 * p
+  let unit = 1
+  if (binary) while (v / unit >= 1024) unit *= 1024
+  const x = v / unit
+  const p = 10 ** Math.floor(Math.log10(x))
+  for (const m of [1, 2, 5, 10]) if (m * p >= x) return m * p * unit
+  return 10 * p * unit
 }
 
 const clock = (t: number): string => new Date(t).toTimeString().slice(0, 8)
@@ -30,9 +36,11 @@ export function LineChart(props: {
   times: readonly number[]
   series: readonly Series[]
   format: (v: number) => string
+  /** Round the axis in 1024s (byte rates). */
+  binary?: boolean
 }) {
   const n = props.times.length
-  const max = niceMax(Math.max(0, ...props.series.flatMap((s) => s.values)))
+  const max = niceMax(Math.max(0, ...props.series.flatMap((s) => s.values)), props.binary === true)
   const plotW = W - PAD.left - PAD.right
   const plotH = H - PAD.top - PAD.bottom
   const x = (i: number): number => PAD.left + (n <= 1 ? plotW : (i / (n - 1)) * plotW)
@@ -66,11 +74,14 @@ export function LineChart(props: {
         ) : (
           <>
             {props.series.map((s) => (
-              <polyline
-                key={s.name}
-                class={`line ${s.tone}`}
-                points={s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}
-              />
+              <g key={s.name}>
+                <polyline
+                  class={`line ${s.tone}`}
+                  points={s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}
+                />
+                {/* The latest value as a dot, so even a first single sample is visible. */}
+                <circle class={`dot ${s.tone}`} cx={x(n - 1)} cy={y(s.values[n - 1] ?? 0)} r={3} />
+              </g>
             ))}
             <text class="axis" x={PAD.left} y={H - 6}>
               {clock(props.times[0]!)}

@@ -7,21 +7,23 @@ export function Stat(props: {
   tone?: 'bad' | 'good' | undefined
   href?: string
   testId?: string
+  /** Two columns wide, in a monospace font: for ids. */
+  id?: boolean
 }) {
   const body = (
     <>
       <span class="stat-label">{props.label}</span>
-      <span class={`stat-value ${props.tone ?? ''}`} data-testid={props.testId}>
+      <span class={`stat-value ${props.tone ?? ''} ${props.id === true ? 'mono' : ''}`} data-testid={props.testId}>
         {props.children}
       </span>
     </>
   )
   return props.href !== undefined ? (
-    <a class="stat" href={props.href}>
+    <a class={`stat ${props.id === true ? 'wide' : ''}`} href={props.href}>
       {body}
     </a>
   ) : (
-    <div class="stat">{body}</div>
+    <div class={`stat ${props.id === true ? 'wide' : ''}`}>{body}</div>
   )
 }
 

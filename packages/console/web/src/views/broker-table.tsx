@@ -5,7 +5,7 @@ import { StateBadge } from '../components/states.js'
 import { fmtInt } from '../format.js'
 import { href } from '../router.js'
 
-export function BrokerTable(props: { brokers: readonly BrokerRow[]; controller: number }) {
+export function BrokerTable(props: { brokers: readonly BrokerRow[] }) {
   const columns: Column<BrokerRow>[] = [
     {
       title: 'Id',
@@ -21,10 +21,6 @@ export function BrokerTable(props: { brokers: readonly BrokerRow[]; controller: 
     {
       title: 'Health',
       render: (b) => (b.health === undefined ? <span class="muted">unknown</span> : <StateBadge state={b.health} />),
-    },
-    {
-      title: 'Role',
-      render: (b) => ((b.controller ?? b.id === props.controller) ? <span class="badge neutral">controller</span> : ''),
     },
     { title: 'Leaders', num: true, render: (b) => fmtInt(b.leaders) },
     { title: 'Replicas', num: true, render: (b) => fmtInt(b.replicas) },

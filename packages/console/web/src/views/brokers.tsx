@@ -24,15 +24,13 @@ export function BrokersView() {
       <h1>Brokers</h1>
       {missing ? (
         <Loaded state={cluster} what="brokers">
-          {(c) => <BrokerTable brokers={c.brokers} controller={c.controller} />}
+          {(c) => <BrokerTable brokers={c.brokers} />}
         </Loaded>
       ) : (
         <>
           {brokers.error !== undefined && <ErrorBox error={brokers.error} retry={brokers.reload} />}
           {brokers.data === undefined && brokers.error === undefined && <Loading what="brokers" />}
-          {brokers.data !== undefined && (
-            <BrokerTable brokers={brokers.data.items} controller={brokers.data.controller} />
-          )}
+          {brokers.data !== undefined && <BrokerTable brokers={brokers.data.items} />}
         </>
       )}
     </section>

@@ -1,12 +1,12 @@
 /**
- * One connector (/connectors/:name): state and tasks (with a failed task's trace), actions, and
- * its config as JSON, editable with PUT …/config (Connect validates it and answers with errors,
+ * One connector (/connectors/:name): state and tasks (GET …/status, with a failed task's
+ * trace), actions, and its config as JSON (GET …/config), editable with PUT …/config (Connect validates it and answers with errors,
  * which are shown as they come).
  */
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, seg } from '../api/client.js'
-import type { ConnectorInfo, ConnectorsExpanded } from '../api/types.js'
+import type { ConnectorStatus } from '../api/types.js'
 import { ErrorBox, Loaded, StateBadge } from '../components/states.js'
 import { useSession } from '../session.js'
 import { useAction, useApi } from '../use-api.js'
@@ -59,9 +59,10 @@ function ConfigEditor(props: { name: string; config: Record<string, string>; onS
 }
 
 export function ConnectorView(props: { name: string }) {
-  const info = useApi<ConnectorInfo>(`/api/connect/connectors/${seg(props.name)}`)
-  const all = useApi<ConnectorsExpanded>('/api/connect/connectors?expand=status', { pollMs: 3000 })
-  const status = all.data?.[props.name]?.status
+  const base = `/api/connect/connectors/${seg(props.name)}`
+  const config = useApi<Record<string, string>>(`${base}/config`)
+  const statusState = useApi<ConnectorStatus>(`${base}/status`, { pollMs: 3000 })
+  const status = statusState.data
   return (
     <section>
       <div class="crumbs">
@@ -69,13 +70,7 @@ export function ConnectorView(props: { name: string }) {
       </div>
       <div class="title-row">
         <h1>{props.name}</h1>
-        <ConnectorActions
-          name={props.name}
-          state={status?.connector.state}
-          onDone={() => {
-            all.reload()
-          }}
-        />
+        <ConnectorActions name={props.name} state={status?.connector.state} onDone={statusState.reload} />
       </div>
       {status !== undefined && (
         <div class="card">
@@ -101,9 +96,12 @@ export function ConnectorView(props: { name: string }) {
           {status.connector.trace !== undefined && <pre class="error">{status.connector.trace}</pre>}
         </div>
       )}
+      {statusState.error !== undefined && config.error === undefined && (
+        <ErrorBox error={statusState.error} retry={statusState.reload} />
+      )}
       <h2>Config</h2>
-      <Loaded state={info} what="Kafka Connect">
-        {(i) => <ConfigEditor name={props.name} config={i.config} onSaved={info.reload} />}
+      <Loaded state={config} what="Kafka Connect">
+        {(c) => <ConfigEditor name={props.name} config={c} onSaved={config.reload} />}
       </Loaded>
     </section>
   )

@@ -86,7 +86,9 @@ export function GroupView(props: { id: string }) {
               <Stat label="Total lag" tone={zeroIsGood(g.totalLag)} testId="total-lag">
                 {fmtInt(g.totalLag)}
               </Stat>
-              <Stat label="Protocol">{g.protocol || g.protocolType || '—'}</Stat>
+              <Stat label="Protocol" id>
+                {g.protocol || g.protocolType || '—'}
+              </Stat>
               <Stat label="Generation">{g.generationId}</Stat>
             </div>
             <h2>Lag per partition</h2>

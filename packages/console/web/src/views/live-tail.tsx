@@ -28,10 +28,11 @@ export function LiveTail(props: { topic: string; partitions: number }) {
     const abort = new AbortController()
     setError(undefined)
     const path = `/api/topics/${seg(props.topic)}/tail${query({ partition, from: 'end' })}`
-    setConnected(true)
     streamEvents(
       path,
       (e) => {
+        // The server's first event (`ready`) says the stream is open; any event proves it.
+        setConnected(true)
         if (e.event === 'record') {
           const m = JSON.parse(e.data) as Message
           setRecords((rs) => [m, ...rs].slice(0, MAX_SHOWN))

@@ -20,8 +20,10 @@ export function OverviewView() {
         {(c) => (
           <>
             <div class="stats" data-testid="cluster-stats">
-              <Stat label="Cluster id">{c.clusterId}</Stat>
-              <Stat label="Controller">{c.controller < 0 ? 'none' : `broker ${c.controller}`}</Stat>
+              <Stat label="Cluster id" id>
+                {c.clusterId}
+              </Stat>
+              <Stat label="Controller id">{c.controller < 0 ? 'none' : String(c.controller)}</Stat>
               <Stat label="Brokers" href="/brokers">
                 {fmtInt(c.brokers.length)}
               </Stat>
@@ -37,7 +39,7 @@ export function OverviewView() {
               </Stat>
             </div>
             <h2>Brokers</h2>
-            <BrokerTable brokers={c.brokers} controller={c.controller} />
+            <BrokerTable brokers={c.brokers} />
           </>
         )}
       </Loaded>

@@ -23,6 +23,7 @@ export function ThroughputCharts() {
       <LineChart
         title="Bytes"
         times={times}
+        binary
         format={(v) => fmtRate(v, 'bytes')}
         series={[
           { name: 'in', tone: 'chart-a', values: data.samples.map((s) => s.bytesIn) },

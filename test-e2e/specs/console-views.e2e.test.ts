@@ -1,0 +1,359 @@
+/**
+ * Every view of the console in real Chromium against a real cluster of spawned processes: each
+ * URL renders its view (never a blank page; errors shown in place) and leaves a screenshot in
+ * test-e2e/artifacts/console/; the built page references nothing on the internet and requests
+ * nothing outside the console; dark mode follows the system and the toggle; the keyboard
+ * shortcuts work; the live tail shows a record written after it opened; an access token is
+ * asked for and read-only mode hides the write actions.
+ *
+ * Routes the console server added later (/api/session, throughput, tail, lag history) are
+ * checked for what they show when present, and for the page's "not available" notice when the
+ * server answers 404, so the test holds against either server and fails on a blank or broken view.
+ */
+import { randomUUID } from 'node:crypto'
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { connect, type SluiceClient } from '@sluice/client'
+import { startConsoleServer } from '@sluice/console'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium, openPage, screenshot, type WatchedPage } from '../src/console/browser.js'
+import { waitForLeaders } from '../src/console/console-api.js'
+import { startConsoleStack, WEB_ROOT, type ConsoleStack } from '../src/console/console-stack.js'
+import { startWebProxy } from '../src/console/web-proxy.js'
+
+let stack: ConsoleStack
+let browser: Browser
+let client: SluiceClient
+let watched: WatchedPage
+let page: Page
+/** Whether the console server has the routes added for the page (session, metrics, tail, …). */
+let modern: boolean
+
+const topic = `views-${randomUUID().slice(0, 8)}`
+const group = `views-group-${randomUUID().slice(0, 8)}`
+
+beforeAll(async () => {
+  stack = await startConsoleStack()
+  modern = (await fetch(`${stack.console.url}/api/session`)).ok
+  client = await connect({ bootstrap: stack.cluster.bootstrap, clientId: 'console-views-e2e' })
+  await client.admin().createTopics([{ name: topic, numPartitions: 3, replicationFactor: 1 }])
+  await waitForLeaders(stack.console.url, topic)
+  const producer = client.producer({ acks: 'all' })
+  for (let i = 0; i < 300; i += 100)
+    await producer.send({
+      topic,
+      records: Array.from({ length: 100 }, (_, j) => ({
+        key: `user-${(i + j) % 17}`,
+        value: JSON.stringify({ event: 'page_view', n: i + j, path: `/items/${(i + j) % 23}` }),
+        headers: [{ key: 'trace', value: Buffer.from(`t-${i + j}`) }],
+      })),
+    })
+  // One binary record, shown as hex.
+  await producer.send({ topic, records: [{ key: 'bin', value: Buffer.from([0, 1, 2, 0xfe, 0xff]), partition: 0 }] })
+  await producer.close()
+  const consumer = client.consumer({ groupId: group, autoCommit: false, autoOffsetReset: 'earliest', maxWaitMs: 100 })
+  consumer.subscribe({ topics: [topic] })
+  let n = 0
+  for await (const _m of consumer) if (++n === 120) break
+  await consumer.commit()
+  await consumer.close()
+  browser = await launchChromium()
+  watched = await openPage(browser, stack.url)
+  page = watched.page
+})
+
+afterAll(async () => {
+  await watched?.context.close().catch(() => {})
+  await browser?.close().catch(() => {})
+  await client?.close().catch(() => {})
+  await stack?.stop()
+})
+
+/** Every http(s) URL in the text but XML namespace names, which are identifiers, never fetched. */
+function externalUrls(text: string): string[] {
+  return [...text.matchAll(/https?:\/\/[^\s"'`)<>]+/g)]
+    .map((m) => m[0])
+    .filter(
+      (u) =>
+        !/^http:\/\/www\.w3\.org\/(1998\/Math\/MathML|1999\/xhtml|2000\/svg|1999\/xlink|XML\/1998\/namespace)/.test(u),
+    )
+}
+
+/**
+ * Writes records until the overview's bytes-in chart shows a rate above zero: the server samples
+ * the brokers' metrics every interval, so the page sees traffic one or two samples later.
+ */
+async function writeUntilChartsMove(p: Page): Promise<void> {
+  const bytesIn = p.getByTestId('throughput').locator('figure').first().locator('.key').first()
+  const producer = client.producer({ acks: 'all', lingerMs: 5 })
+  try {
+    const deadline = Date.now() + 40_000
+    const points = p.getByTestId('throughput').locator('polyline').first()
+    // Traffic shown, and enough samples for a line worth a screenshot.
+    const moving = async (): Promise<boolean> =>
+      !/^in 0 B\/s$/.test(((await bytesIn.textContent().catch(() => null)) ?? 'in 0 B/s').trim()) &&
+      ((await points.getAttribute('points').catch(() => null)) ?? '').split(' ').length >= 8
+    while (!(await moving())) {
+      if (Date.now() > deadline) throw new Error('the throughput chart never showed traffic')
+      await producer.send({
+        topic,
+        records: Array.from({ length: 200 }, (_, i) => ({ key: `load-${i}`, value: JSON.stringify({ load: i }) })),
+      })
+    }
+  } finally {
+    await producer.close()
+  }
+  expect(await p.getByTestId('throughput').locator('polyline').count()).toBe(4)
+}
+
+describe('console views in Chromium', () => {
+  it('the built page bundles everything: no http(s) URL in index.html or its assets', async () => {
+    const index = await readFile(path.join(WEB_ROOT, 'index.html'), 'utf8')
+    const assets = await readdir(path.join(WEB_ROOT, 'assets'))
+    expect(assets.some((a) => a.endsWith('.js'))).toBe(true)
+    expect(externalUrls(index)).toEqual([])
+    for (const a of assets) expect(externalUrls(await readFile(path.join(WEB_ROOT, 'assets', a), 'utf8'))).toEqual([])
+    // index.html names its scripts and styles by hashed paths under /assets/.
+    const refs = [...index.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+    expect(refs.length).toBeGreaterThan(0)
+    for (const r of refs) expect(r).toMatch(/^\/assets\/[\w-]+\.(js|css)$/)
+  })
+
+  it('shows the overview: cluster, brokers with health, and live throughput', async () => {
+    await page.goto(`${stack.url}/`)
+    const stats = page.getByTestId('cluster-stats')
+    await stats.getByText('Under-replicated').waitFor()
+    const clusterId = (await (await fetch(`${stack.console.url}/api/cluster`)).json()) as { clusterId: string }
+    await stats.getByText(clusterId.clusterId).waitFor()
+    const brokers = page.getByRole('table', { name: 'brokers' })
+    await brokers.locator('tbody tr').first().waitFor()
+    expect(await brokers.locator('tbody tr').count()).toBe(1)
+    if (modern) {
+      await brokers.getByText('up', { exact: true }).waitFor()
+      await writeUntilChartsMove(page)
+    } else {
+      await page.getByText('Not available').first().waitFor()
+    }
+    await screenshot(page, 'overview')
+  })
+
+  it('gives every view its own URL and renders it, with a screenshot of each', async () => {
+    const t = encodeURIComponent(topic)
+    const views: Array<{ name: string; path: string; ready: (p: Page) => Promise<unknown> }> = [
+      { name: 'topics', path: '/topics', ready: (p) => p.getByRole('link', { name: topic }).waitFor() },
+      {
+        name: 'topic',
+        path: `/topics/${t}`,
+        ready: (p) => p.getByRole('table', { name: 'partitions' }).locator('tbody tr').nth(2).waitFor(),
+      },
+      {
+        name: 'messages',
+        path: `/topics/${t}/messages`,
+        ready: (p) => p.getByTestId('scan-status').waitFor(),
+      },
+      { name: 'groups', path: '/groups', ready: (p) => p.getByRole('link', { name: group }).waitFor() },
+      {
+        name: 'group-detail',
+        path: `/groups/${encodeURIComponent(group)}`,
+        ready: (p) =>
+          p.getByRole('table', { name: 'lag per partition' }).getByRole('link', { name: topic }).first().waitFor(),
+      },
+      {
+        name: 'brokers',
+        path: '/brokers',
+        ready: (p) => p.getByRole('table', { name: 'brokers' }).locator('tbody tr').first().waitFor(),
+      },
+      { name: 'broker', path: '/brokers/1', ready: (p) => p.getByRole('heading', { name: 'Broker 1' }).waitFor() },
+      // No Connect URL was given: the page says so instead of failing.
+      {
+        name: 'connectors',
+        path: '/connectors',
+        ready: (p) =>
+          p
+            .getByText(/Not available|No Kafka Connect/)
+            .first()
+            .waitFor(),
+      },
+      {
+        name: 'connector',
+        path: '/connectors/file-sink',
+        ready: (p) => p.getByText('Not available').first().waitFor(),
+      },
+      {
+        name: 'streams',
+        path: '/streams',
+        ready: (p) => p.getByRole('heading', { name: 'Streams applications' }).waitFor(),
+      },
+      {
+        name: 'stream',
+        path: `/streams/${encodeURIComponent(group)}`,
+        // An idle consumer group may be a stopped streams application (shown with no tasks) or
+        // not one at all (an error in the page); either way the view renders, never a blank page.
+        ready: (p) => p.getByRole('table', { name: 'tasks' }).or(p.locator('.error, .notice')).first().waitFor(),
+      },
+    ]
+    for (const v of views) {
+      await page.goto(`${stack.url}${v.path}`)
+      await v.ready(page).catch((err: unknown) => {
+        throw new Error(`view ${v.name} (${v.path}) did not render`, { cause: err })
+      })
+      // Each view has a title; none is blank.
+      expect(await page.locator('main h1').count()).toBeGreaterThan(0)
+      await screenshot(page, v.name)
+    }
+    if (modern) {
+      // The broker page lists its partitions (paginated by the server).
+      await page.goto(`${stack.url}/brokers/1`)
+      await page.getByRole('table', { name: 'broker partitions' }).getByRole('link', { name: topic }).first().waitFor()
+      await screenshot(page, 'broker')
+    }
+  })
+
+  it('shows JSON pretty-printed and binary as hex in the message browser', async () => {
+    await page.goto(
+      `${stack.url}/topics/${encodeURIComponent(topic)}/messages?partition=0&start=offset&offset=0&limit=500`,
+    )
+    const table = page.getByRole('table', { name: 'messages' })
+    const binary = table.locator('tbody tr.record', { hasText: '0x000102feff' })
+    await binary.waitFor()
+    await binary.click()
+    await page.locator('.record-detail').getByText('00 01 02 fe ff').waitFor()
+    await page.locator('.record-detail').getByText('binary').waitFor()
+    // Newest first by default: the last records of every partition.
+    await page.goto(`${stack.url}/topics/${encodeURIComponent(topic)}/messages`)
+    await page.getByTestId('scan-status').waitFor()
+    expect(await table.locator('tbody tr.record').count()).toBeGreaterThan(1)
+  })
+
+  it('tails a topic live: a record written after the tail opened shows up', async () => {
+    await page.goto(`${stack.url}/topics/${encodeURIComponent(topic)}/messages`)
+    await page.getByRole('tab', { name: 'Live tail' }).click()
+    if (!modern) {
+      await page.getByText('Not available').first().waitFor()
+      return
+    }
+    await page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor()
+    const tail = page.getByRole('table', { name: 'live records' })
+    const marker = `tail-${randomUUID().slice(0, 8)}`
+    // The tail starts at the end once its consumer is assigned: keep writing until one arrives.
+    const producer = client.producer({ acks: 'all' })
+    try {
+      const deadline = Date.now() + 30_000
+      while ((await tail.locator('tbody tr.record', { hasText: marker }).count()) === 0) {
+        if (Date.now() > deadline) throw new Error('no tailed record within 30 s')
+        await producer.send({ topic, records: [{ key: 'tail', value: JSON.stringify({ marker }) }] })
+        await tail
+          .locator('tbody tr.record', { hasText: marker })
+          .first()
+          .waitFor({ timeout: 1000 })
+          .catch(() => {})
+      }
+    } finally {
+      await producer.close()
+    }
+    await screenshot(page, 'live-tail')
+    await page.getByRole('button', { name: 'Pause' }).click()
+    await page.getByTestId('tail-state').filter({ hasText: 'paused' }).waitFor()
+  })
+
+  it('follows the system dark mode, and the toggle overrides it and is remembered', async () => {
+    const dark = await openPage(browser, stack.url, { colorScheme: 'dark' })
+    try {
+      const p = dark.page
+      await p.goto(`${stack.url}/`)
+      await p.getByTestId('cluster-stats').getByText('Under-replicated').waitFor()
+      const bg = async (): Promise<string> =>
+        String(await p.evaluate('getComputedStyle(document.body).backgroundColor'))
+      expect(await bg()).toBe('rgb(15, 20, 25)')
+      if (modern) await writeUntilChartsMove(p)
+      await screenshot(p, 'overview-dark')
+      await p.getByRole('button', { name: 'switch to light mode' }).click()
+      expect(await bg()).toBe('rgb(247, 248, 250)')
+      await p.reload()
+      await p.getByRole('button', { name: 'switch to dark mode' }).waitFor()
+      expect(await bg()).toBe('rgb(247, 248, 250)')
+      expect(dark.errors).toEqual([])
+    } finally {
+      await dark.context.close()
+    }
+  })
+
+  it('works from the keyboard: / searches, g then a letter navigates, ? lists the shortcuts', async () => {
+    await page.goto(`${stack.url}/topics`)
+    await page.getByRole('link', { name: topic }).waitFor()
+    await page.locator('main h1').click()
+    await page.keyboard.press('/')
+    expect(await page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('search topics')
+    await page.keyboard.type(topic.slice(-8))
+    await page.waitForURL(/search=/)
+    await page.getByText(/1–1 of 1/).waitFor()
+    await page.keyboard.press('Escape')
+    await page.locator('main h1').click()
+    await page.keyboard.press('g')
+    await page.keyboard.press('g')
+    await page.waitForURL(`${stack.url}/groups`)
+    await page.keyboard.press('?')
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' })
+    await help.waitFor()
+    await page.keyboard.press('Escape')
+    await help.waitFor({ state: 'hidden' })
+  })
+
+  it('shows errors in the page: an unknown topic, an unknown path', async () => {
+    await page.goto(`${stack.url}/topics/no-such-topic-${randomUUID().slice(0, 6)}`)
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /does not exist|UNKNOWN_TOPIC/ })
+      .first()
+      .waitFor()
+    await page.goto(`${stack.url}/no/such/page`)
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor()
+  })
+
+  it('asks for the access token and hides write actions in read-only mode', async () => {
+    const locked = await startConsoleServer({
+      bootstrap: stack.cluster.bootstrap,
+      port: 0,
+      readOnly: true,
+      token: 's3cret',
+    })
+    const proxy = stack.servedBy === 'test-proxy' ? await startWebProxy(path.resolve(WEB_ROOT), locked.url) : undefined
+    const base = proxy?.url ?? locked.url
+    const w = await openPage(browser, base)
+    try {
+      const p = w.page
+      await p.goto(`${base}/topics`)
+      const form = p.getByRole('heading', { name: 'Access token' })
+      await form.waitFor()
+      await p.getByLabel('Token').fill('wrong')
+      await p.getByRole('button', { name: 'Sign in' }).click()
+      await p.getByRole('alert').filter({ hasText: 'UNAUTHORIZED' }).waitFor()
+      await p.getByLabel('Token').fill('s3cret')
+      await p.getByRole('button', { name: 'Sign in' }).click()
+      await p.getByRole('link', { name: topic }).waitFor()
+      if (modern) {
+        await p.getByText('read-only', { exact: true }).waitFor()
+        expect(await p.getByRole('button', { name: 'Create topic' }).count()).toBe(0)
+        await p.goto(`${base}/topics/${encodeURIComponent(topic)}`)
+        await p.getByRole('table', { name: 'partitions' }).waitFor()
+        for (const name of ['Produce', 'Edit config', 'Add partitions', 'Delete'])
+          expect(await p.getByRole('button', { name, exact: true }).count()).toBe(0)
+        await screenshot(p, 'read-only-topic')
+      }
+      // The token lives in the tab's sessionStorage: a reload needs no new sign-in.
+      await p.reload()
+      await p.getByRole('table', { name: modern ? 'partitions' : 'topics' }).waitFor()
+      expect(w.errors).toEqual([])
+    } finally {
+      await w.context.close()
+      await proxy?.close()
+      await locked.close()
+    }
+  })
+
+  it('logged no page error and requested nothing outside the console', () => {
+    expect(watched.errors).toEqual([])
+    expect(watched.foreign).toEqual([])
+  })
+})
