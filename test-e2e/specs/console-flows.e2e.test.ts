@@ -7,66 +7,45 @@
  * to test-e2e/artifacts/console/.
  */
 import { randomUUID } from 'node:crypto'
-import { connect, type SluiceClient } from '@sluice/client'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, openPage, screenshot, type WatchedPage } from '../src/console/browser.js'
+import { describe, expect, it } from 'vitest'
+import { screenshot } from '../src/console/browser.js'
 import { waitForLeaders } from '../src/console/console-api.js'
-import { startConsoleStack, type ConsoleStack } from '../src/console/console-stack.js'
+import { useConsoleSuite } from '../src/console/console-suite.js'
 
-let stack: ConsoleStack
-let browser: Browser
-let client: SluiceClient
-let watched: WatchedPage
-let page: Page
-
-beforeAll(async () => {
-  stack = await startConsoleStack()
-  client = await connect({ bootstrap: stack.cluster.bootstrap, clientId: 'console-e2e' })
-  browser = await launchChromium()
-  watched = await openPage(browser, stack.url)
-  page = watched.page
-})
-
-afterAll(async () => {
-  await watched?.context.close().catch(() => {})
-  await browser?.close().catch(() => {})
-  await client?.close().catch(() => {})
-  await stack?.stop()
-})
+const suite = useConsoleSuite('console-e2e')
 
 describe('console in Chromium: topics and messages', () => {
   const topic = `orders-${randomUUID().slice(0, 8)}`
 
   it('creates a topic from the topics page and lands on its detail page', async () => {
-    await page.goto(`${stack.url}/topics`)
-    await page.getByRole('button', { name: 'Create topic' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Create topic' })
+    await suite.page.goto(`${suite.stack.url}/topics`)
+    await suite.page.getByRole('button', { name: 'Create topic' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: 'Create topic' })
     await dialog.getByLabel('Name').fill(topic)
     await dialog.getByLabel('Partitions').fill('3')
     await dialog.getByLabel(/Configs/).fill('retention.ms=86400000')
     await dialog.getByRole('button', { name: 'Create' }).click()
-    await page.waitForURL(`${stack.url}/topics/${topic}`)
-    await page.getByRole('heading', { name: topic }).waitFor()
+    await suite.page.waitForURL(`${suite.stack.url}/topics/${topic}`)
+    await suite.page.getByRole('heading', { name: topic }).waitFor()
     // The new topic's leaders are elected in the background; reload until the page shows them.
-    await waitForLeaders(stack.url, topic)
-    await page.reload()
-    const rows = page.getByRole('table', { name: 'partitions' }).locator('tbody tr')
+    await waitForLeaders(suite.stack.url, topic)
+    await suite.page.reload()
+    const rows = suite.page.getByRole('table', { name: 'partitions' }).locator('tbody tr')
     await expect.poll(async () => await rows.count()).toBe(3)
     await expect.poll(async () => await rows.filter({ hasText: 'offline' }).count()).toBe(0)
-    const configs = page.getByRole('table', { name: 'configs' })
+    const configs = suite.page.getByRole('table', { name: 'configs' })
     await configs.getByRole('row', { name: /^retention\.ms 86400000/ }).waitFor()
-    await screenshot(page, 'topic-detail')
+    await screenshot(suite.page, 'topic-detail')
 
     // The list finds it by the server-side search.
-    await page.goto(`${stack.url}/topics?search=${topic.slice(0, 10)}`)
-    await page.getByRole('table', { name: 'topics' }).getByRole('link', { name: topic }).waitFor()
+    await suite.page.goto(`${suite.stack.url}/topics?search=${topic.slice(0, 10)}`)
+    await suite.page.getByRole('table', { name: 'topics' }).getByRole('link', { name: topic }).waitFor()
   })
 
   it('produces records from the page, with key, headers and a chosen partition', async () => {
-    await page.goto(`${stack.url}/topics/${topic}`)
-    await page.getByRole('button', { name: 'Produce' }).click()
-    const dialog = page.getByRole('dialog', { name: `Produce to ${topic}` })
+    await suite.page.goto(`${suite.stack.url}/topics/${topic}`)
+    await suite.page.getByRole('button', { name: 'Produce' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: `Produce to ${topic}` })
     const send = async (key: string, value: string, partition: string, headers = ''): Promise<void> => {
       await dialog.getByLabel(/^Key/).fill(key)
       await dialog.getByLabel(/^Value/).fill(value)
@@ -80,11 +59,11 @@ describe('console in Chromium: topics and messages', () => {
     await dialog.getByTestId('produced').filter({ hasText: 'partition 1 at offset 1' }).waitFor()
     await send('customer-9', 'plain text, not JSON', '2')
     await dialog.getByTestId('produced').filter({ hasText: 'partition 2 at offset 0' }).waitFor()
-    await screenshot(page, 'produce')
+    await screenshot(suite.page, 'produce')
     await dialog.getByRole('button', { name: 'Close', exact: true }).click()
 
     // The records really are in the log: read them back with the SDK.
-    const consumer = client.consumer()
+    const consumer = suite.client.consumer()
     await consumer.assign([{ topic, partition: 1 }])
     consumer.seek({ topic, partition: 1, offset: 'beginning' })
     const seen: string[] = []
@@ -97,32 +76,32 @@ describe('console in Chromium: topics and messages', () => {
   })
 
   it('finds the record in the message browser with the substring and JSON path filters', async () => {
-    await page.goto(`${stack.url}/topics/${topic}`)
-    await page.getByRole('link', { name: 'Browse messages' }).click()
-    await page.waitForURL(/\/messages/)
+    await suite.page.goto(`${suite.stack.url}/topics/${topic}`)
+    await suite.page.getByRole('link', { name: 'Browse messages' }).click()
+    await suite.page.waitForURL(/\/messages/)
     // Newest first by default: all three records.
-    const table = page.getByRole('table', { name: 'messages' })
+    const table = suite.page.getByRole('table', { name: 'messages' })
     await expect.poll(async () => await table.locator('tbody tr.record').count()).toBe(3)
 
-    const form = page.getByRole('form', { name: 'browse messages' })
+    const form = suite.page.getByRole('form', { name: 'browse messages' })
     await form.getByLabel('Start at').selectOption('oldest')
     await form.getByLabel('Filter').selectOption('substring')
     await form.getByLabel('Text').fill('o-42')
     await form.getByRole('button', { name: 'Search' }).click()
-    const status = page.getByTestId('scan-status')
+    const status = suite.page.getByTestId('scan-status')
     await status.filter({ hasText: /scanned 3 of 3 · 1 matched/ }).waitFor()
     await expect.poll(async () => await table.locator('tbody tr.record').count()).toBe(1)
     const row = table.locator('tbody tr.record').first()
     await expect.poll(async () => await row.textContent()).toContain('customer-7')
     // The search is in the URL, so it can be shared or reloaded.
-    expect(page.url()).toContain('filter=o-42')
+    expect(suite.page.url()).toContain('filter=o-42')
 
     // Opening the row shows the value pretty-printed and the header.
     await row.click()
-    const detail = page.locator('.record-detail')
+    const detail = suite.page.locator('.record-detail')
     await detail.getByText('"order": "o-42"').waitFor()
     await detail.getByText('source').waitFor()
-    await screenshot(page, 'messages-filtered')
+    await screenshot(suite.page, 'messages-filtered')
 
     await form.getByLabel('Filter').selectOption('jsonPath')
     await form.getByLabel(/^Path/).fill('$.amount=3')
@@ -130,37 +109,37 @@ describe('console in Chromium: topics and messages', () => {
     await status.filter({ hasText: /· 1 matched/ }).waitFor()
     await expect.poll(async () => await table.locator('tbody tr.record').first().textContent()).toContain('customer-8')
 
-    // A bad path is the server's 400, shown in the page.
+    // A bad path is the server's 400, shown in the suite.page.
     await form.getByLabel(/^Path/).fill('amount')
     await form.getByRole('button', { name: 'Search' }).click()
-    await page.getByRole('alert').filter({ hasText: 'BAD_REQUEST' }).waitFor()
+    await suite.page.getByRole('alert').filter({ hasText: 'BAD_REQUEST' }).waitFor()
   })
 
   it('cancels a running search: the request is aborted and the page stays usable meanwhile', async () => {
-    await page.goto(`${stack.url}/topics/${topic}/messages`)
-    const table = page.getByRole('table', { name: 'messages' })
+    await suite.page.goto(`${suite.stack.url}/topics/${topic}/messages`)
+    const table = suite.page.getByRole('table', { name: 'messages' })
     await table.locator('tbody tr.record').first().waitFor()
     // Hold the next search at the network layer, so it is still running when Cancel is clicked
     // however fast the server is; the test then sees the page abort it.
     const held: Array<() => Promise<void>> = []
-    await page.route('**/api/topics/*/messages?*', async (route) => {
+    await suite.page.route('**/api/topics/*/messages?*', async (route) => {
       if (!route.request().url().includes('q=never-there')) return await route.continue()
       held.push(async () => await route.continue().catch(() => {}))
     })
-    const aborted = page.waitForEvent('requestfailed', (r) => r.url().includes('q=never-there'))
-    const form = page.getByRole('form', { name: 'browse messages' })
+    const aborted = suite.page.waitForEvent('requestfailed', (r) => r.url().includes('q=never-there'))
+    const form = suite.page.getByRole('form', { name: 'browse messages' })
     await form.getByLabel('Filter').selectOption('substring')
     await form.getByLabel('Text').fill('never-there')
     await form.getByRole('button', { name: 'Search' }).click()
-    await page.getByText('Scanning on the server…').waitFor()
+    await suite.page.getByText('Scanning on the server…').waitFor()
     // Still responsive: the tabs work and the form can be edited while the scan runs.
-    await page.getByRole('tab', { name: 'Live tail' }).click()
-    await page.getByRole('tab', { name: 'Browse' }).click()
+    await suite.page.getByRole('tab', { name: 'Live tail' }).click()
+    await suite.page.getByRole('tab', { name: 'Browse' }).click()
     await form.getByRole('button', { name: 'Cancel' }).click()
     await aborted
-    await page.getByText('Search cancelled').waitFor()
+    await suite.page.getByText('Search cancelled').waitFor()
     await form.getByRole('button', { name: 'Search' }).waitFor()
-    await page.unroute('**/api/topics/*/messages?*')
+    await suite.page.unroute('**/api/topics/*/messages?*')
     for (const release of held) await release()
   })
 })
@@ -172,9 +151,9 @@ describe('console in Chromium: consumer groups', () => {
   const STEP = 500
 
   it("shows a group's lag falling while a consumer reads, then resets its offsets with a dry run first", async () => {
-    await client.admin().createTopics([{ name: topic, numPartitions: 2, replicationFactor: 1 }])
-    await waitForLeaders(stack.url, topic)
-    const producer = client.producer({ acks: 'all' })
+    await suite.client.admin().createTopics([{ name: topic, numPartitions: 2, replicationFactor: 1 }])
+    await waitForLeaders(suite.stack.url, topic)
+    const producer = suite.client.producer({ acks: 'all' })
     for (let i = 0; i < RECORDS; i += 250)
       await producer.send({
         topic,
@@ -182,7 +161,7 @@ describe('console in Chromium: consumer groups', () => {
       })
     await producer.close()
 
-    const consumer = client.consumer({
+    const consumer = suite.client.consumer({
       groupId: group,
       autoCommit: false,
       autoOffsetReset: 'earliest',
@@ -209,10 +188,10 @@ describe('console in Chromium: consumer groups', () => {
     }
 
     await read(STEP)
-    await page.goto(`${stack.url}/groups`)
-    await page.getByRole('table', { name: 'consumer groups' }).getByRole('link', { name: group }).click()
-    await page.waitForURL(`${stack.url}/groups/${group}`)
-    const lag = page.getByTestId('total-lag')
+    await suite.page.goto(`${suite.stack.url}/groups`)
+    await suite.page.getByRole('table', { name: 'consumer groups' }).getByRole('link', { name: group }).click()
+    await suite.page.waitForURL(`${suite.stack.url}/groups/${group}`)
+    const lag = suite.page.getByTestId('total-lag')
     // The page polls the server: each committed step shows up as a lower total lag.
     const seen: string[] = []
     for (let left = RECORDS - STEP; left >= 0; left -= STEP) {
@@ -224,20 +203,23 @@ describe('console in Chromium: consumer groups', () => {
           throw new Error(`total lag never showed ${want}; it shows ${await lag.textContent()}`, { cause: err })
         })
       seen.push(want)
-      if (left === RECORDS / 2) await screenshot(page, 'group-lag-falling')
+      if (left === RECORDS / 2) await screenshot(suite.page, 'group-lag-falling')
       if (left > 0) await read(STEP)
     }
     expect(seen).toEqual(['1,500', '1,000', '500', '0'])
-    const lagRows = page.getByRole('table', { name: 'lag per partition' }).locator('tbody tr')
+    const lagRows = suite.page.getByRole('table', { name: 'lag per partition' }).locator('tbody tr')
     await expect.poll(async () => await lagRows.count()).toBe(2)
-    await screenshot(page, 'group')
+    await screenshot(suite.page, 'group')
 
     // A reset needs the group empty (the server refuses otherwise): stop the consumer.
     await consumer.close()
-    await page.getByRole('table', { name: 'members' }).getByText('No active members.').waitFor({ timeout: 30_000 })
+    await suite.page
+      .getByRole('table', { name: 'members' })
+      .getByText('No active members.')
+      .waitFor({ timeout: 30_000 })
 
-    await page.getByRole('button', { name: 'Reset offsets' }).click()
-    const dialog = page.getByRole('dialog', { name: `Reset offsets of ${group}` })
+    await suite.page.getByRole('button', { name: 'Reset offsets' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: `Reset offsets of ${group}` })
     expect(await dialog.getByLabel('Topic').inputValue()).toBe(topic)
     await dialog.getByLabel('Reset to').selectOption('earliest')
     // Execute is only possible once a plan has been shown.
@@ -251,20 +233,20 @@ describe('console in Chromium: consumer groups', () => {
     )
     expect(cells.map((c) => c[3])).toEqual(['0', '0'])
     expect(cells.reduce((s, c) => s + Number(c[2]!.replace(/,/g, '')), 0)).toBe(RECORDS)
-    await screenshot(page, 'group-reset-plan')
+    await screenshot(suite.page, 'group-reset-plan')
     // The dry run changed nothing.
-    const before = await client.admin().fetchOffsets(group)
+    const before = await suite.client.admin().fetchOffsets(group)
     expect(before.reduce((s, o) => s + Number(o.offset), 0)).toBe(RECORDS)
 
     await dialog.getByRole('button', { name: 'Execute' }).click()
     await dialog.waitFor({ state: 'detached' })
     await lag.filter({ hasText: /^2,000$/ }).waitFor({ timeout: 30_000 })
-    const after = await client.admin().fetchOffsets(group)
+    const after = await suite.client.admin().fetchOffsets(group)
     expect(after.map((o) => Number(o.offset))).toEqual([0, 0])
   })
 
   it('logged no page error', () => {
-    expect(watched.errors).toEqual([])
-    expect(watched.foreign).toEqual([])
+    expect(suite.watched.errors).toEqual([])
+    expect(suite.watched.foreign).toEqual([])
   })
 })

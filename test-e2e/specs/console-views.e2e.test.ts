@@ -13,33 +13,22 @@
 import { randomUUID } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { connect, type SluiceClient } from '@sluice/client'
 import { startConsoleServer } from '@sluice/console'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, openPage, screenshot, type WatchedPage } from '../src/console/browser.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { openPage, screenshot } from '../src/console/browser.js'
 import { waitForLeaders } from '../src/console/console-api.js'
-import { startConsoleStack, WEB_ROOT, type ConsoleStack } from '../src/console/console-stack.js'
+import { WEB_ROOT } from '../src/console/console-stack.js'
+import { useConsoleSuite } from '../src/console/console-suite.js'
 import { startWebProxy } from '../src/console/web-proxy.js'
-
-let stack: ConsoleStack
-let browser: Browser
-let client: SluiceClient
-let watched: WatchedPage
-let page: Page
-/** Whether the console server has the routes added for the page (session, metrics, tail, …). */
-let modern: boolean
 
 const topic = `views-${randomUUID().slice(0, 8)}`
 const group = `views-group-${randomUUID().slice(0, 8)}`
 
-beforeAll(async () => {
-  stack = await startConsoleStack()
-  modern = (await fetch(`${stack.console.url}/api/session`)).ok
-  client = await connect({ bootstrap: stack.cluster.bootstrap, clientId: 'console-views-e2e' })
-  await client.admin().createTopics([{ name: topic, numPartitions: 3, replicationFactor: 1 }])
-  await waitForLeaders(stack.console.url, topic)
-  const producer = client.producer({ acks: 'all' })
+const suite = useConsoleSuite('console-views-e2e', async (s) => {
+  await s.client.admin().createTopics([{ name: topic, numPartitions: 3, replicationFactor: 1 }])
+  await waitForLeaders(s.stack.console.url, topic)
+  const producer = s.client.producer({ acks: 'all' })
   for (let i = 0; i < 300; i += 100)
     await producer.send({
       topic,
@@ -52,22 +41,12 @@ beforeAll(async () => {
   // One binary record, shown as hex.
   await producer.send({ topic, records: [{ key: 'bin', value: Buffer.from([0, 1, 2, 0xfe, 0xff]), partition: 0 }] })
   await producer.close()
-  const consumer = client.consumer({ groupId: group, autoCommit: false, autoOffsetReset: 'earliest', maxWaitMs: 100 })
+  const consumer = s.client.consumer({ groupId: group, autoCommit: false, autoOffsetReset: 'earliest', maxWaitMs: 100 })
   consumer.subscribe({ topics: [topic] })
   let n = 0
   for await (const _m of consumer) if (++n === 120) break
   await consumer.commit()
   await consumer.close()
-  browser = await launchChromium()
-  watched = await openPage(browser, stack.url)
-  page = watched.page
-})
-
-afterAll(async () => {
-  await watched?.context.close().catch(() => {})
-  await browser?.close().catch(() => {})
-  await client?.close().catch(() => {})
-  await stack?.stop()
 })
 
 /** Every http(s) URL in the text but XML namespace names, which are identifiers, never fetched. */
@@ -86,7 +65,7 @@ function externalUrls(text: string): string[] {
  */
 async function writeUntilChartsMove(p: Page): Promise<void> {
   const bytesIn = p.getByTestId('throughput').locator('figure').first().locator('.key').first()
-  const producer = client.producer({ acks: 'all', lingerMs: 5 })
+  const producer = suite.client.producer({ acks: 'all', lingerMs: 5 })
   try {
     const deadline = Date.now() + 40_000
     const points = p.getByTestId('throughput').locator('polyline').first()
@@ -121,21 +100,21 @@ describe('console views in Chromium', () => {
   })
 
   it('shows the overview: cluster, brokers with health, and live throughput', async () => {
-    await page.goto(`${stack.url}/`)
-    const stats = page.getByTestId('cluster-stats')
+    await suite.page.goto(`${suite.stack.url}/`)
+    const stats = suite.page.getByTestId('cluster-stats')
     await stats.getByText('Under-replicated').waitFor()
-    const clusterId = (await (await fetch(`${stack.console.url}/api/cluster`)).json()) as { clusterId: string }
+    const clusterId = (await (await fetch(`${suite.stack.console.url}/api/cluster`)).json()) as { clusterId: string }
     await stats.getByText(clusterId.clusterId).waitFor()
-    const brokers = page.getByRole('table', { name: 'brokers' })
+    const brokers = suite.page.getByRole('table', { name: 'brokers' })
     await brokers.locator('tbody tr').first().waitFor()
     expect(await brokers.locator('tbody tr').count()).toBe(1)
-    if (modern) {
+    if (suite.modern) {
       await brokers.getByText('up', { exact: true }).waitFor()
-      await writeUntilChartsMove(page)
+      await writeUntilChartsMove(suite.page)
     } else {
-      await page.getByText('Not available').first().waitFor()
+      await suite.page.getByText('Not available').first().waitFor()
     }
-    await screenshot(page, 'overview')
+    await screenshot(suite.page, 'overview')
   })
 
   it('gives every view its own URL and renders it, with a screenshot of each', async () => {
@@ -189,55 +168,59 @@ describe('console views in Chromium', () => {
         name: 'stream',
         path: `/streams/${encodeURIComponent(group)}`,
         // An idle consumer group may be a stopped streams application (shown with no tasks) or
-        // not one at all (an error in the page); either way the view renders, never a blank page.
+        // not one at all (an error in the page); either way the view renders, never a blank suite.page.
         ready: (p) => p.getByRole('table', { name: 'tasks' }).or(p.locator('.error, .notice')).first().waitFor(),
       },
     ]
     for (const v of views) {
-      await page.goto(`${stack.url}${v.path}`)
-      await v.ready(page).catch((err: unknown) => {
+      await suite.page.goto(`${suite.stack.url}${v.path}`)
+      await v.ready(suite.page).catch((err: unknown) => {
         throw new Error(`view ${v.name} (${v.path}) did not render`, { cause: err })
       })
       // Each view has a title; none is blank.
-      expect(await page.locator('main h1').count()).toBeGreaterThan(0)
-      await screenshot(page, v.name)
+      expect(await suite.page.locator('main h1').count()).toBeGreaterThan(0)
+      await screenshot(suite.page, v.name)
     }
-    if (modern) {
+    if (suite.modern) {
       // The broker page lists its partitions (paginated by the server).
-      await page.goto(`${stack.url}/brokers/1`)
-      await page.getByRole('table', { name: 'broker partitions' }).getByRole('link', { name: topic }).first().waitFor()
-      await screenshot(page, 'broker')
+      await suite.page.goto(`${suite.stack.url}/brokers/1`)
+      await suite.page
+        .getByRole('table', { name: 'broker partitions' })
+        .getByRole('link', { name: topic })
+        .first()
+        .waitFor()
+      await screenshot(suite.page, 'broker')
     }
   })
 
   it('shows JSON pretty-printed and binary as hex in the message browser', async () => {
-    await page.goto(
-      `${stack.url}/topics/${encodeURIComponent(topic)}/messages?partition=0&start=offset&offset=0&limit=500`,
+    await suite.page.goto(
+      `${suite.stack.url}/topics/${encodeURIComponent(topic)}/messages?partition=0&start=offset&offset=0&limit=500`,
     )
-    const table = page.getByRole('table', { name: 'messages' })
+    const table = suite.page.getByRole('table', { name: 'messages' })
     const binary = table.locator('tbody tr.record', { hasText: '0x000102feff' })
     await binary.waitFor()
     await binary.click()
-    await page.locator('.record-detail').getByText('00 01 02 fe ff').waitFor()
-    await page.locator('.record-detail').getByText('binary').waitFor()
+    await suite.page.locator('.record-detail').getByText('00 01 02 fe ff').waitFor()
+    await suite.page.locator('.record-detail').getByText('binary').waitFor()
     // Newest first by default: the last records of every partition.
-    await page.goto(`${stack.url}/topics/${encodeURIComponent(topic)}/messages`)
-    await page.getByTestId('scan-status').waitFor()
+    await suite.page.goto(`${suite.stack.url}/topics/${encodeURIComponent(topic)}/messages`)
+    await suite.page.getByTestId('scan-status').waitFor()
     expect(await table.locator('tbody tr.record').count()).toBeGreaterThan(1)
   })
 
   it('tails a topic live: a record written after the tail opened shows up', async () => {
-    await page.goto(`${stack.url}/topics/${encodeURIComponent(topic)}/messages`)
-    await page.getByRole('tab', { name: 'Live tail' }).click()
-    if (!modern) {
-      await page.getByText('Not available').first().waitFor()
+    await suite.page.goto(`${suite.stack.url}/topics/${encodeURIComponent(topic)}/messages`)
+    await suite.page.getByRole('tab', { name: 'Live tail' }).click()
+    if (!suite.modern) {
+      await suite.page.getByText('Not available').first().waitFor()
       return
     }
-    await page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor()
-    const tail = page.getByRole('table', { name: 'live records' })
+    await suite.page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor()
+    const tail = suite.page.getByRole('table', { name: 'live records' })
     const marker = `tail-${randomUUID().slice(0, 8)}`
     // The tail starts at the end once its consumer is assigned: keep writing until one arrives.
-    const producer = client.producer({ acks: 'all' })
+    const producer = suite.client.producer({ acks: 'all' })
     try {
       const deadline = Date.now() + 30_000
       while ((await tail.locator('tbody tr.record', { hasText: marker }).count()) === 0) {
@@ -252,21 +235,21 @@ describe('console views in Chromium', () => {
     } finally {
       await producer.close()
     }
-    await screenshot(page, 'live-tail')
-    await page.getByRole('button', { name: 'Pause' }).click()
-    await page.getByTestId('tail-state').filter({ hasText: 'paused' }).waitFor()
+    await screenshot(suite.page, 'live-tail')
+    await suite.page.getByRole('button', { name: 'Pause' }).click()
+    await suite.page.getByTestId('tail-state').filter({ hasText: 'paused' }).waitFor()
   })
 
   it('follows the system dark mode, and the toggle overrides it and is remembered', async () => {
-    const dark = await openPage(browser, stack.url, { colorScheme: 'dark' })
+    const dark = await openPage(suite.browser, suite.stack.url, { colorScheme: 'dark' })
     try {
       const p = dark.page
-      await p.goto(`${stack.url}/`)
+      await p.goto(`${suite.stack.url}/`)
       await p.getByTestId('cluster-stats').getByText('Under-replicated').waitFor()
       const bg = async (): Promise<string> =>
         String(await p.evaluate('getComputedStyle(document.body).backgroundColor'))
       expect(await bg()).toBe('rgb(15, 20, 25)')
-      if (modern) await writeUntilChartsMove(p)
+      if (suite.modern) await writeUntilChartsMove(p)
       await screenshot(p, 'overview-dark')
       await p.getByRole('button', { name: 'switch to light mode' }).click()
       expect(await bg()).toBe('rgb(247, 248, 250)')
@@ -280,47 +263,48 @@ describe('console views in Chromium', () => {
   })
 
   it('works from the keyboard: / searches, g then a letter navigates, ? lists the shortcuts', async () => {
-    await page.goto(`${stack.url}/topics`)
-    await page.getByRole('link', { name: topic }).waitFor()
-    await page.locator('main h1').click()
-    await page.keyboard.press('/')
-    expect(await page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('search topics')
-    await page.keyboard.type(topic.slice(-8))
-    await page.waitForURL(/search=/)
-    await page.getByText(/1–1 of 1/).waitFor()
-    await page.keyboard.press('Escape')
-    await page.locator('main h1').click()
-    await page.keyboard.press('g')
-    await page.keyboard.press('g')
-    await page.waitForURL(`${stack.url}/groups`)
-    await page.keyboard.press('?')
-    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' })
+    await suite.page.goto(`${suite.stack.url}/topics`)
+    await suite.page.getByRole('link', { name: topic }).waitFor()
+    await suite.page.locator('main h1').click()
+    await suite.page.keyboard.press('/')
+    expect(await suite.page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('search topics')
+    await suite.page.keyboard.type(topic.slice(-8))
+    await suite.page.waitForURL(/search=/)
+    await suite.page.getByText(/1–1 of 1/).waitFor()
+    await suite.page.keyboard.press('Escape')
+    await suite.page.locator('main h1').click()
+    await suite.page.keyboard.press('g')
+    await suite.page.keyboard.press('g')
+    await suite.page.waitForURL(`${suite.stack.url}/groups`)
+    await suite.page.keyboard.press('?')
+    const help = suite.page.getByRole('dialog', { name: 'Keyboard shortcuts' })
     await help.waitFor()
-    await page.keyboard.press('Escape')
+    await suite.page.keyboard.press('Escape')
     await help.waitFor({ state: 'hidden' })
   })
 
   it('shows errors in the page: an unknown topic, an unknown path', async () => {
-    await page.goto(`${stack.url}/topics/no-such-topic-${randomUUID().slice(0, 6)}`)
-    await page
+    await suite.page.goto(`${suite.stack.url}/topics/no-such-topic-${randomUUID().slice(0, 6)}`)
+    await suite.page
       .getByRole('alert')
       .filter({ hasText: /does not exist|UNKNOWN_TOPIC/ })
       .first()
       .waitFor()
-    await page.goto(`${stack.url}/no/such/page`)
-    await page.getByRole('heading', { name: 'Page not found' }).waitFor()
+    await suite.page.goto(`${suite.stack.url}/no/such/page`)
+    await suite.page.getByRole('heading', { name: 'Page not found' }).waitFor()
   })
 
   it('asks for the access token and hides write actions in read-only mode', async () => {
     const locked = await startConsoleServer({
-      bootstrap: stack.cluster.bootstrap,
+      bootstrap: suite.stack.cluster.bootstrap,
       port: 0,
       readOnly: true,
       token: 's3cret',
     })
-    const proxy = stack.servedBy === 'test-proxy' ? await startWebProxy(path.resolve(WEB_ROOT), locked.url) : undefined
+    const proxy =
+      suite.stack.servedBy === 'test-proxy' ? await startWebProxy(path.resolve(WEB_ROOT), locked.url) : undefined
     const base = proxy?.url ?? locked.url
-    const w = await openPage(browser, base)
+    const w = await openPage(suite.browser, base)
     try {
       const p = w.page
       await p.goto(`${base}/topics`)
@@ -332,7 +316,7 @@ describe('console views in Chromium', () => {
       await p.getByLabel('Token').fill('s3cret')
       await p.getByRole('button', { name: 'Sign in' }).click()
       await p.getByRole('link', { name: topic }).waitFor()
-      if (modern) {
+      if (suite.modern) {
         await p.getByText('read-only', { exact: true }).waitFor()
         expect(await p.getByRole('button', { name: 'Create topic' }).count()).toBe(0)
         await p.goto(`${base}/topics/${encodeURIComponent(topic)}`)
@@ -343,7 +327,7 @@ describe('console views in Chromium', () => {
       }
       // The token lives in the tab's sessionStorage: a reload needs no new sign-in.
       await p.reload()
-      await p.getByRole('table', { name: modern ? 'partitions' : 'topics' }).waitFor()
+      await p.getByRole('table', { name: suite.modern ? 'partitions' : 'topics' }).waitFor()
       expect(w.errors).toEqual([])
     } finally {
       await w.context.close()
@@ -353,7 +337,7 @@ describe('console views in Chromium', () => {
   })
 
   it('logged no page error and requested nothing outside the console', () => {
-    expect(watched.errors).toEqual([])
-    expect(watched.foreign).toEqual([])
+    expect(suite.watched.errors).toEqual([])
+    expect(suite.watched.foreign).toEqual([])
   })
 })
