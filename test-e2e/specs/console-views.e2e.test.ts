@@ -146,7 +146,7 @@ describe('console views in Chromium', () => {
       { name: 'broker', path: '/brokers/1', ready: (p) => p.getByRole('heading', { name: 'Broker 1' }).waitFor() },
       // No Connect URL was given: the page says so instead of failing.
       {
-        name: 'connectors',
+        name: 'connectors-none',
         path: '/connectors',
         ready: (p) =>
           p
@@ -155,17 +155,17 @@ describe('console views in Chromium', () => {
             .waitFor(),
       },
       {
-        name: 'connector',
+        name: 'connector-none',
         path: '/connectors/file-sink',
         ready: (p) => p.getByText('Not available').first().waitFor(),
       },
       {
-        name: 'streams',
+        name: 'streams-none',
         path: '/streams',
         ready: (p) => p.getByRole('heading', { name: 'Streams applications' }).waitFor(),
       },
       {
-        name: 'stream',
+        name: 'stream-idle-group',
         path: `/streams/${encodeURIComponent(group)}`,
         // An idle consumer group may be a stopped streams application (shown with no tasks) or
         // not one at all (an error in the page); either way the view renders, never a blank suite.page.

@@ -28,8 +28,12 @@ async function servesPage(base: string): Promise<boolean> {
   return (await res.text()).includes('id="app"')
 }
 
+/** Options of the console that depend on the cluster (a Connect worker on it, say); may return extra options. */
+export type BeforeConsole = (cluster: SpawnedCluster) => Promise<Record<string, unknown>>
+
 export async function startConsoleStack(
   consoleOptions: Omit<ConsoleServerOptions, 'bootstrap' | 'client' | 'port'> = {},
+  beforeConsole?: BeforeConsole,
 ): Promise<ConsoleStack> {
   let cluster: SpawnedCluster | undefined
   let server: ConsoleServer | undefined
@@ -52,10 +56,11 @@ export async function startConsoleStack(
         '2',
       ],
     })
+    const extra = (await beforeConsole?.(cluster)) ?? {}
     server = await startConsoleServer({
       // Sample throughput and lag often, so charts fill within seconds (a server without these
-      // options ignores them).
-      ...({ metricsIntervalMs: 500, lagIntervalMs: 500 } as object),
+      // options, or without connectUrl, ignores them).
+      ...({ metricsIntervalMs: 500, lagIntervalMs: 500, ...extra } as object),
       ...consoleOptions,
       bootstrap: cluster.bootstrap,
       port: 0,

@@ -7,7 +7,7 @@ import { connect, type SluiceClient } from '@sluice/client'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll } from 'vitest'
 import { launchChromium, openPage, type WatchedPage } from './browser.js'
-import { startConsoleStack, type ConsoleStack } from './console-stack.js'
+import { type BeforeConsole, startConsoleStack, type ConsoleStack } from './console-stack.js'
 
 export interface ConsoleSuite {
   stack: ConsoleStack
@@ -19,10 +19,14 @@ export interface ConsoleSuite {
   modern: boolean
 }
 
-export function useConsoleSuite(clientId: string, prepare?: (s: ConsoleSuite) => Promise<void>): ConsoleSuite {
+export function useConsoleSuite(
+  clientId: string,
+  prepare?: (s: ConsoleSuite) => Promise<void>,
+  beforeConsole?: BeforeConsole,
+): ConsoleSuite {
   const s = {} as ConsoleSuite
   beforeAll(async () => {
-    s.stack = await startConsoleStack()
+    s.stack = await startConsoleStack({}, beforeConsole)
     s.modern = (await fetch(`${s.stack.console.url}/api/session`)).ok
     s.client = await connect({ bootstrap: s.stack.cluster.bootstrap, clientId })
     await prepare?.(s)
