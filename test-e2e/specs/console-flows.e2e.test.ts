@@ -7,6 +7,7 @@
  * to test-e2e/artifacts/console/.
  */
 import { randomUUID } from 'node:crypto'
+import { waitFor } from '@sluice/testkit'
 import { describe, expect, it } from 'vitest'
 import { screenshot } from '../src/console/browser.js'
 import { waitForLeaders } from '../src/console/console-api.js'
@@ -141,6 +142,52 @@ describe('console in Chromium: topics and messages', () => {
     await form.getByRole('button', { name: 'Search' }).waitFor()
     await suite.page.unroute('**/api/topics/*/messages?*')
     for (const release of held) await release()
+  })
+
+  it('alters a config, adds partitions, and deletes the topic only once its name is typed', async () => {
+    const { page, stack } = suite
+    await page.goto(`${stack.url}/topics/${topic}`)
+    await page.getByRole('button', { name: 'Edit config' }).click()
+    const edit = page.getByRole('dialog', { name: `Edit config of ${topic}` })
+    await edit.getByLabel('Config name').fill('retention.ms')
+    await edit.getByLabel(/^Value/).fill('3600000')
+    await edit.getByRole('button', { name: 'Save' }).click()
+    await page.getByText('Config changed.').waitFor()
+    await page
+      .getByRole('table', { name: 'configs' })
+      .getByRole('row', { name: /^retention\.ms 3600000 topic/ })
+      .waitFor()
+
+    await page.getByRole('button', { name: 'Add partitions' }).click()
+    const grow = page.getByRole('dialog', { name: `Add partitions to ${topic}` })
+    await grow.getByLabel('New total').fill('5')
+    await grow.getByRole('button', { name: 'Add' }).click()
+    await page.getByText('Partitions added.').waitFor()
+    const rows = page.getByRole('table', { name: 'partitions' }).locator('tbody tr')
+    await expect.poll(async () => await rows.count()).toBe(5)
+    // Fewer partitions than now: the form refuses it before asking the server (and stays open).
+    await page.getByRole('button', { name: 'Add partitions' }).click()
+    await grow.getByLabel('New total').fill('2')
+    await grow.getByRole('button', { name: 'Add' }).click()
+    expect(await page.evaluate('document.querySelector("dialog input[name=count]").validity.valid')).toBe(false)
+    await grow.getByRole('button', { name: 'Cancel' }).click()
+    await grow.waitFor({ state: 'detached' })
+    expect(await rows.count()).toBe(5)
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click()
+    const del = page.getByRole('dialog', { name: `Delete ${topic}` })
+    const confirm = del.getByRole('button', { name: 'Delete topic' })
+    expect(await confirm.isDisabled()).toBe(true)
+    await del.getByLabel('Topic name').fill(topic.slice(0, -1))
+    expect(await confirm.isDisabled()).toBe(true)
+    await del.getByLabel('Topic name').fill(topic)
+    await screenshot(page, 'topic-delete')
+    await confirm.click()
+    await page.waitForURL(`${stack.url}/topics`)
+    await waitFor(async () => !(await suite.client.admin().listTopics()).includes(topic), {
+      timeoutMs: 30_000,
+      description: `${topic} deleted`,
+    })
   })
 })
 

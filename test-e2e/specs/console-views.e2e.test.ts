@@ -207,6 +207,20 @@ describe('console views in Chromium', () => {
     await suite.page.goto(`${suite.stack.url}/topics/${encodeURIComponent(topic)}/messages`)
     await suite.page.getByTestId('scan-status').waitFor()
     expect(await table.locator('tbody tr.record').count()).toBeGreaterThan(1)
+
+    // By time: from an hour ago every record of partition 1 (up to the limit), from an hour
+    // ahead none. The form's time is local, as a datetime-local input holds it.
+    const local = (ms: number): string => {
+      const d = new Date(ms)
+      return new Date(ms - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 19)
+    }
+    const byTime = async (ms: number): Promise<string> => {
+      const q = `partition=1&start=timestamp&time=${encodeURIComponent(local(ms))}&limit=5`
+      await suite.page.goto(`${suite.stack.url}/topics/${encodeURIComponent(topic)}/messages?${q}`)
+      return (await suite.page.getByTestId('scan-status').textContent()) ?? ''
+    }
+    expect(await byTime(Date.now() - 3_600_000)).toMatch(/^5 shown/)
+    expect(await byTime(Date.now() + 3_600_000)).toMatch(/^0 shown · scanned 0 of 0/)
   })
 
   it('tails a topic live: a record written after the tail opened shows up', async () => {
