@@ -58,18 +58,20 @@ describe('console in Chromium: connectors', () => {
       return
     }
     const row = page.getByRole('table', { name: 'connectors' }).getByRole('row', { name: /lines-src/ })
-    await row.getByText('RUNNING', { exact: true }).waitFor({ timeout: 30_000 })
-    await row.getByText('0: RUNNING').waitFor({ timeout: 30_000 })
+    // The State column is the connector's; the Tasks column has a state per task.
+    const state = row.locator('td').nth(2)
+    await state.getByText('RUNNING', { exact: true }).waitFor({ timeout: 30_000 })
+    await row.getByTitle('task 0').getByText('RUNNING').waitFor({ timeout: 30_000 })
     await screenshot(page, 'connectors')
 
     await row.getByRole('button', { name: 'Pause' }).click()
-    await row.getByText('PAUSED', { exact: true }).waitFor({ timeout: 30_000 })
+    await state.getByText('PAUSED', { exact: true }).waitFor({ timeout: 30_000 })
     expect(
       ((await workerRest('GET', '/connectors/lines-src/status')).body as { connector: { state: string } }).connector
         .state,
     ).toBe('PAUSED')
     await row.getByRole('button', { name: 'Resume' }).click()
-    await row.getByText('RUNNING', { exact: true }).waitFor({ timeout: 30_000 })
+    await state.getByText('RUNNING', { exact: true }).waitFor({ timeout: 30_000 })
 
     await row.getByRole('link', { name: 'lines-src' }).click()
     await page.waitForURL(`${stack.url}/connectors/lines-src`)

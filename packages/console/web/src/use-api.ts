@@ -1,10 +1,10 @@
 /**
- * useApi: a view's data from one GET, with the last good answer kept while a refresh runs (so
- * a table never flashes empty), the error kept beside it, the request aborted when the view
+ * useApi: a view's data from one GET, with the last good answer kept while a refresh or the
+ * next page loads (so a table never flashes empty), the error kept beside it, the request aborted when the view
  * goes away or asks for another path, and optional polling that waits for each answer before
  * scheduling the next (a slow server is never asked twice at once).
  */
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useState } from 'preact/hooks'
 import { ApiError, api } from './api/client.js'
 
 export interface ApiState<T> {
@@ -19,16 +19,12 @@ export function useApi<T>(path: string | null, options: { pollMs?: number } = {}
   const [error, setError] = useState<ApiError | Error | undefined>(undefined)
   const [loading, setLoading] = useState(path !== null)
   const [tick, setTick] = useState(0)
-  const lastPath = useRef<string | null>(null)
 
+  // A view that shows another resource is mounted afresh (view-outlet.tsx keys views by their
+  // URL path), so a path change here is a new page or search of the same list: the old rows
+  // stay until the new ones arrive, instead of the table flashing empty at every keystroke.
   useEffect(() => {
     if (path === null) return
-    // A different resource: drop the old answer rather than show it under the new title.
-    if (lastPath.current !== path) {
-      setData(undefined)
-      setError(undefined)
-      lastPath.current = path
-    }
     const abort = new AbortController()
     let timer: ReturnType<typeof setTimeout> | undefined
     const load = async (): Promise<void> => {

@@ -44,7 +44,12 @@ export function ConnectorsView() {
         r.tasks.length === 0 ? (
           <span class="muted">none</span>
         ) : (
-          r.tasks.map((t) => <StateBadge key={t.id} state={`${t.id}: ${t.state}`} />)
+          r.tasks.map((t) => (
+            <span key={t.id} class="task" title={`task ${t.id}`}>
+              {t.id}
+              <StateBadge state={t.state} />
+            </span>
+          ))
         ),
     },
     { title: 'Worker', render: (r) => <code>{r.worker}</code> },
