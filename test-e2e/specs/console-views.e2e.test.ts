@@ -221,6 +221,16 @@ describe('console views in Chromium', () => {
     }
     expect(await byTime(Date.now() - 3_600_000)).toMatch(/^5 shown/)
     expect(await byTime(Date.now() + 3_600_000)).toMatch(/^0 shown · scanned 0 of 0/)
+
+    // One partition pages on from where the server stopped.
+    await suite.page.goto(
+      `${suite.stack.url}/topics/${encodeURIComponent(topic)}/messages?partition=1&start=oldest&limit=5`,
+    )
+    const offsets = async (): Promise<string[]> =>
+      await table.locator('tbody tr.record td:nth-child(2)').allTextContents()
+    await expect.poll(offsets).toEqual(['0', '1', '2', '3', '4'])
+    await suite.page.getByRole('button', { name: /Next records from offset 5/ }).click()
+    await expect.poll(offsets).toEqual(['5', '6', '7', '8', '9'])
   })
 
   it('tails a topic live: a record written after the tail opened shows up', async () => {

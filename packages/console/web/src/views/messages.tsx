@@ -71,6 +71,11 @@ function Browse(props: { topic: string; partitions: number }) {
     void run(form)
     return () => inflight.current?.abort()
   }, [])
+  // Paging on: for one partition the server says where the next read starts ("newest" reads
+  // the end, so it has no next page).
+  const nextOffset = form.partition === '' || page === undefined ? undefined : page.next[form.partition]
+  const continueAt =
+    nextOffset !== undefined && !page!.complete && form.start !== 'newest' ? String(nextOffset) : undefined
 
   return (
     <>
@@ -105,6 +110,20 @@ function Browse(props: { topic: string; partitions: number }) {
                 : 'No records.'
             }
           />
+          {continueAt !== undefined && (
+            <div class="pager">
+              <button
+                type="button"
+                onClick={() => {
+                  const next = { ...form, start: 'offset' as const, offset: continueAt }
+                  setForm(next)
+                  void run(next)
+                }}
+              >
+                Next records from offset {fmtInt(continueAt)} ›
+              </button>
+            </div>
+          )}
         </>
       )}
     </>
