@@ -4,6 +4,8 @@
  * first and last times under the x axis. It scales with its container through the viewBox.
  */
 
+import { niceMax } from './chart-scale.js'
+
 export interface Series {
   readonly name: string
   /** CSS class giving the stroke colour (chart-a, chart-b …), themed in styles.css. */
@@ -14,20 +16,6 @@ export interface Series {
 const W = 600
 const H = 180
 const PAD = { left: 84, right: 12, top: 12, bottom: 24 }
-
-/**
- * 1, 2 or 5 times a power of ten at or above v, so axis labels are round; with `binary`, the
- * same in units of 1024^k (so a byte axis reads 500 KiB/s, not 488.3 KiB/s).
- */
-export function niceMax(v: number, binary = false): number {
-  if (!(v > 0)) return 1
-  let unit = 1
-  if (binary) while (v / unit >= 1024) unit *= 1024
-  const x = v / unit
-  const p = 10 ** Math.floor(Math.log10(x))
-  for (const m of [1, 2, 5, 10]) if (m * p >= x) return m * p * unit
-  return 10 * p * unit
-}
 
 const clock = (t: number): string => new Date(t).toTimeString().slice(0, 8)
 
