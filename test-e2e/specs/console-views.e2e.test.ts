@@ -17,7 +17,7 @@ import { startConsoleServer } from '@sluice/console'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { openPage, screenshot } from '../src/console/browser.js'
-import { waitForLeaders } from '../src/console/console-api.js'
+import { getJson, waitForLeaders } from '../src/console/console-api.js'
 import { WEB_ROOT } from '../src/console/console-stack.js'
 import { useConsoleSuite } from '../src/console/console-suite.js'
 import { startWebProxy } from '../src/console/web-proxy.js'
@@ -231,6 +231,10 @@ describe('console views in Chromium', () => {
     await expect.poll(offsets).toEqual(['0', '1', '2', '3', '4'])
     await suite.page.getByRole('button', { name: /Next records from offset 5/ }).click()
     await expect.poll(offsets).toEqual(['5', '6', '7', '8', '9'])
+    // Newest: the end of the partition, newest first.
+    const end = Number((await getJson(suite.stack.console.url, `/api/topics/${topic}`)).body.partitionDetails[1].logEnd)
+    await suite.page.goto(`${suite.stack.url}/topics/${encodeURIComponent(topic)}/messages?partition=1&limit=3`)
+    await expect.poll(offsets).toEqual([end - 1, end - 2, end - 3].map((o) => o.toLocaleString('en-US')))
   })
 
   it('tails a topic live: a record written after the tail opened shows up', async () => {

@@ -34,6 +34,8 @@ function Browse(props: { topic: string; partitions: number }) {
   const loc = useLocation()
   const [form, setForm] = useState<BrowseQuery>(() => queryFromUrl(loc.search))
   const [page, setPage] = useState<MessagePage | undefined>(undefined)
+  // The query the shown page answers (the form may have changed since).
+  const [pageQuery, setPageQuery] = useState<BrowseQuery>(form)
   const [error, setError] = useState<Error | undefined>(undefined)
   const [running, setRunning] = useState(false)
   const [cancelled, setCancelled] = useState(false)
@@ -50,7 +52,10 @@ function Browse(props: { topic: string; partitions: number }) {
     try {
       const path = `/api/topics/${seg(props.topic)}/messages${query(apiParams(q))}`
       const r = await api<MessagePage>(path, { signal: abort.signal })
-      if (!abort.signal.aborted) setPage(r)
+      if (!abort.signal.aborted) {
+        setPage(r)
+        setPageQuery(q)
+      }
     } catch (err) {
       if (abort.signal.aborted) return
       setError(err as Error)
@@ -73,9 +78,9 @@ function Browse(props: { topic: string; partitions: number }) {
   }, [])
   // Paging on: for one partition the server says where the next read starts ("newest" reads
   // the end, so it has no next page).
-  const nextOffset = form.partition === '' || page === undefined ? undefined : page.next[form.partition]
+  const nextOffset = pageQuery.partition === '' || page === undefined ? undefined : page.next[pageQuery.partition]
   const continueAt =
-    nextOffset !== undefined && !page!.complete && form.start !== 'newest' ? String(nextOffset) : undefined
+    nextOffset !== undefined && !page!.complete && pageQuery.start !== 'newest' ? String(nextOffset) : undefined
 
   return (
     <>
@@ -103,7 +108,8 @@ function Browse(props: { topic: string; partitions: number }) {
           <ScanStatus page={page} />
           <RecordTable
             label="messages"
-            messages={page.messages}
+            // "Newest" reads the end of the log: shown newest first, as a tail is read.
+            messages={pageQuery.start === 'newest' ? [...page.messages].reverse() : page.messages}
             empty={
               form.filterKind !== 'none' && form.filter !== ''
                 ? 'No record matched in the scanned range.'
@@ -115,7 +121,7 @@ function Browse(props: { topic: string; partitions: number }) {
               <button
                 type="button"
                 onClick={() => {
-                  const next = { ...form, start: 'offset' as const, offset: continueAt }
+                  const next = { ...pageQuery, start: 'offset' as const, offset: continueAt }
                   setForm(next)
                   void run(next)
                 }}
