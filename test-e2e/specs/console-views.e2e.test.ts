@@ -352,10 +352,20 @@ describe('console views in Chromium', () => {
         for (const name of ['Produce', 'Edit config', 'Add partitions', 'Delete'])
           expect(await p.getByRole('button', { name, exact: true }).count()).toBe(0)
         await screenshot(p, 'read-only-topic')
+        // A reset can still be planned (a dry run changes nothing), but not executed.
+        await p.goto(`${base}/groups/${encodeURIComponent(group)}`)
+        await p.getByRole('button', { name: 'Plan an offset reset' }).click()
+        const dialog = p.getByRole('dialog', { name: `Reset offsets of ${group}` })
+        await dialog.getByRole('button', { name: 'Dry run' }).click()
+        await dialog.getByRole('table', { name: 'reset plan' }).locator('tbody tr').first().waitFor()
+        expect(await dialog.getByRole('button', { name: 'Execute' }).count()).toBe(0)
+        await dialog.getByRole('button', { name: 'Cancel' }).click()
       }
       // The token lives in the tab's sessionStorage: a reload needs no new sign-in.
       await p.reload()
-      await p.getByRole('table', { name: suite.modern ? 'partitions' : 'topics' }).waitFor()
+      if (suite.modern) await p.getByRole('heading', { name: group }).waitFor()
+      else await p.getByRole('table', { name: 'topics' }).waitFor()
+      expect(await p.getByRole('heading', { name: 'Access token' }).count()).toBe(0)
       expect(w.errors).toEqual([])
     } finally {
       await w.context.close()

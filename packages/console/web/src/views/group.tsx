@@ -69,11 +69,10 @@ export function GroupView(props: { id: string }) {
       </div>
       <div class="title-row">
         <h1>{props.id}</h1>
-        {!session.readOnly && (
-          <button type="button" onClick={() => setResetting(true)}>
-            Reset offsets
-          </button>
-        )}
+        {/* Read-only consoles still plan resets (a dry run changes nothing); only Execute is gone. */}
+        <button type="button" onClick={() => setResetting(true)}>
+          {session.readOnly ? 'Plan an offset reset' : 'Reset offsets'}
+        </button>
       </div>
       <Loaded state={state} what={`group ${props.id}`}>
         {(g) => (

@@ -2,7 +2,8 @@
  * Reset a group's offsets the way `sluice groups reset-offsets` does: choose topic, partitions
  * and target, see the server's dry-run plan (current → target per partition), then execute that
  * same request with execute: true. Changing the form drops the plan, so what runs is always what
- * was shown. The server refuses while the group has members (NON_EMPTY_GROUP), shown here.
+ * was shown. The server refuses while the group has members (NON_EMPTY_GROUP), shown here. A
+ * read-only console offers the dry run alone.
  */
 import { useState } from 'preact/hooks'
 import { api, seg } from '../api/client.js'
@@ -11,6 +12,7 @@ import { type Column, DataTable } from '../components/data-table.js'
 import { Dialog } from '../components/dialog.js'
 import { ErrorBox } from '../components/states.js'
 import { fmtInt } from '../format.js'
+import { useSession } from '../session.js'
 import { useAction } from '../use-api.js'
 
 type Target = 'earliest' | 'latest' | 'offset' | 'timestamp' | 'shiftBy'
@@ -31,6 +33,7 @@ export function ResetOffsetsDialog(props: { group: GroupDetail; onClose: () => v
   const [partitions, setPartitions] = useState('')
   const [plan, setPlan] = useState<ResetPlan | undefined>(undefined)
   const action = useAction()
+  const session = useSession()
   const edit =
     <T,>(f: (v: T) => void) =>
     (v: T) => {
@@ -151,14 +154,16 @@ export function ResetOffsetsDialog(props: { group: GroupDetail; onClose: () => v
           <button type="submit" disabled={action.busy}>
             Dry run
           </button>
-          <button
-            type="button"
-            class="danger"
-            disabled={plan === undefined || plan.partitions.length === 0 || action.busy}
-            onClick={() => void send(true)}
-          >
-            Execute
-          </button>
+          {!session.readOnly && (
+            <button
+              type="button"
+              class="danger"
+              disabled={plan === undefined || plan.partitions.length === 0 || action.busy}
+              onClick={() => void send(true)}
+            >
+              Execute
+            </button>
+          )}
         </div>
       </form>
     </Dialog>
