@@ -53,19 +53,35 @@ export interface ApiOptions {
   readonly signal?: AbortSignal
 }
 
-async function errorOf(res: Response, path: string): Promise<ApiError> {
-  const text = await res.text().catch(() => '')
+/**
+ * Code and message of an API error body: `{error_code, message}`, or the same nested as
+ * `{error: {code, message}}`; undefined when the body is neither.
+ */
+export function errorFields(text: string): { code: string; message: string } | undefined {
   try {
-    const j = JSON.parse(text) as { error_code?: unknown; message?: unknown; error?: unknown }
-    const code = typeof j.error_code === 'string' ? j.error_code : 'ERROR'
-    const message =
-      typeof j.message === 'string' ? j.message : typeof j.error === 'string' ? j.error : `${res.status} ${path}`
-    // The router says "no API route GET /api/x" for a path it lacks; a missing topic has its own text.
-    const routeMissing = res.status === 404 && /^no (API )?route/i.test(message)
-    return new ApiError(res.status, routeMissing ? 'ROUTE_NOT_FOUND' : code, message)
+    const j = JSON.parse(text) as {
+      error_code?: unknown
+      message?: unknown
+      error?: { code?: unknown; message?: unknown }
+    }
+    const code = typeof j.error_code === 'string' ? j.error_code : j.error?.code
+    const message = typeof j.message === 'string' ? j.message : j.error?.message
+    return typeof code === 'string' && typeof message === 'string' ? { code, message } : undefined
   } catch {
-    return new ApiError(res.status, 'NO_JSON', `${res.status} ${res.statusText} from ${path}`)
+    return undefined
   }
+}
+
+/** The ApiError for a failed answer; the router says "no API route GET /api/x" for a path it lacks. */
+export function apiErrorOf(status: number, statusText: string, text: string, path: string): ApiError {
+  const f = errorFields(text)
+  if (f === undefined) return new ApiError(status, 'NO_JSON', `${status} ${statusText} from ${path}`)
+  const routeMissing = status === 404 && /^no (API )?route/i.test(f.message)
+  return new ApiError(status, routeMissing ? 'ROUTE_NOT_FOUND' : f.code, f.message)
+}
+
+async function errorOf(res: Response, path: string): Promise<ApiError> {
+  return apiErrorOf(res.status, res.statusText, await res.text().catch(() => ''), path)
 }
 
 export async function api<T>(path: string, options: ApiOptions = {}): Promise<T> {

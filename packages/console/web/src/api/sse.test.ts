@@ -51,5 +51,13 @@ describe('streamEvents', () => {
     vi.stubGlobal('fetch', fakeFetch(404, ['{"error_code":"NOT_FOUND","message":"no API route GET /api/x"}']))
     const route = await streamEvents('/x', () => {}, new AbortController().signal).catch((e: unknown) => e)
     expect((route as ApiError).unavailable).toBe(true)
+    // The nested form of the same error reads the same.
+    vi.stubGlobal('fetch', fakeFetch(400, ['{"error":{"code":"BAD_REQUEST","message":"from must be end"}}']))
+    const nested = await streamEvents('/x', () => {}, new AbortController().signal).catch((e: unknown) => e)
+    expect([(nested as ApiError).status, (nested as ApiError).code, (nested as ApiError).message]).toEqual([
+      400,
+      'BAD_REQUEST',
+      'from must be end',
+    ])
   })
 })

@@ -4,7 +4,7 @@
  * blank line ends an event; comment lines ignored) and hands each event to `onEvent` until the
  * stream ends or `signal` aborts.
  */
-import { ApiError, authHeaders } from './client.js'
+import { apiErrorOf, authHeaders } from './client.js'
 
 export interface SseEvent {
   readonly event: string
@@ -13,20 +13,7 @@ export interface SseEvent {
 
 export async function streamEvents(path: string, onEvent: (e: SseEvent) => void, signal: AbortSignal): Promise<void> {
   const res = await fetch(path, { headers: { accept: 'text/event-stream', ...authHeaders() }, signal })
-  if (!res.ok || res.body === null) {
-    const text = await res.text().catch(() => '')
-    let code = 'NO_JSON'
-    let message = `${res.status} ${res.statusText} from ${path}`
-    try {
-      const j = JSON.parse(text) as { error_code?: string; message?: string }
-      code = j.error_code ?? code
-      message = j.message ?? message
-      if (res.status === 404 && /^no (API )?route/i.test(message)) code = 'ROUTE_NOT_FOUND'
-    } catch {
-      // Not JSON: keep the status line.
-    }
-    throw new ApiError(res.status, code, message)
-  }
+  if (!res.ok || res.body === null) throw apiErrorOf(res.status, res.statusText, await res.text().catch(() => ''), path)
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''
   let event = 'message'

@@ -5,7 +5,7 @@
  * page was not keeping up.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { query, seg } from '../api/client.js'
+import { ApiError, errorFields, query, seg } from '../api/client.js'
 import { streamEvents } from '../api/sse.js'
 import type { Message } from '../api/types.js'
 import { PartitionSelect } from '../components/partition-select.js'
@@ -39,8 +39,8 @@ export function LiveTail(props: { topic: string; partitions: number }) {
         } else if (e.event === 'skipped') {
           setSkipped((n) => n + ((JSON.parse(e.data) as { count?: number }).count ?? 0))
         } else if (e.event === 'error') {
-          const j = JSON.parse(e.data) as { message?: string; error_code?: string }
-          setError(new Error(`${j.error_code ?? 'ERROR'}: ${j.message ?? e.data}`))
+          const f = errorFields(e.data)
+          setError(f === undefined ? new Error(e.data) : new ApiError(200, f.code, f.message))
         }
       },
       abort.signal,
