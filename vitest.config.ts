@@ -21,7 +21,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           // bench/src holds pure helpers with unit tests too (the anatomy's join); never a benchmark.
-          include: ['packages/*/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
+          // packages/console/web/src: the console page's pure helpers (formatting, chart scale, SSE parsing).
+          include: ['packages/*/src/**/*.test.ts', 'packages/console/web/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
         },
       },
       {
