@@ -46,7 +46,7 @@ import type { PartitionStateView } from './metadata-cache.js'
 import { lastFetchedEpoch } from './replication/divergence.js'
 import { FollowerTracker } from './replication/follower-tracker.js'
 import { PendingIsrChange, type IsrChangeRequest } from './replication/isr-change.js'
-import { HighWatermarkWaiters } from './replication/hw-waiters.js'
+import { HighWatermarkWaiters, type WaiterCallback } from './replication/hw-waiters.js'
 import { ProducerStateManager } from './producer-state/index.js'
 
 export type ReplicaRole = 'leader' | 'follower' | 'closed'
@@ -125,7 +125,9 @@ export class Partition {
     this.now = () => clock.nowMs()
     this.onHwChange = options.onHighWatermarkChange
     this.producers = new ProducerStateManager(log, { clock })
-    this.waiters = new HighWatermarkWaiters('the high watermark', clock)
+    this.waiters = new HighWatermarkWaiters('the high watermark', clock, (err) =>
+      this.event('an acks=all waiter failed', { err }),
+    )
     this.deleteWaiters = new HighWatermarkWaiters(
       'the low watermark (log start offset of every in-sync replica)',
       clock,
@@ -301,9 +303,21 @@ export class Partition {
    * maximal ISR size at that moment (for NOT_ENOUGH_REPLICAS_AFTER_APPEND).
    */
   waitForHighWatermark(offset: bigint, timeoutMs: number): Promise<{ isrSize: number }> {
-    if (this.hw >= offset) return Promise.resolve({ isrSize: this.maximalIsr.length })
-    if (this.roleValue !== 'leader') return Promise.reject(new SluiceError('NOT_LEADER_OR_FOLLOWER'))
-    return this.waiters.add(offset, timeoutMs)
+    return new Promise((resolve, reject) =>
+      this.watchHighWatermark(offset, timeoutMs, (err, isrSize) =>
+        err === undefined ? resolve({ isrSize }) : reject(err),
+      ),
+    )
+  }
+
+  /**
+   * waitForHighWatermark with a callback, called synchronously when the HW is already there or
+   * inside the call that advances it (the acks=all answer path; hw-waiters.ts says why).
+   */
+  watchHighWatermark(offset: bigint, timeoutMs: number, done: WaiterCallback): void {
+    if (this.hw >= offset) done(undefined, this.maximalIsr.length)
+    else if (this.roleValue !== 'leader') done(new SluiceError('NOT_LEADER_OR_FOLLOWER'), 0)
+    else this.waiters.watch(offset, timeoutMs, done)
   }
 
   /**

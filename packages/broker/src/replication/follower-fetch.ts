@@ -16,6 +16,7 @@
  * to the log end offset (followers may read past the high watermark; consumers may not).
  */
 import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import type { ReadResult } from '../log/index.js'
 import type { Partition } from '../partition.js'
 import {
   errorFields,
@@ -38,13 +39,17 @@ export interface FollowerReadOptions {
   readonly recordPosition: boolean
 }
 
-export async function readForFollower(
+/**
+ * The partition's answer; a promise only when the records are not at the active segment's tail
+ * (PartitionLog.readSync), so a caught-up follower is answered without a promise chain.
+ */
+export function readForFollower(
   ctx: BrokerContext,
   req: wire.FetchRequest__Output,
   replica: Partition,
   p: wire.PartitionFetchData__Output,
   o: FollowerReadOptions,
-): Promise<wire.PartitionFetchResponse> {
+): wire.PartitionFetchResponse | Promise<wire.PartitionFetchResponse> {
   const followerId = req.replica_id
   const offsets = (): FetchOffsets => ({
     hw: replica.highWatermark,
@@ -99,12 +104,14 @@ export async function readForFollower(
     )
   }
   if (o.recordPosition) replica.recordFollowerFetch(followerId, offset, parseOffset(p.log_start_offset) ?? -1n)
-  const read = await replica.log.read(offset, o.maxBytes, { minOneBatch: o.minOneBatch })
-  return {
+  const answer = (read: ReadResult): wire.PartitionFetchResponse => ({
     ...partitionFetchFailure(p.partition, NO_ERROR, offsets()),
     records: read.records,
     leader_epoch: replica.leaderEpoch,
-  }
+  })
+  const readOptions = { minOneBatch: o.minOneBatch }
+  const read = replica.log.readSync(offset, o.maxBytes, readOptions)
+  return read !== undefined ? answer(read) : replica.log.read(offset, o.maxBytes, readOptions).then(answer)
 }
 
 function parseOffset(text: string): bigint | undefined {

@@ -51,4 +51,27 @@ describe('HighWatermarkWaiters', () => {
     expect(second()).toBe('NOT_LEADER_OR_FOLLOWER')
     expect(clock.pendingTimers).toBe(0)
   })
+
+  it('watch callbacks run inside release, in order; one that throws is reported and stops nothing', () => {
+    const clock = new ManualClock()
+    const errors: unknown[] = []
+    const waiters = new HighWatermarkWaiters('the high watermark', clock, (err) => errors.push(err))
+    const calls: string[] = []
+    waiters.watch(3n, 1000, () => {
+      calls.push('first')
+      throw new Error('a bug in the owner')
+    })
+    waiters.watch(4n, 1000, (err, isrSize) => calls.push(`second ${err?.code ?? 'ok'} isr=${isrSize}`))
+    waiters.watch(9n, 1000, (err) => calls.push(`third ${err?.code ?? 'ok'}`))
+    waiters.release(4n, 2)
+    // Synchronously, before release returns: no promise in between (the acks=all answer path).
+    expect(calls).toEqual(['first', 'second ok isr=2'])
+    expect(errors).toHaveLength(1)
+    expect(waiters.size).toBe(1)
+    expect(clock.pendingTimers).toBe(1)
+    clock.advance(1000)
+    expect(calls).toEqual(['first', 'second ok isr=2', 'third REQUEST_TIMED_OUT'])
+    waiters.release(9n, 2) // already timed out: nothing is called twice
+    expect(calls).toHaveLength(3)
+  })
 })

@@ -54,7 +54,9 @@ export async function handleFetch(
   signal: AbortSignal,
 ): Promise<wire.FetchResponse | undefined> {
   if (traceOn) traceFetchReceived(req)
-  const first = await readAll(ctx, req, true)
+  const reading = readAll(ctx, req, true)
+  // Awaited only when a read went to the thread pool: an await costs a microtask hop even on a value.
+  const first = reading instanceof Promise ? await reading : reading
   const fromFollower = req.replica_id >= 0
   const keys = req.topics.flatMap((t) =>
     t.partitions.map((p) => {
@@ -83,7 +85,8 @@ export async function handleFetch(
     }
   })
   if (outcome === 'cancelled') return undefined // the stream closed or the broker is stopping
-  return response(ctx, req, await readAll(ctx, req, false))
+  const again = readAll(ctx, req, false)
+  return response(ctx, req, again instanceof Promise ? await again : again)
 }
 
 function response(ctx: BrokerContext, req: wire.FetchRequest__Output, outcome: ReadOutcome): wire.FetchResponse {
@@ -92,28 +95,69 @@ function response(ctx: BrokerContext, req: wire.FetchRequest__Output, outcome: R
   return res
 }
 
-async function readAll(ctx: BrokerContext, req: wire.FetchRequest__Output, firstRead: boolean): Promise<ReadOutcome> {
-  let remaining = req.max_bytes > 0 ? Math.min(req.max_bytes, RESPONSE_BYTES_MAX) : RESPONSE_BYTES_MAX
-  let bytes = 0
-  let failed = false
-  const topics: wire.TopicFetchResponse[] = []
-  for (const t of req.topics) {
-    const partitions: wire.PartitionFetchResponse[] = []
-    for (const p of t.partitions) {
-      const limit = Math.min(p.partition_max_bytes > 0 ? p.partition_max_bytes : PARTITION_BYTES_DEFAULT, remaining)
-      const r = await readPartition(ctx, req, t.topic, p, limit, bytes === 0, firstRead)
-      const size = r.records instanceof Buffer ? r.records.length : 0
-      if ((r.error_code ?? 0) !== 0 || r.diverging_epoch != null) failed = true
-      bytes += size
-      remaining = Math.max(0, remaining - size)
-      partitions.push(r)
-    }
-    topics.push({ topic: t.topic, partitions })
+/**
+ * Reads every partition of the request in order; a promise only once some partition's read went
+ * to the thread pool (readPartition), from which point the rest continue after it.
+ */
+function readAll(
+  ctx: BrokerContext,
+  req: wire.FetchRequest__Output,
+  firstRead: boolean,
+): ReadOutcome | Promise<ReadOutcome> {
+  const state: ReadState = {
+    remaining: req.max_bytes > 0 ? Math.min(req.max_bytes, RESPONSE_BYTES_MAX) : RESPONSE_BYTES_MAX,
+    bytes: 0,
+    failed: false,
+    topics: req.topics.map((t) => ({ topic: t.topic, partitions: [] })),
   }
-  return { topics, bytes, failed }
+  return readFrom(ctx, req, firstRead, state, 0, 0)
 }
 
-async function readPartition(
+interface ReadState {
+  remaining: number
+  bytes: number
+  failed: boolean
+  readonly topics: Array<{ topic: string; partitions: wire.PartitionFetchResponse[] }>
+}
+
+function readFrom(
+  ctx: BrokerContext,
+  req: wire.FetchRequest__Output,
+  firstRead: boolean,
+  state: ReadState,
+  topicIndex: number,
+  partitionIndex: number,
+): ReadOutcome | Promise<ReadOutcome> {
+  for (let ti = topicIndex; ti < req.topics.length; ti++) {
+    const t = req.topics[ti]!
+    for (let pi = ti === topicIndex ? partitionIndex : 0; pi < t.partitions.length; pi++) {
+      const p = t.partitions[pi]!
+      const limit = Math.min(
+        p.partition_max_bytes > 0 ? p.partition_max_bytes : PARTITION_BYTES_DEFAULT,
+        state.remaining,
+      )
+      const r = readPartition(ctx, req, t.topic, p, limit, state.bytes === 0, firstRead)
+      if (r instanceof Promise)
+        return r.then((answer) => {
+          addAnswer(state, ti, answer)
+          return readFrom(ctx, req, firstRead, state, ti, pi + 1)
+        })
+      addAnswer(state, ti, r)
+    }
+  }
+  return { topics: state.topics, bytes: state.bytes, failed: state.failed }
+}
+
+function addAnswer(state: ReadState, topicIndex: number, r: wire.PartitionFetchResponse): void {
+  const size = r.records instanceof Buffer ? r.records.length : 0
+  if ((r.error_code ?? 0) !== 0 || r.diverging_epoch != null) state.failed = true
+  state.bytes += size
+  state.remaining = Math.max(0, state.remaining - size)
+  state.topics[topicIndex]!.partitions.push(r)
+}
+
+/** One partition's answer; a promise only when its records are not at the active segment's tail. */
+function readPartition(
   ctx: BrokerContext,
   req: wire.FetchRequest__Output,
   topic: string,
@@ -121,15 +165,19 @@ async function readPartition(
   maxBytes: number,
   minOneBatch: boolean,
   firstRead: boolean,
-): Promise<wire.PartitionFetchResponse> {
+): wire.PartitionFetchResponse | Promise<wire.PartitionFetchResponse> {
   const partition = p.partition
   const fail = (f: ErrorFields, offsets?: FetchOffsets): wire.PartitionFetchResponse =>
     partitionFetchFailure(partition, f, offsets)
+  const failWith = (err: unknown): wire.PartitionFetchResponse =>
+    fail(errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Fetch' }))
   try {
     const replica = leaderReplica(ctx, topic, partition)
     if ('error_code' in replica) return fail(replica)
-    if (req.replica_id >= 0)
-      return await readForFollower(ctx, req, replica, p, { maxBytes, minOneBatch, recordPosition: firstRead })
+    if (req.replica_id >= 0) {
+      const answer = readForFollower(ctx, req, replica, p, { maxBytes, minOneBatch, recordPosition: firstRead })
+      return answer instanceof Promise ? answer.catch(failWith) : answer
+    }
     const epochError = leaderEpochMismatch(replica, p.current_leader_epoch)
     if (epochError !== undefined) return fail(epochError)
     const offsets = { hw: replica.highWatermark, lso: replica.logStartOffset, leo: replica.logEndOffset }
@@ -144,12 +192,7 @@ async function readPartition(
       )
     }
     const maxOffset = offsets.hw
-    let records: Buffer = EMPTY
-    if (offset < maxOffset) {
-      const read = await replica.log.read(offset, maxBytes, { maxOffset, minOneBatch })
-      records = read.records
-    }
-    return {
+    const answer = (records: Buffer): wire.PartitionFetchResponse => ({
       partition,
       ...NO_ERROR,
       high_watermark: toInt64String(offsets.hw),
@@ -158,9 +201,14 @@ async function readPartition(
       log_end_offset: toInt64String(offsets.leo),
       records,
       leader_epoch: replica.leaderEpoch,
-    }
+    })
+    if (offset >= maxOffset) return answer(EMPTY)
+    const readOptions = { maxOffset, minOneBatch }
+    const read = replica.log.readSync(offset, maxBytes, readOptions)
+    if (read !== undefined) return answer(read.records)
+    return replica.log.read(offset, maxBytes, readOptions).then((r) => answer(r.records), failWith)
   } catch (err) {
-    return fail(errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Fetch' }))
+    return failWith(err)
   }
 }
 

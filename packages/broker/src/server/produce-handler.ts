@@ -44,26 +44,61 @@ const VALID_ACKS = new Set([-1, 0, 1])
 /** acks=-1 waits this long when the request names no timeout. */
 const DEFAULT_ACKS_TIMEOUT_MS = 30_000
 
-/** Handles one request; resolves to undefined when no answer is due (acks=0). */
-export async function handleProduce(
+/**
+ * Handles one request; resolves to undefined when no answer is due (acks=0).
+ *
+ * Written with callbacks, not async functions: each partition reports its answer through `done`,
+ * and the request resolves when the last one has. An acks=all partition's answer comes from the
+ * high-watermark waiter, which runs inside the call that advanced the HW (hw-waiters.ts), so the
+ * request resolves there and its answer is queued ahead of the work that fetch answer started,
+ * instead of after five promise hops behind it (issue 16: "HW advanced -> produce answered").
+ */
+export function handleProduce(
   ctx: BrokerContext,
   req: wire.ProduceRequest__Output,
 ): Promise<wire.ProduceResponse | undefined> {
-  const refusal = requestRefusal(req)
-  const topics = await Promise.all(
-    req.topics.map(async (t) => ({
-      topic: t.topic,
-      partitions: await Promise.all(
-        t.partitions.map((p) =>
-          refusal === undefined ? producePartition(ctx, req, t.topic, p) : failedWith(p.partition, refusal),
-        ),
-      ),
-    })),
-  )
-  ctx.metrics?.produceAnswered(topics)
-  if (traceOn) traceProduceAnswered(ctx.brokerId, topics)
-  if (req.acks === 0) return undefined
-  return { correlation_id: req.correlation_id, topics, throttle_time_ms: 0 }
+  return new Promise((resolve, reject) => {
+    const refusal = requestRefusal(req)
+    let pending = 0
+    const topics: wire.TopicProduceResponse[] = req.topics.map((t) => {
+      pending += t.partitions.length
+      return { topic: t.topic, partitions: new Array<wire.PartitionProduceResponse>(t.partitions.length) }
+    })
+    const finish = (): void => {
+      try {
+        ctx.metrics?.produceAnswered(topics)
+        if (traceOn) traceProduceAnswered(ctx.brokerId, topics)
+        resolve(req.acks === 0 ? undefined : { correlation_id: req.correlation_id, topics, throttle_time_ms: 0 })
+      } catch (err) {
+        reject(err)
+      }
+    }
+    if (pending === 0) {
+      finish()
+      return
+    }
+    req.topics.forEach((t, ti) => {
+      const answers = topics[ti]!.partitions!
+      t.partitions.forEach((p, pi) => {
+        const done = (r: wire.PartitionProduceResponse): void => {
+          answers[pi] = r
+          if (--pending === 0) finish()
+        }
+        if (refusal === undefined) producePartition(ctx, req, t.topic, p, once(done))
+        else done(failedWith(p.partition, refusal))
+      })
+    })
+  })
+}
+
+/** `f` called at most once: a partition answers exactly once whatever path fails late. */
+function once<A>(f: (a: A) => void): (a: A) => void {
+  let called = false
+  return (a) => {
+    if (called) return
+    called = true
+    f(a)
+  }
 }
 
 /**
@@ -81,22 +116,30 @@ function requestRefusal(req: wire.ProduceRequest__Output): ErrorFields | undefin
   return undefined
 }
 
-async function producePartition(
+/** Validates and appends one partition's batches; `done` gets its answer (after the HW wait for acks=all). */
+function producePartition(
   ctx: BrokerContext,
   req: wire.ProduceRequest__Output,
   topic: string,
   data: wire.PartitionProduceData__Output,
-): Promise<wire.PartitionProduceResponse> {
+  done: (r: wire.PartitionProduceResponse) => void,
+): void {
   const partition = data.partition
   const received = traceOn ? traceNow() : 0n
+  const fail = (err: unknown): void =>
+    done(failedWith(partition, errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Produce' })))
   try {
     const replica = leaderReplica(ctx, topic, partition)
-    if ('error_code' in replica) return failedWith(partition, replica)
+    if ('error_code' in replica) {
+      done(failedWith(partition, replica))
+      return
+    }
     const config = ctx.cache.topicConfig(topic)
     let spans = validateBatches(data.records)
     for (const span of spans) {
       if ((span.attributes & CONTROL_MASK) !== 0) {
-        return failed(partition, 'INVALID_RECORD', 'producers may not send control batches')
+        done(failed(partition, 'INVALID_RECORD', 'producers may not send control batches'))
+        return
       }
     }
     let logAppendTimeMs = -1n
@@ -104,36 +147,46 @@ async function producePartition(
       logAppendTimeMs = BigInt(Date.now())
       spans = stampLogAppendTime(data.records, spans, logAppendTimeMs)
     }
-    const result = await replica.appendAsLeader(data.records, spans, req.acks === -1, config['min.insync.replicas'])
-    if (result.duplicate !== true) ctx.metrics?.produced(topic, data.records.length, spans)
-    if (traceOn) traceLeaderAppend(ctx.brokerId, topic, partition, result.firstOffset, result.lastOffset, received)
-    if (req.acks === -1) {
-      const { isrSize } = await replica.waitForHighWatermark(
-        result.lastOffset + 1n,
-        req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS,
-      )
-      // Kafka's checkEnoughReplicasReachOffset: the HW passed the batch, but only because the ISR
-      // shrank below min.insync.replicas on the way. The records are in the log; say so.
-      if (isrSize < config['min.insync.replicas']) {
-        return failed(
+    const minIsr = config['min.insync.replicas']
+    replica.appendAsLeader(data.records, spans, req.acks === -1, minIsr).then((result) => {
+      try {
+        if (result.duplicate !== true) ctx.metrics?.produced(topic, data.records.length, spans)
+        if (traceOn) traceLeaderAppend(ctx.brokerId, topic, partition, result.firstOffset, result.lastOffset, received)
+        const answer = (): wire.PartitionProduceResponse => ({
           partition,
-          'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
-          `appended at ${result.firstOffset}, but only ${isrSize} in-sync replicas remained (min.insync.replicas ${config['min.insync.replicas']})`,
-        )
+          ...NO_ERROR,
+          base_offset: toInt64String(result.firstOffset),
+          // A deduplicated retry answers with the original append time (producer-state/).
+          log_append_time_ms: toInt64String(
+            logAppendTimeMs >= 0n && result.duplicate === true ? result.maxTimestamp : logAppendTimeMs,
+          ),
+          log_start_offset: toInt64String(replica.logStartOffset),
+        })
+        if (req.acks !== -1) {
+          done(answer())
+          return
+        }
+        const timeoutMs = req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS
+        replica.watchHighWatermark(result.lastOffset + 1n, timeoutMs, (err, isrSize) => {
+          // Kafka's checkEnoughReplicasReachOffset: the HW passed the batch, but only because the
+          // ISR shrank below min.insync.replicas on the way. The records are in the log; say so.
+          if (err !== undefined) fail(err)
+          else if (isrSize < minIsr)
+            done(
+              failed(
+                partition,
+                'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
+                `appended at ${result.firstOffset}, but only ${isrSize} in-sync replicas remained (min.insync.replicas ${minIsr})`,
+              ),
+            )
+          else done(answer())
+        })
+      } catch (err) {
+        fail(err)
       }
-    }
-    return {
-      partition,
-      ...NO_ERROR,
-      base_offset: toInt64String(result.firstOffset),
-      // A deduplicated retry answers with the original append time (producer-state/).
-      log_append_time_ms: toInt64String(
-        logAppendTimeMs >= 0n && result.duplicate === true ? result.maxTimestamp : logAppendTimeMs,
-      ),
-      log_start_offset: toInt64String(replica.logStartOffset),
-    }
+    }, fail)
   } catch (err) {
-    return failedWith(partition, errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Produce' }))
+    fail(err)
   }
 }
 

@@ -71,18 +71,36 @@ export class RpcProbe {
     c.observe((performance.now() - startMs) / 1000)
   }
 
-  /** `fn` with every call counted and timed; rejections pass through unchanged. */
+  /**
+   * `fn` with every call counted and timed; rejections pass through unchanged. The caller gets
+   * `fn`'s own promise and the timing hangs off it as a second reaction, so the wrapper adds no
+   * microtask hop between the handler's answer and whoever waits for it (issue 16); an async
+   * wrapper that awaited and returned it added one on every request.
+   */
   wrap<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-    return async (...args: A): Promise<R> => {
+    return (...args: A): Promise<R> => {
       const start = performance.now()
+      let answer: Promise<R>
       try {
-        const r = await fn(...args)
-        this.done(start)
-        return r
+        // Promise.resolve hands back a native promise as it is: no extra hop.
+        answer = Promise.resolve(fn(...args))
       } catch (err) {
-        this.done(start, err)
-        throw err
+        answer = Promise.reject(err)
       }
+      answer.then(
+        () => this.safeDone(start),
+        (err: unknown) => this.safeDone(start, err),
+      )
+      return answer
+    }
+  }
+
+  /** done() off the answer's path: a metrics failure must not become an unhandled rejection. */
+  private safeDone(startMs: number, err?: unknown): void {
+    try {
+      this.done(startMs, err)
+    } catch {
+      // A metric that cannot be recorded is dropped; the answer is unaffected.
     }
   }
 

@@ -62,6 +62,25 @@ export class FileHandleCache {
   }
 
   /**
+   * Runs `fn` at once with the handle of `path` when it is open already (the active segment's
+   * .log, which every append keeps open), or answers undefined without running it: the caller
+   * then takes the promise path of `use`. Saves the promise chain of a use() on reads of the
+   * log's tail (issue 16).
+   */
+  useSync<T>(path: string, fn: (fh: FileHandle) => T): T | undefined {
+    const entry = this.entries.get(path)
+    if (this.closed || entry === undefined || entry.handle === undefined || entry.doomed) return undefined
+    entry.pins++
+    this.entries.delete(path)
+    this.entries.set(path, entry)
+    try {
+      return fn(entry.handle)
+    } finally {
+      this.release(entry)
+    }
+  }
+
+  /**
    * Runs `fn`, which opens and closes at most one file of its own at a time (e.g. a checkpoint
    * write), inside the same budget, so transient opens cannot push the process past the bound.
    */

@@ -39,12 +39,61 @@ export function floorSegmentIndex(segments: readonly Segment[], offset: bigint):
   return found
 }
 
+/**
+ * The I/O a read needs, one step at a time: readBatchesPlan yields each step and is resumed with
+ * its result, so the same walk runs on promises (readBatches) or synchronously over the tail of
+ * the active segment (readBatchesSync), with one copy of the logic.
+ */
+type ReadStep =
+  | { readonly kind: 'seek'; readonly seg: Segment; readonly offset: bigint; readonly limit: number }
+  | { readonly kind: 'read'; readonly seg: Segment; readonly position: number; readonly length: number }
+type SeekAnswer = Awaited<ReturnType<Segment['seek']>>
+
 export async function readBatches(
   segments: readonly Segment[],
   offset: bigint,
   maxBytes: number,
   options: ReadOptions,
 ): Promise<ReadResult> {
+  const plan = readBatchesPlan(segments, offset, maxBytes, options)
+  let step = plan.next()
+  while (step.done !== true) {
+    const s = step.value
+    step = plan.next(
+      s.kind === 'seek' ? await s.seg.seek(s.offset, s.limit) : await s.seg.readLog(s.position, s.length),
+    )
+  }
+  return step.value
+}
+
+/**
+ * readBatches without a promise, when every step is answered from memory or the active
+ * segment's tail with its handle open (what followers and caught-up consumers ask for);
+ * undefined as soon as one is not (the caller then reads with readBatches; nothing was changed).
+ */
+export function readBatchesSync(
+  segments: readonly Segment[],
+  offset: bigint,
+  maxBytes: number,
+  options: ReadOptions,
+): ReadResult | undefined {
+  const plan = readBatchesPlan(segments, offset, maxBytes, options)
+  let step = plan.next()
+  while (step.done !== true) {
+    const s = step.value
+    const answer = s.kind === 'seek' ? s.seg.seekRecent(s.offset, s.limit) : s.seg.readTailSync(s.position, s.length)
+    if (answer === undefined) return undefined
+    step = plan.next(answer)
+  }
+  return step.value
+}
+
+function* readBatchesPlan(
+  segments: readonly Segment[],
+  offset: bigint,
+  maxBytes: number,
+  options: ReadOptions,
+): Generator<ReadStep, ReadResult, SeekAnswer | Buffer> {
   const { maxOffset, minOneBatch = false } = options
   const chunks: Buffer[] = []
   let total = 0
@@ -56,18 +105,22 @@ export async function readBatches(
     let pos = 0
     let firstHeaderSize: number | undefined
     if (chunks.length === 0) {
-      const found = await seg.seek(offset, limit)
+      const found = (yield { kind: 'seek', seg, offset, limit }) as SeekAnswer
       pos = found.position
       firstHeaderSize = found.header?.sizeBytes
     }
     while (pos < limit && !done) {
       let want = maxBytes - total
       if (total === 0 && minOneBatch) {
-        firstHeaderSize ??= batchSizeFrom(await seg.readLog(pos, BATCH_HEADER_BYTES), seg, pos)
+        firstHeaderSize ??= batchSizeFrom(
+          (yield { kind: 'read', seg, position: pos, length: BATCH_HEADER_BYTES }) as Buffer,
+          seg,
+          pos,
+        )
         want = Math.max(want, firstHeaderSize)
       }
       if (want < BATCH_HEADER_BYTES) break
-      const chunk = await seg.readLog(pos, Math.min(want, limit - pos))
+      const chunk = (yield { kind: 'read', seg, position: pos, length: Math.min(want, limit - pos) }) as Buffer
       const cut = wholeBatchesIn(chunk, maxOffset)
       if (cut.bytes > 0) {
         chunks.push(chunk.subarray(0, cut.bytes))

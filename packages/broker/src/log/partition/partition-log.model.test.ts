@@ -87,6 +87,7 @@ describe('PartitionLog against an in-memory model', () => {
     const dataDir = await makeTempDir()
     onTestFinished(() => fs.rm(dataDir, { recursive: true, force: true }))
     let run = 0
+    let syncReads = 0
     await fc.assert(
       fc.asyncProperty(configArb, fc.array(opArb, { minLength: 1, maxLength: 40 }), async (cfg, ops) => {
         const dir = `${dataDir}/run-${run++}`
@@ -138,7 +139,14 @@ describe('PartitionLog against an in-memory model', () => {
                 expect(isSluiceError(err, 'OFFSET_OUT_OF_RANGE')).toBe(true)
               } else {
                 const got = await log.read(offset, op.maxBytes, { minOneBatch: op.minOneBatch, maxOffset })
-                expect(got.records.equals(modelRead(model, offset, op.maxBytes, op.minOneBatch, maxOffset))).toBe(true)
+                const want = modelRead(model, offset, op.maxBytes, op.minOneBatch, maxOffset)
+                expect(got.records.equals(want)).toBe(true)
+                // The synchronous tail read answers the same bytes whenever it answers at all.
+                const tail = log.readSync(offset, op.maxBytes, { minOneBatch: op.minOneBatch, maxOffset })
+                if (tail !== undefined) {
+                  expect(tail.records.equals(want)).toBe(true)
+                  syncReads++
+                }
               }
             } else if (op.kind === 'time') {
               const first = model.find((b) => b.maxTimestamp >= op.ts)
@@ -173,5 +181,7 @@ describe('PartitionLog against an in-memory model', () => {
       }),
       { numRuns: Number(process.env.SLUICE_PROPERTY_RUNS ?? 60) },
     )
+    // The comparison above must have run: tail reads are what followers and consumers make.
+    expect(syncReads).toBeGreaterThan(0)
   })
 })

@@ -30,7 +30,13 @@ import {
 import { indexBatch, PendingIndexEntries, type IndexCursor } from '../segment/index-cursor.js'
 import type { EpochEntry } from './leader-epoch-cache.js'
 import type { LogConfig } from '../log-config.js'
-import { findOffsetForTimestamp, readBatches, type ReadOptions, type ReadResult } from './log-reader.js'
+import {
+  findOffsetForTimestamp,
+  readBatches,
+  readBatchesSync,
+  type ReadOptions,
+  type ReadResult,
+} from './log-reader.js'
 import type { Segment } from '../segment/segment.js'
 import { LogLifecycle } from './log-lifecycle.js'
 import { storageError } from './log-storage.js'
@@ -282,6 +288,32 @@ export class PartitionLog extends LogLifecycle {
   }
 
   async read(offset: bigint, maxBytes: number, options: ReadOptions = {}): Promise<ReadResult> {
+    const empty = this.readBounds(offset, options)
+    if (empty !== undefined) return empty
+    try {
+      return await readBatches(this.segments, offset, Math.max(0, maxBytes), options)
+    } catch (err) {
+      throw storageError(err, 'read failed')
+    }
+  }
+
+  /**
+   * read() answered on the spot when it needs no I/O beyond the active segment's tail (a
+   * follower or a caught-up consumer); undefined when read() must run instead. Throws as read()
+   * rejects (OFFSET_OUT_OF_RANGE, storage errors). Spares the tail read its promise chain.
+   */
+  readSync(offset: bigint, maxBytes: number, options: ReadOptions = {}): ReadResult | undefined {
+    const empty = this.readBounds(offset, options)
+    if (empty !== undefined) return empty
+    try {
+      return readBatchesSync(this.segments, offset, Math.max(0, maxBytes), options)
+    } catch (err) {
+      throw storageError(err, 'read failed')
+    }
+  }
+
+  /** read()'s range check; the empty answer when there is nothing to read, else undefined. */
+  private readBounds(offset: bigint, options: ReadOptions): ReadResult | undefined {
     this.assertOpen()
     const segments = this.segments
     const start = this.logStartOffsetValue
@@ -296,11 +328,7 @@ export class PartitionLog extends LogLifecycle {
     if (offset === end || (options.maxOffset !== undefined && offset >= options.maxOffset)) {
       return { records: Buffer.alloc(0), firstOffset: offset }
     }
-    try {
-      return await readBatches(segments, offset, Math.max(0, maxBytes), options)
-    } catch (err) {
-      throw storageError(err, 'read failed')
-    }
+    return undefined
   }
 
   async offsetForTimestamp(ts: bigint): Promise<{ offset: bigint; timestamp: bigint } | undefined> {

@@ -310,22 +310,27 @@ export class Segment {
    * position. Near the end of the active segment the recent-batch list answers without I/O.
    */
   async seek(offset: bigint, limit: number): Promise<{ position: number; header: SeekHit | undefined }> {
-    if (limit === 0) return { position: 0, header: undefined }
-    const active = this.active
-    if (active !== undefined) {
-      const rel = offset - this.baseOffset
-      const hit = active.recent.find(rel < 0n ? -1 : rel > 0x7fffffffn ? 0x7fffffff : Number(rel), limit)
-      if (hit === 'end') return { position: limit, header: undefined }
-      if (hit !== undefined)
-        return {
-          position: hit.position,
-          header: { baseOffset: this.baseOffset + BigInt(hit.relBase), sizeBytes: hit.sizeBytes },
-        }
-    }
+    const recent = this.seekRecent(offset, limit)
+    if (recent !== undefined) return recent
     const start = await this.indexedPositionFor(offset)
     return await this.cache.use(this.paths.log, (fh) =>
       new HeaderReader(fh, this.paths.log).seekOffset(start, limit, offset),
     )
+  }
+
+  /** seek() when the recent-batch list answers it (no I/O), else undefined. */
+  seekRecent(offset: bigint, limit: number): { position: number; header: SeekHit | undefined } | undefined {
+    if (limit === 0) return { position: 0, header: undefined }
+    const active = this.active
+    if (active === undefined) return undefined
+    const rel = offset - this.baseOffset
+    const hit = active.recent.find(rel < 0n ? -1 : rel > 0x7fffffffn ? 0x7fffffff : Number(rel), limit)
+    if (hit === 'end') return { position: limit, header: undefined }
+    if (hit === undefined) return undefined
+    return {
+      position: hit.position,
+      header: { baseOffset: this.baseOffset + BigInt(hit.relBase), sizeBytes: hit.sizeBytes },
+    }
   }
 
   /**
@@ -459,10 +464,22 @@ export class Segment {
    * is read on the event loop (file-io.ts says why); older bytes are read by the thread pool.
    */
   async readLog(position: number, length: number): Promise<Buffer> {
+    const tail = this.readTailSync(position, length)
+    if (tail !== undefined) return tail
     const tailStart = this.active?.recent.tailStart
     if (tailStart !== undefined && position >= tailStart)
       return await this.cache.use(this.paths.log, async (fh) => readAtSync(fh, position, length))
     return await this.cache.use(this.paths.log, (fh) => readAt(fh, position, length))
+  }
+
+  /**
+   * readLog() of the active segment's tail on the event loop with no promise in between, when
+   * its handle is open; undefined otherwise (the caller falls back to readLog).
+   */
+  readTailSync(position: number, length: number): Buffer | undefined {
+    const tailStart = this.active?.recent.tailStart
+    if (tailStart === undefined || position < tailStart) return undefined
+    return this.cache.useSync(this.paths.log, (fh) => readAtSync(fh, position, length))
   }
 
   /**
