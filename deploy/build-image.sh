@@ -3,8 +3,8 @@
 #
 #   deploy/build-image.sh [TAG]        TAG defaults to sluice:dev (env SLUICE_IMAGE also works)
 #
-# 1. installs (fresh clone only) and compiles the packages (`tsc -b`; SKIP_BUILD=1 skips both
-#    when dist/ is known to be fresh),
+# 1. installs (fresh clone only), compiles the packages (`tsc -b`) and builds the console's front
+#    end (vite; SKIP_BUILD=1 skips all three when dist/ is known to be fresh),
 # 2. stages the CLI with its production dependencies only (`pnpm deploy --prod`: the CLI depends
 #    on the broker and metadata packages through testkit) plus proto/ in a temporary context,
 # 3. makes sure node:20-bookworm-slim exists: pulled when a registry answers, otherwise built
@@ -27,8 +27,12 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   fi
   echo "== tsc -b packages/cli (and what it references)"
   npx tsc -b packages/cli
+  echo "== vite build of the console's front end (served by sluice console from its dist/web)"
+  npx vite build --logLevel warn --config packages/console/web/vite.config.ts
 fi
 test -f packages/cli/dist/bin.js || { echo "packages/cli/dist/bin.js missing: build first (npx tsc -b)" >&2; exit 1; }
+test -f packages/console/dist/web/index.html \
+  || { echo "packages/console/dist/web missing: build first (pnpm run build)" >&2; exit 1; }
 
 CTX="$(mktemp -d "${TMPDIR:-/tmp}/sluice-image.XXXXXX")"
 trap 'rm -rf "$CTX"' EXIT

@@ -53,10 +53,6 @@ describe('console in Chromium: connectors', () => {
     expect(created.status).toBe(201)
 
     await page.goto(`${stack.url}/connectors`)
-    if (!suite.modern) {
-      await page.getByText('Not available').first().waitFor()
-      return
-    }
     const row = page.getByRole('table', { name: 'connectors' }).getByRole('row', { name: /lines-src/ })
     // The State column is the connector's; the Tasks column has a state per task.
     const state = row.locator('td').nth(2)
@@ -126,10 +122,6 @@ describe('console in Chromium: streams applications', () => {
     await producer.close()
 
     await page.goto(`${stack.url}/streams`)
-    if (!suite.modern) {
-      await page.getByText('Not available').first().waitFor()
-      return
-    }
     // The application shows up once its instance has joined with the streams assignor.
     await waitFor(async () => (await getJson(stack.console.url, `/api/streams/${app}`)).status === 200, {
       timeoutMs: 60_000,

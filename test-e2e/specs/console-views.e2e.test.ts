@@ -20,7 +20,6 @@ import { openPage, screenshot } from '../src/console/browser.js'
 import { getJson, waitForLeaders } from '../src/console/console-api.js'
 import { WEB_ROOT } from '../src/console/console-stack.js'
 import { useConsoleSuite } from '../src/console/console-suite.js'
-import { startWebProxy } from '../src/console/web-proxy.js'
 
 const topic = `views-${randomUUID().slice(0, 8)}`
 const group = `views-group-${randomUUID().slice(0, 8)}`
@@ -108,12 +107,8 @@ describe('console views in Chromium', () => {
     const brokers = suite.page.getByRole('table', { name: 'brokers' })
     await brokers.locator('tbody tr').first().waitFor()
     expect(await brokers.locator('tbody tr').count()).toBe(1)
-    if (suite.modern) {
-      await brokers.getByText('up', { exact: true }).waitFor()
-      await writeUntilChartsMove(suite.page)
-    } else {
-      await suite.page.getByText('Not available').first().waitFor()
-    }
+    await brokers.getByText('up', { exact: true }).waitFor()
+    await writeUntilChartsMove(suite.page)
     await screenshot(suite.page, 'overview')
   })
 
@@ -181,16 +176,14 @@ describe('console views in Chromium', () => {
       expect(await suite.page.locator('main h1').count()).toBeGreaterThan(0)
       await screenshot(suite.page, v.name)
     }
-    if (suite.modern) {
-      // The broker page lists its partitions (paginated by the server).
-      await suite.page.goto(`${suite.stack.url}/brokers/1`)
-      await suite.page
-        .getByRole('table', { name: 'broker partitions' })
-        .getByRole('link', { name: topic })
-        .first()
-        .waitFor()
-      await screenshot(suite.page, 'broker')
-    }
+    // The broker page lists its partitions (paginated by the server).
+    await suite.page.goto(`${suite.stack.url}/brokers/1`)
+    await suite.page
+      .getByRole('table', { name: 'broker partitions' })
+      .getByRole('link', { name: topic })
+      .first()
+      .waitFor()
+    await screenshot(suite.page, 'broker')
   })
 
   it('shows JSON pretty-printed and binary as hex in the message browser', async () => {
@@ -240,10 +233,6 @@ describe('console views in Chromium', () => {
   it('tails a topic live: a record written after the tail opened shows up', async () => {
     await suite.page.goto(`${suite.stack.url}/topics/${encodeURIComponent(topic)}/messages`)
     await suite.page.getByRole('tab', { name: 'Live tail' }).click()
-    if (!suite.modern) {
-      await suite.page.getByText('Not available').first().waitFor()
-      return
-    }
     await suite.page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor()
     const tail = suite.page.getByRole('table', { name: 'live records' })
     const marker = `tail-${randomUUID().slice(0, 8)}`
@@ -277,7 +266,7 @@ describe('console views in Chromium', () => {
       const bg = async (): Promise<string> =>
         String(await p.evaluate('getComputedStyle(document.body).backgroundColor'))
       expect(await bg()).toBe('rgb(15, 20, 25)')
-      if (suite.modern) await writeUntilChartsMove(p)
+      await writeUntilChartsMove(p)
       await screenshot(p, 'overview-dark')
       await p.getByRole('button', { name: 'switch to light mode' }).click()
       expect(await bg()).toBe('rgb(247, 248, 250)')
@@ -329,9 +318,7 @@ describe('console views in Chromium', () => {
       readOnly: true,
       token: 's3cret',
     })
-    const proxy =
-      suite.stack.servedBy === 'test-proxy' ? await startWebProxy(path.resolve(WEB_ROOT), locked.url) : undefined
-    const base = proxy?.url ?? locked.url
+    const base = locked.url
     const w = await openPage(suite.browser, base)
     try {
       const p = w.page
@@ -344,32 +331,28 @@ describe('console views in Chromium', () => {
       await p.getByLabel('Token').fill('s3cret')
       await p.getByRole('button', { name: 'Sign in' }).click()
       await p.getByRole('link', { name: topic }).waitFor()
-      if (suite.modern) {
-        await p.getByText('read-only', { exact: true }).waitFor()
-        expect(await p.getByRole('button', { name: 'Create topic' }).count()).toBe(0)
-        await p.goto(`${base}/topics/${encodeURIComponent(topic)}`)
-        await p.getByRole('table', { name: 'partitions' }).waitFor()
-        for (const name of ['Produce', 'Edit config', 'Add partitions', 'Delete'])
-          expect(await p.getByRole('button', { name, exact: true }).count()).toBe(0)
-        await screenshot(p, 'read-only-topic')
-        // A reset can still be planned (a dry run changes nothing), but not executed.
-        await p.goto(`${base}/groups/${encodeURIComponent(group)}`)
-        await p.getByRole('button', { name: 'Plan an offset reset' }).click()
-        const dialog = p.getByRole('dialog', { name: `Reset offsets of ${group}` })
-        await dialog.getByRole('button', { name: 'Dry run' }).click()
-        await dialog.getByRole('table', { name: 'reset plan' }).locator('tbody tr').first().waitFor()
-        expect(await dialog.getByRole('button', { name: 'Execute' }).count()).toBe(0)
-        await dialog.getByRole('button', { name: 'Cancel' }).click()
-      }
+      await p.getByText('read-only', { exact: true }).waitFor()
+      expect(await p.getByRole('button', { name: 'Create topic' }).count()).toBe(0)
+      await p.goto(`${base}/topics/${encodeURIComponent(topic)}`)
+      await p.getByRole('table', { name: 'partitions' }).waitFor()
+      for (const name of ['Produce', 'Edit config', 'Add partitions', 'Delete'])
+        expect(await p.getByRole('button', { name, exact: true }).count()).toBe(0)
+      await screenshot(p, 'read-only-topic')
+      // A reset can still be planned (a dry run changes nothing), but not executed.
+      await p.goto(`${base}/groups/${encodeURIComponent(group)}`)
+      await p.getByRole('button', { name: 'Plan an offset reset' }).click()
+      const dialog = p.getByRole('dialog', { name: `Reset offsets of ${group}` })
+      await dialog.getByRole('button', { name: 'Dry run' }).click()
+      await dialog.getByRole('table', { name: 'reset plan' }).locator('tbody tr').first().waitFor()
+      expect(await dialog.getByRole('button', { name: 'Execute' }).count()).toBe(0)
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
       // The token lives in the tab's sessionStorage: a reload needs no new sign-in.
       await p.reload()
-      if (suite.modern) await p.getByRole('heading', { name: group }).waitFor()
-      else await p.getByRole('table', { name: 'topics' }).waitFor()
+      await p.getByRole('heading', { name: group }).waitFor()
       expect(await p.getByRole('heading', { name: 'Access token' }).count()).toBe(0)
       expect(w.errors).toEqual([])
     } finally {
       await w.context.close()
-      await proxy?.close()
       await locked.close()
     }
   })

@@ -1,24 +1,21 @@
 /**
  * What the console's Chromium tests run against: a REAL cluster of spawned processes (metadata
  * service and a broker from the built dist/, with admin ports so the console can read their
- * metrics), the console server started on port 0 against it, and the URL a browser opens. When
- * the console server does not serve the built page itself (an older server), a test-only proxy
- * (web-proxy.ts) serves it and forwards /api; `servedBy` says which, so tests can tell.
+ * metrics), the console server started on port 0 against it, and the URL a browser opens: the
+ * console serves the built page itself (packages/console/dist/web), and the stack refuses to
+ * start when it does not, so no test can pass against a page that was never built.
  */
 import { startConsoleServer, type ConsoleServer, type ConsoleServerOptions } from '@sluice/console'
 import { spawnCluster, type SpawnedCluster } from '@sluice/testkit'
-import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startWebProxy, type WebProxy } from './web-proxy.js'
 
 export const WEB_ROOT = fileURLToPath(new URL('../../../packages/console/dist/web', import.meta.url))
 
 export interface ConsoleStack {
   readonly cluster: SpawnedCluster
   readonly console: ConsoleServer
-  /** Where the browser goes: the console itself, or the test proxy in front of it. */
+  /** Where the browser goes. */
   readonly url: string
-  readonly servedBy: 'console' | 'test-proxy'
   stop(): Promise<void>
 }
 
@@ -29,7 +26,7 @@ async function servesPage(base: string): Promise<boolean> {
 }
 
 /** Options of the console that depend on the cluster (a Connect worker on it, say); may return extra options. */
-export type BeforeConsole = (cluster: SpawnedCluster) => Promise<Record<string, unknown>>
+export type BeforeConsole = (cluster: SpawnedCluster) => Promise<Partial<ConsoleServerOptions>>
 
 export async function startConsoleStack(
   consoleOptions: Omit<ConsoleServerOptions, 'bootstrap' | 'client' | 'port'> = {},
@@ -37,9 +34,7 @@ export async function startConsoleStack(
 ): Promise<ConsoleStack> {
   let cluster: SpawnedCluster | undefined
   let server: ConsoleServer | undefined
-  let proxy: WebProxy | undefined
   const stop = async (): Promise<void> => {
-    await proxy?.close().catch(() => {})
     await server?.close().catch(() => {})
     await cluster?.stop()
   }
@@ -58,22 +53,17 @@ export async function startConsoleStack(
     })
     const extra = (await beforeConsole?.(cluster)) ?? {}
     server = await startConsoleServer({
-      // Sample throughput and lag often, so charts fill within seconds (a server without these
-      // options, or without connectUrl, ignores them).
-      ...({ metricsIntervalMs: 500, lagIntervalMs: 500, ...extra } as object),
+      // Sample throughput and lag often, so charts fill within seconds.
+      metricsIntervalMs: 500,
+      lagIntervalMs: 500,
+      ...extra,
       ...consoleOptions,
       bootstrap: cluster.bootstrap,
       port: 0,
     })
-    const own = await servesPage(server.url)
-    if (!own) proxy = await startWebProxy(path.resolve(WEB_ROOT), server.url)
-    return {
-      cluster,
-      console: server,
-      url: proxy?.url ?? server.url,
-      servedBy: own ? 'console' : 'test-proxy',
-      stop,
-    }
+    if (!(await servesPage(server.url)))
+      throw new Error(`the console at ${server.url} does not serve the built page: build it first (pnpm run build)`)
+    return { cluster, console: server, url: server.url, stop }
   } catch (err) {
     await stop()
     throw err

@@ -15,8 +15,6 @@ export interface ConsoleSuite {
   browser: Browser
   watched: WatchedPage
   page: Page
-  /** Whether the console server has the routes added for the page (session, metrics, tail, …). */
-  modern: boolean
 }
 
 export function useConsoleSuite(
@@ -27,7 +25,6 @@ export function useConsoleSuite(
   const s = {} as ConsoleSuite
   beforeAll(async () => {
     s.stack = await startConsoleStack({}, beforeConsole)
-    s.modern = (await fetch(`${s.stack.console.url}/api/session`)).ok
     s.client = await connect({ bootstrap: s.stack.cluster.bootstrap, clientId })
     await prepare?.(s)
     s.browser = await launchChromium()
