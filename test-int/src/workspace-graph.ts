@@ -152,6 +152,15 @@ export function isTestFile(project: WorkspaceProject, file: string): boolean {
   )
 }
 
+/**
+ * Whether a file is a front-end source that a bundler compiles at build time (a package's `web/`
+ * folder, e.g. the console's page, built by vite into its dist/web): what it imports is a build
+ * input, never loaded by Node at run time, so devDependencies serve it as they serve tests.
+ */
+export function isBundledSource(project: WorkspaceProject, file: string): boolean {
+  return file.slice(project.dir.length + 1).startsWith('web/')
+}
+
 /** `@scope/name/sub/path` -> `@scope/name`; `name/sub` -> `name`. */
 export function packageOf(specifier: string): string {
   const parts = specifier.split('/')
@@ -176,7 +185,7 @@ export function importViolations(workspace: Workspace): ImportViolation[] {
   for (const project of workspace.projects) {
     const projectRoot = join(workspace.root, project.dir)
     for (const file of sourceFiles(workspace.root, project.dir)) {
-      const test = isTestFile(project, file)
+      const buildInputOrTest = isTestFile(project, file) || isBundledSource(project, file)
       for (const specifier of importSpecifiers(readFileSync(join(workspace.root, file), 'utf8'))) {
         if (specifier.startsWith('.') || specifier.startsWith('/')) {
           const target = resolve(dirname(join(workspace.root, file)), specifier)
@@ -194,8 +203,8 @@ export function importViolations(workspace: Workspace): ImportViolation[] {
         if (isBuiltin(specifier)) continue
         const pkg = packageOf(specifier)
         if (pkg === project.name || project.dependencies.has(pkg)) continue
-        if (test && (project.devDependencies.has(pkg) || workspace.rootDevDependencies.has(pkg))) continue
-        const where = project.devDependencies.has(pkg) ? ' (only a devDependency, and this is not a test file)' : ''
+        if (buildInputOrTest && (project.devDependencies.has(pkg) || workspace.rootDevDependencies.has(pkg))) continue
+        const where = project.devDependencies.has(pkg) ? ' (only a devDependency, and this is neither a test file nor a bundled web source)' : ''
         violations.push({ file, specifier, reason: `${project.dir}/package.json does not declare ${pkg}${where}` })
       }
     }

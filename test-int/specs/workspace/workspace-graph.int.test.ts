@@ -10,6 +10,7 @@ import {
   directionViolations,
   importSpecifiers,
   importViolations,
+  isBundledSource,
   isTestFile,
   packageOf,
   readWorkspace,
@@ -56,6 +57,13 @@ describe('workspace graph checker', () => {
     expect(isTestFile(client, 'packages/client/src/__fixtures__/fake-cluster.ts')).toBe(true)
     expect(isTestFile(client, 'packages/client/bench/client-paths.bench.ts')).toBe(true)
     expect(isTestFile(project('@x/test-int', 'test-int'), 'test-int/src/client/real-cluster.ts')).toBe(true)
+  })
+
+  it("tells a package's bundled web sources (build inputs) from what Node loads", () => {
+    const consolePkg = project('@x/console', 'packages/console')
+    expect(isBundledSource(consolePkg, 'packages/console/web/src/app.tsx')).toBe(true)
+    expect(isBundledSource(consolePkg, 'packages/console/src/console-server.ts')).toBe(false)
+    expect(isBundledSource(consolePkg, 'packages/console/src/web-assets.ts')).toBe(false)
   })
 
   it('finds cycles, including those closed by a devDependency, and server dependencies below the servers', () => {
