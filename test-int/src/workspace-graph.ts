@@ -204,7 +204,9 @@ export function importViolations(workspace: Workspace): ImportViolation[] {
         const pkg = packageOf(specifier)
         if (pkg === project.name || project.dependencies.has(pkg)) continue
         if (buildInputOrTest && (project.devDependencies.has(pkg) || workspace.rootDevDependencies.has(pkg))) continue
-        const where = project.devDependencies.has(pkg) ? ' (only a devDependency, and this is neither a test file nor a bundled web source)' : ''
+        const where = project.devDependencies.has(pkg)
+          ? ' (only a devDependency, and this is neither a test file nor a bundled web source)'
+          : ''
         violations.push({ file, specifier, reason: `${project.dir}/package.json does not declare ${pkg}${where}` })
       }
     }
