@@ -42,7 +42,7 @@ export async function deleteRecords(
   })
   const answers = await withRetry(
     async () => {
-      for (const topic of new Set(items.map((i) => i.topic))) await cache.topic(topic)
+      await cache.topicsOf([...new Set(items.map((i) => i.topic))])
       const got = await attempt(cache, pool, items, timeoutMs)
       const retriable = [...got.values()].find((a): a is SluiceError => a instanceof SluiceError && a.retriable)
       if (retriable !== undefined) throw retriable

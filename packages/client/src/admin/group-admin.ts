@@ -140,8 +140,12 @@ export class GroupAdmin {
     const timestamp =
       spec === 'earliest' ? EARLIEST_TIMESTAMP : spec === 'latest' ? LATEST_TIMESTAMP : BigInt(spec.timestamp)
     const tps: TopicPartition[] = []
+    // One metadata refresh for all the topics, not one (rate limited) per topic.
+    const infos = new Map(
+      (await this.cache.topicsOf([...new Set(items.map((it) => it.topic))])).map((t) => [t.name, t]),
+    )
     for (const it of items) {
-      const info = await this.cache.topic(it.topic)
+      const info = infos.get(it.topic)!
       if (it.partition === undefined)
         for (const p of info.partitions) tps.push({ topic: it.topic, partition: p.partition })
       else if (it.partition >= 0 && it.partition < info.partitions.length)

@@ -56,11 +56,16 @@ export class ConsumerImpl extends DeliveryCore<RunOptions> implements Consumer {
   async assign(items: Array<{ topic: string; partition?: number }>): Promise<TopicPartition[]> {
     this.assertOpen()
     if (!Array.isArray(items)) throw new TypeError('assign() needs an array of { topic, partition? }')
-    const wanted = new Map<string, TopicPartition>()
     for (const item of items) {
       if (item === null || typeof item !== 'object' || typeof item.topic !== 'string')
         throw new TypeError('assign() items need a topic')
-      const info = await this.cache.topic(item.topic)
+    }
+    // One metadata refresh for all the topics, not one (rate limited) per topic.
+    const names = [...new Set(items.map((item) => item.topic))]
+    const infos = new Map((await this.cache.topicsOf(names)).map((t) => [t.name, t]))
+    const wanted = new Map<string, TopicPartition>()
+    for (const item of items) {
+      const info = infos.get(item.topic)!
       const list = item.partition === undefined ? info.partitions.map((p) => p.partition) : [item.partition]
       for (const partition of list) {
         if (!Number.isInteger(partition) || partition < 0 || partition >= info.partitions.length) {

@@ -98,26 +98,44 @@ export class MetadataCache {
     name: string,
     options: { signal?: AbortSignal; deadlineMs?: number; fresh?: boolean } = {},
   ): Promise<TopicInfo> {
-    this.tracked.add(name)
+    return (await this.topicsOf([name], options))[0]!
+  }
+
+  /**
+   * The metadata of several topics, in the order asked, with ONE refresh for all the unknown ones
+   * (then retried like topic()). Asking topic() for each in turn would cost a refresh per unknown
+   * topic, each at least metadataMinRefreshMs after the last: 50 fresh topics took 5 s.
+   */
+  async topicsOf(
+    names: readonly string[],
+    options: { signal?: AbortSignal; deadlineMs?: number; fresh?: boolean } = {},
+  ): Promise<TopicInfo[]> {
+    // Tracked before the refresh starts, so its one request names every topic.
+    for (const name of names) this.tracked.add(name)
     let fresh = options.fresh ?? false
     return await withRetry(
       async () => {
-        const cached = this.topics.get(name)
-        if (cached !== undefined && !fresh) return cached
-        fresh = false
-        await this.refresh()
-        const t = this.topics.get(name)
-        if (t !== undefined) return t
-        throw (
-          this.topicErrors.get(name) ??
-          new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${name} does not exist`, { topic: name })
-        )
+        if (fresh || names.some((n) => !this.topics.has(n))) {
+          fresh = false
+          await this.refresh()
+        }
+        return names.map((name) => {
+          const t = this.topics.get(name)
+          if (t !== undefined) return t
+          throw (
+            this.topicErrors.get(name) ??
+            new SluiceError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${name} does not exist`, { topic: name })
+          )
+        })
       },
       {
         retry: this.options.retry,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
-        operation: `metadata for topic ${name}`,
+        operation:
+          names.length === 1
+            ? `metadata for topic ${names[0]!}`
+            : `metadata for ${names.length} topics (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', ...' : ''})`,
         clock: this.clock,
       },
     )
@@ -172,12 +190,15 @@ export class MetadataCache {
     for (const endpoint of this.candidates()) {
       try {
         const client = this.pool.brokerClient(endpoint)
-        const req: wire.MetadataRequest = { topics: [...this.tracked], include_internal: true }
+        const topics = [...this.tracked]
+        const req: wire.MetadataRequest = { topics, include_internal: true }
         const res = await callUnary<wire.MetadataResponse__Output>(
           (opts, cb) => client.Metadata(req, opts, cb),
           this.options.requestTimeoutMs,
         )
         this.apply(res)
+        // Lets an application (and the tests) see how often metadata is fetched, and for what.
+        this.log.debug({ endpoint, topics: topics.length }, 'metadata refreshed')
         return
       } catch (err) {
         if (err instanceof SluiceError && err.code === 'CLIENT_CLOSED') throw err
