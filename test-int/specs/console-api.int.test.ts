@@ -307,8 +307,8 @@ describe('console API: pagination', () => {
     const one = await api('GET', `/api/topics?search=${names[123 % count]}`)
     expect(one.body.items.map((t: Json) => t.name)).toEqual([names[123 % count]])
 
-    // A broker answers ListOffsets for a just-created partition only once it hosts it (the SDK
-    // retries meanwhile), so the first read of fresh topics is slow; pages are timed after that.
+    // The first read of fresh topics also fills the SDK's metadata cache (one refresh for the
+    // page's topics, docs/decisions.md), so pages are timed after it.
     const cold: number[] = []
     for (let page = 1; page <= Math.ceil(count / 50); page++)
       cold.push((await api('GET', `/api/topics?search=${prefix}&page=${page}&pageSize=50`)).ms)
