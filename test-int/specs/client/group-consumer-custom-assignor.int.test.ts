@@ -2,8 +2,8 @@
  * A custom assignor against a REAL in-process cluster: the members' subscription userData reaches
  * the leader's assign(), each member's assignment userData reaches its onAssignment() before the
  * rebalance listener runs, the group's protocol is the custom assignor's name, describeGroups
- * shows both userData bytes of every member, and malformed
- * custom assignors are refused with the option errors.
+ * shows both userData bytes of every member, a rebalance asked for during a join round gets a
+ * round of its own, and malformed custom assignors are refused with the option errors.
  */
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -96,6 +96,34 @@ describe('group consumer: custom assignor', () => {
       .map((m) => `${String(m.subscriptionUserData)} -> ${String(m.assignmentUserData)}`)
       .sort()
     expect(userData).toEqual(['a -> for a', 'b -> for b'])
+  })
+
+  it('runs another generation for an enforceRebalance() made while a join round is under way', async () => {
+    // As a Connect worker adding work once the leader's assign() has read what exists: that
+    // round's assignment misses the new work, so the request must bring a round of its own.
+    const topic = await newTopic(1)
+    const generations: number[] = []
+    let c: GroupConsumer | undefined
+    const asking: CustomAssignor = {
+      name: 'asks-again',
+      rebalanceProtocol: 'eager',
+      assign(input) {
+        if (generations.length === 0) c!.enforceRebalance('new work after assign() read the state')
+        return new Map(input.members.map((m) => [m.memberId, { partitions: [] }]))
+      },
+      onAssignment: (a) => {
+        generations.push(a.generationId)
+      },
+    }
+    c = client.consumer({ ...FAST, groupId: `g-${randomUUID()}`, assignors: [asking] })
+    c.subscribe({ topics: [topic] })
+    const handle = c.run({ eachMessage: () => {} })
+    onTestFinished(async () => {
+      await handle.stop()
+      await c.close()
+    })
+    await until('a second generation', () => generations.length >= 2)
+    expect(generations[1]).toBeGreaterThan(generations[0]!)
   })
 
   it('ends the consumer with a typed error naming the assignor when assign() returns garbage', async () => {

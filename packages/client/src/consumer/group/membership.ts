@@ -87,6 +87,8 @@ export class GroupMembership {
   /** Subscribed topics the leader found no metadata for at the last assignment. */
   missingTopics: string[] = []
   private needRejoin = true
+  /** Counts requestRejoin calls, so a request made during a join round is not lost (joinOnce). */
+  private rejoinRequests = 0
   private quiescing = false
   private joining = false
   private failures = 0
@@ -123,6 +125,7 @@ export class GroupMembership {
     if (this.state === 'closed' || this.state === 'failed') return
     if (!this.needRejoin) this.log.info({ reason, groupId: this.options.groupId }, 'rejoining the group')
     this.needRejoin = true
+    this.rejoinRequests++
     this.notify()
   }
 
@@ -192,6 +195,10 @@ export class GroupMembership {
 
   /** One JoinGroup + SyncGroup round; throws what the run loop should back off on or fail with. */
   private async joinOnce(): Promise<void> {
+    // A rejoin asked for once this round has begun may come after the subscription was sent or
+    // the leader's assign() read the application's state (a Connect worker adding work while its
+    // SyncGroup is in flight): it needs a round of its own, so only requests until now are served.
+    const requestsServed = this.rejoinRequests
     this.stopHeartbeats()
     const wasStable = this.state === 'stable'
     this.state = 'rebalancing'
@@ -253,7 +260,7 @@ export class GroupMembership {
       partitions: [...partitions],
       userData,
     })
-    this.needRejoin = false
+    this.needRejoin = this.rejoinRequests !== requestsServed
     this.state = 'stable'
     this.startHeartbeats()
     this.log.info(
