@@ -3,10 +3,12 @@
  * the same connector names at the same moment: Kafka Connect answers the second create of a name
  * with 409 (it routes creates through the group leader); here the first claim in the config topic
  * decides, so for every name exactly one POST gets 201, the other 409, and the connector has the
- * winner's config on both workers.
+ * winner's config on both workers. Two PUTs of one new name: one 201 (created), the other 200 (an
+ * update), and both workers agree on the config.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startConnectWorker, type RunningConnectWorker } from '@sluice/connect'
+import { waitFor } from '@sluice/testkit'
 import type { RealCluster } from '../src/client/real-cluster.js'
 import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
 import { workerHttp } from '../src/connect/worker-rest.js'
@@ -59,6 +61,33 @@ describe('creating one connector name on two workers at once', () => {
       expect((a.status === 409 ? a : b).body).toEqual({ error_code: 409, message: `Connector ${name} already exists` })
       for (const http of [httpA, httpB])
         expect((await http('GET', `/connectors/${name}/config`)).body.file).toBe(`/nonexistent/${winner}.txt`)
+    }
+  })
+
+  it('gives 201 to one PUT and 200 to the other, for every new name', async () => {
+    const config = (who: string) => ({
+      'connector.class': 'FileStreamSource',
+      file: `/nonexistent/put-${who}.txt`,
+      topic: `race-put-${who}`,
+    })
+    for (let i = 0; i < 10; i++) {
+      const name = `race-put-${i}`
+      const [a, b] = await Promise.all([
+        httpA('PUT', `/connectors/${name}/config`, config('a')),
+        httpB('PUT', `/connectors/${name}/config`, config('b')),
+      ])
+      expect([a.status, b.status].sort(), `${name}: ${JSON.stringify([a.body, b.body])}`).toEqual([200, 201])
+      // Each worker has read its own write; the other's may land a moment later.
+      const file = await waitFor(
+        async () => {
+          const files = await Promise.all(
+            [httpA, httpB].map(async (http) => (await http('GET', `/connectors/${name}/config`)).body.file),
+          )
+          return files[0] === files[1] ? (files[0] as string) : undefined
+        },
+        { timeoutMs: 10_000, description: `both workers showing one config for ${name}` },
+      )
+      expect(['/nonexistent/put-a.txt', '/nonexistent/put-b.txt']).toContain(file)
     }
   })
 })

@@ -170,10 +170,16 @@ export class ConnectWorker {
     await this.configLog!.readToEnd()
   }
 
+  /**
+   * PUT /connectors/{name}/config: creates or replaces. A create goes through the same claim as
+   * POST, so of two PUTs creating one name at once exactly one answers `created` (201) and the
+   * other is an update (200), as Kafka Connect's leader-routed PUTs are; both configs are written,
+   * and the later one in the config topic is the connector's.
+   */
   async putConnector(name: string, config: ConnectorConfig): Promise<{ created: boolean }> {
     this.validateConnector(name, config)
     await this.syncConfigs()
-    const created = this.configs.get(name) === undefined
+    const created = this.configs.get(name) === undefined && (await this.claimName(name))
     await this.writeConnector(name, config)
     return { created }
   }
@@ -187,12 +193,17 @@ export class ConnectWorker {
     this.validateConnector(name, config)
     await this.syncConfigs()
     if (this.configs.get(name) !== undefined) return false
+    if (!(await this.claimName(name))) return false
+    await this.writeConnector(name, config)
+    return true
+  }
+
+  /** Claims an absent name for its creation; true when this claim holds it (config-state.ts). */
+  private async claimName(name: string): Promise<boolean> {
     const token = randomUUID()
     await this.configLog!.send(configKeys.createClaim(name), JSON.stringify({ token, at: Date.now() }))
     await this.syncConfigs()
-    if (this.configs.get(name) !== undefined || this.configs.claimOf(name) !== token) return false
-    await this.writeConnector(name, config)
-    return true
+    return this.configs.get(name) === undefined && this.configs.claimOf(name) === token
   }
 
   /** Checks a config before it is written, so a bad one is a 400 naming the field. */
