@@ -67,6 +67,10 @@ describe('console: the front end', () => {
     expect([root.status, root.text]).toEqual([200, INDEX])
     expect(root.headers.get('content-type')).toBe('text/html; charset=utf-8')
     expect(root.headers.get('cache-control')).toBe('no-cache')
+    const csp = root.headers.get('content-security-policy') ?? ''
+    expect(csp).toContain("script-src 'self'")
+    expect(csp).toContain("connect-src 'self'")
+    expect(csp).toContain("frame-ancestors 'none'")
     const js = await http(server.url, 'GET', '/assets/app-1a2b3c.js')
     expect(js.status).toBe(200)
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
