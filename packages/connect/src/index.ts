@@ -13,6 +13,7 @@ export {
 } from './api/config-def.js'
 export type {
   Connector,
+  ExclusiveResource,
   ConnectorContext,
   SourceConnector,
   SinkConnector,

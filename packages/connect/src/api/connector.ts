@@ -20,6 +20,16 @@ export interface ConnectorContext {
   requestTaskReconfiguration(): void
 }
 
+/** Something outside Sluice a connector must hold alone, such as a replication slot. */
+export interface ExclusiveResource {
+  /** Equal ids name the same thing (e.g. `postgres-slot:<host>:<port>/<slot>`). */
+  readonly id: string
+  /** The config field that names it, for the 400 answer. */
+  readonly field: string
+  /** How a person would name it: "replication slot debezium on db:5432". */
+  readonly description: string
+}
+
 interface ConnectorBase {
   /** The plugin's version, shown by GET /connector-plugins. */
   readonly version: string
@@ -29,6 +39,12 @@ interface ConnectorBase {
   /** At most `maxTasks` configs, one per task to run. */
   taskConfigs(maxTasks: number): ConnectorConfig[]
   stop(): Promise<void> | void
+  /**
+   * What this config would hold alone. The worker refuses a connector that names something
+   * another connector already holds. For example, two change-capture connectors on one slot
+   * would each confirm WAL the other has not read yet.
+   */
+  exclusiveResources?(config: ConnectorConfig): ExclusiveResource[]
 }
 
 export interface SourceConnector extends ConnectorBase {

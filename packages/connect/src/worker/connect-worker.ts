@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import { connect, type Logger, type Producer, type SluiceClient } from '@sluice/client'
 import { parseConfig, type ConnectorConfig } from '../api/config-def.js'
+import type { ExclusiveResource } from '../api/connector.js'
 import { ConnectError, configError } from '../errors.js'
 import { PluginRegistry } from '../plugins.js'
 import { ConfigState, configKeys, type ConnectorState, type TargetState } from '../storage/config-state.js'
@@ -177,8 +178,8 @@ export class ConnectWorker {
    * and the later one in the config topic is the connector's.
    */
   async putConnector(name: string, config: ConnectorConfig): Promise<{ created: boolean }> {
-    this.validateConnector(name, config)
     await this.syncConfigs()
+    this.validateConnector(name, config)
     const created = this.configs.get(name) === undefined && (await this.claimName(name))
     await this.writeConnector(name, config)
     return { created }
@@ -190,8 +191,8 @@ export class ConnectWorker {
    * False when the name was taken.
    */
   async createConnector(name: string, config: ConnectorConfig): Promise<boolean> {
-    this.validateConnector(name, config)
     await this.syncConfigs()
+    this.validateConnector(name, config)
     if (this.configs.get(name) !== undefined) return false
     if (!(await this.claimName(name))) return false
     await this.writeConnector(name, config)
@@ -218,6 +219,33 @@ export class ConnectWorker {
     const max = config['tasks.max']
     if (max !== undefined && !/^[1-9]\d*$/.test(max))
       throw configError('tasks.max', `must be a positive integer, got "${max}"`)
+    this.refuseHeldResources(name, connector.exclusiveResources?.(config) ?? [])
+  }
+
+  /**
+   * A 400 when another connector already holds one of `wanted` (a replication slot). Checked
+   * against the configs this worker has read. Two creates racing on different names can both
+   * pass; the source itself then refuses the second reader (PostgreSQL allows one per slot).
+   */
+  private refuseHeldResources(name: string, wanted: readonly ExclusiveResource[]): void {
+    if (wanted.length === 0) return
+    for (const other of this.configs.names()) {
+      if (other === name) continue
+      const config = this.configs.get(other)?.config
+      if (config === undefined) continue
+      let held: ExclusiveResource[]
+      try {
+        held = this.plugins.resolve(config['connector.class']).create().exclusiveResources?.(config) ?? []
+      } catch {
+        continue // a connector whose own config no longer parses holds nothing we can name
+      }
+      for (const w of wanted)
+        if (held.some((h) => h.id === w.id))
+          throw configError(
+            w.field,
+            `${w.description} is already used by connector ${other}: give this connector its own ${w.field}`,
+          )
+    }
   }
 
   private async writeConnector(name: string, config: ConnectorConfig): Promise<void> {

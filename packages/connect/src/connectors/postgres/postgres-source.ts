@@ -12,7 +12,7 @@
  * The slot's position is confirmed to PostgreSQL only in commit().
  */
 import type { ConfigField, ConnectorConfig } from '../../api/config-def.js'
-import type { SourceConnector, SourceTask, SourceTaskContext } from '../../api/connector.js'
+import type { ExclusiveResource, SourceConnector, SourceTask, SourceTaskContext } from '../../api/connector.js'
 import type { SourceRecord } from '../../api/records.js'
 import type { Logger } from '@sluice/client'
 import { ChangeStream, type ResumePoint } from './change-stream.js'
@@ -47,6 +47,19 @@ export class PostgresSourceConnector implements SourceConnector {
   }
 
   stop(): void {}
+
+  /** Slot names are unique per PostgreSQL server, and a slot has one reader. */
+  exclusiveResources(config: ConnectorConfig): ExclusiveResource[] {
+    const c = parseSourceConfig(config)
+    const where = `${c.connection.host}:${c.connection.port}`
+    return [
+      {
+        id: `postgres-slot:${where}/${c.slot}`,
+        field: 'slot.name',
+        description: `replication slot ${c.slot} on ${where}`,
+      },
+    ]
+  }
 
   createTask(): SourceTask {
     return new PostgresSourceTask()
