@@ -7,11 +7,11 @@
  * update), and both workers agree on the config.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startConnectWorker, type RunningConnectWorker } from '@sluice/connect'
+import type { RunningConnectWorker } from '@sluice/connect'
 import { waitFor } from '@sluice/testkit'
 import type { RealCluster } from '../src/client/real-cluster.js'
-import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
-import { workerHttp } from '../src/connect/worker-rest.js'
+import { startStreamsCluster } from '../src/client/streams-cluster.js'
+import { startTestWorker, workerHttp } from '../src/connect/worker-rest.js'
 
 let cluster: RealCluster
 const workers: RunningConnectWorker[] = []
@@ -20,21 +20,7 @@ const httpB = workerHttp(() => workers[1]!)
 
 beforeAll(async () => {
   cluster = await startStreamsCluster('sluice-connect-race-')
-  for (let i = 0; i < 2; i++)
-    workers.push(
-      await startConnectWorker(
-        {
-          client: cluster.client,
-          groupId: 'connect-race',
-          logger: quiet,
-          offsetStoragePartitions: 1,
-          statusStoragePartitions: 1,
-          sessionTimeoutMs: 2000,
-          heartbeatIntervalMs: 200,
-        },
-        { port: 0 },
-      ),
-    )
+  for (let i = 0; i < 2; i++) workers.push(await startTestWorker(cluster, 'connect-race'))
 }, 60_000)
 
 afterAll(async () => {

@@ -5,10 +5,10 @@
  * anything connects.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startConnectWorker, type RunningConnectWorker } from '@sluice/connect'
+import type { RunningConnectWorker } from '@sluice/connect'
 import type { RealCluster } from '../src/client/real-cluster.js'
-import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
-import { workerHttp } from '../src/connect/worker-rest.js'
+import { startStreamsCluster } from '../src/client/streams-cluster.js'
+import { startTestWorker, workerHttp } from '../src/connect/worker-rest.js'
 
 let cluster: RealCluster
 let worker: RunningConnectWorker
@@ -16,18 +16,7 @@ const http = workerHttp(() => worker)
 
 beforeAll(async () => {
   cluster = await startStreamsCluster('sluice-connect-slot-')
-  worker = await startConnectWorker(
-    {
-      client: cluster.client,
-      groupId: 'connect-slot',
-      logger: quiet,
-      offsetStoragePartitions: 1,
-      statusStoragePartitions: 1,
-      sessionTimeoutMs: 2000,
-      heartbeatIntervalMs: 200,
-    },
-    { port: 0 },
-  )
+  worker = await startTestWorker(cluster, 'connect-slot')
 }, 60_000)
 
 afterAll(async () => {

@@ -13,12 +13,12 @@
  */
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startConnectWorker, type RunningConnectWorker } from '@sluice/connect'
+import type { RunningConnectWorker } from '@sluice/connect'
 import { postgresInstalled, postgresSourceConfig, startPostgres, type PostgresHandle } from '@sluice/testkit'
 import type { ConsumerMessage } from '@sluice/client'
 import { createTopicWithLeaders, readMessages, until, type RealCluster } from '../src/client/real-cluster.js'
-import { quiet, startStreamsCluster } from '../src/client/streams-cluster.js'
-import { type Json, untilTaskRunning, workerHttp } from '../src/connect/worker-rest.js'
+import { startStreamsCluster } from '../src/client/streams-cluster.js'
+import { type Json, startTestWorker, untilTaskRunning, workerHttp } from '../src/connect/worker-rest.js'
 
 let cluster: RealCluster
 let worker: RunningConnectWorker
@@ -97,19 +97,7 @@ beforeAll(async () => {
                         PRIMARY KEY (order_id, line));
     CREATE TABLE noise (id serial PRIMARY KEY, t text);`)
   cluster = await startStreamsCluster('sluice-connect-pg-')
-  worker = await startConnectWorker(
-    {
-      client: cluster.client,
-      groupId: 'connect-pg',
-      logger: quiet,
-      offsetStoragePartitions: 1,
-      statusStoragePartitions: 1,
-      sessionTimeoutMs: 2000,
-      heartbeatIntervalMs: 200,
-      offsetFlushIntervalMs: 200,
-    },
-    { port: 0 },
-  )
+  worker = await startTestWorker(cluster, 'connect-pg', { offsetFlushIntervalMs: 200 })
 }, 60_000)
 
 afterAll(async () => {

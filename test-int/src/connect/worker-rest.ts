@@ -3,9 +3,10 @@
  * bound to the worker (started in a `beforeAll`, so the URL is read at each call), and the
  * waits those tests repeat.
  */
-import type { RunningConnectWorker } from '@sluice/connect'
+import { startConnectWorker, type RunningConnectWorker, type WorkerConfig } from '@sluice/connect'
 import { connectRest, type RestAnswer } from '@sluice/testkit'
-import { until } from '../client/real-cluster.js'
+import { until, type RealCluster } from '../client/real-cluster.js'
+import { quiet } from '../client/streams-cluster.js'
 
 import type { RestJson as Json } from '@sluice/testkit'
 
@@ -33,4 +34,28 @@ export async function untilTaskRunning(http: Http, name: string, task = 0, timeo
   } catch (err) {
     throw new Error(`${(err as Error).message}; last status ${JSON.stringify(last)}`)
   }
+}
+
+/**
+ * A worker of group `groupId` on `cluster`, with the int tests' settings: quiet, one-partition
+ * internal topics, a 2 s session and fast heartbeats, REST on a free port. `extra` overrides.
+ */
+export async function startTestWorker(
+  cluster: RealCluster,
+  groupId: string,
+  extra: Partial<WorkerConfig> = {},
+): Promise<RunningConnectWorker> {
+  return await startConnectWorker(
+    {
+      client: cluster.client,
+      groupId,
+      logger: quiet,
+      offsetStoragePartitions: 1,
+      statusStoragePartitions: 1,
+      sessionTimeoutMs: 2000,
+      heartbeatIntervalMs: 200,
+      ...extra,
+    },
+    { port: 0 },
+  )
 }
