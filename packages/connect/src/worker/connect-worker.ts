@@ -231,8 +231,7 @@ export class ConnectWorker {
     if (wanted.length === 0) return
     for (const other of this.configs.names()) {
       if (other === name) continue
-      const config = this.configs.get(other)?.config
-      if (config === undefined) continue
+      const config = this.configs.get(other)!.config
       let held: ExclusiveResource[]
       try {
         held = this.plugins.resolve(config['connector.class']).create().exclusiveResources?.(config) ?? []
