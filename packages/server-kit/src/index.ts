@@ -3,6 +3,7 @@
 // serial queue. Kept out of @sluice/protocol so that package holds codecs and contracts only.
 export * from './admin/admin-server.js'
 export * from './admin/process-admin.js'
+export * from './admin/cell-metrics.js'
 export * from './admin/rpc-metrics.js'
 export * from './admin/registry.js'
 export * from './admin/instrument-service.js'

@@ -3,20 +3,39 @@
  * writes Kafka's own text form (the 16 bytes in URL-safe base64, 22 characters); the canonical
  * hyphenated UUID text is accepted too. Anything else, and a topic without an id, is Kafka's zero
  * UUID, which Kafka clients read as "no id".
+ *
+ * Conversions are remembered: a follower names every topic it fetches by id on every fetch
+ * (several hundred a second per broker), and a topic's id never changes. The Buffers returned are
+ * shared and must not be written to (they are only ever encoded).
  */
 const UUID_BYTES = 16
 const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const BASE64URL = /^[A-Za-z0-9_-]{22}$/
+const ZERO_ID = Buffer.alloc(UUID_BYTES)
+/** Cleared when full: a bound on what a long-lived broker keeps for topics since deleted. */
+const REMEMBERED_MAX = 10_000
+const remembered = new Map<string, Buffer>()
 
 export function kafkaTopicId(id: string | undefined): Buffer {
-  if (id !== undefined && HYPHENATED.test(id)) return Buffer.from(id.replaceAll('-', ''), 'hex')
-  if (id !== undefined && BASE64URL.test(id)) {
+  if (id === undefined) return ZERO_ID
+  let bytes = remembered.get(id)
+  if (bytes === undefined) {
+    bytes = convert(id)
+    if (remembered.size >= REMEMBERED_MAX) remembered.clear()
+    remembered.set(id, bytes)
+  }
+  return bytes
+}
+
+function convert(id: string): Buffer {
+  if (HYPHENATED.test(id)) return Buffer.from(id.replaceAll('-', ''), 'hex')
+  if (BASE64URL.test(id)) {
     const bytes = Buffer.from(id, 'base64url')
     if (bytes.length === UUID_BYTES) return bytes
   }
-  return Buffer.alloc(UUID_BYTES)
+  return ZERO_ID
 }
 
 export function isZeroTopicId(id: Buffer): boolean {
-  return id.every((b) => b === 0)
+  return id === ZERO_ID || id.equals(ZERO_ID)
 }

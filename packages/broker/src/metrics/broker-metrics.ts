@@ -4,9 +4,10 @@
  * `ctx.metrics?.`.
  *
  * Two kinds of series:
- * - Counters bumped on the request paths: per-topic children are cached in maps, so a produce or
- *   fetch costs map lookups and increments, never label objects or strings. Records are counted
- *   from batch headers (recordCount), never by decoding records.
+ * - Counters bumped on the request paths: cells (server-kit cell-metrics.ts) found by topic or
+ *   error code in a map, so a produce or fetch costs map lookups and number adds, never label
+ *   objects or hashing. Records are counted from batch headers (recordCount), never by decoding
+ *   records.
  * - Gauges computed on scrape by collect() callbacks from state the broker already keeps (hosted
  *   replicas, their ISR and logs): no timer and no bookkeeping per partition between scrapes.
  */
@@ -20,7 +21,7 @@ import {
   type BatchSpan,
   type wire,
 } from '@sluice/protocol'
-import { RpcMetrics, childCache, createMetricsRegistry } from '@sluice/server-kit'
+import { CellCounter, RpcMetrics, childCache, createMetricsRegistry } from '@sluice/server-kit'
 
 /** What the scrape-time gauges read: the broker's hosted replicas and its metadata view. */
 export interface BrokerMetricsSources {
@@ -64,8 +65,8 @@ export class BrokerMetrics {
     this.rpc = new RpcMetrics(registry)
     const registers = [registry]
     const perTopic = (name: string, help: string): { get(topic: string): Inc } => {
-      const c = new Counter({ name, help, labelNames: ['topic'], registers })
-      return childCache((topic) => c.labels(topic))
+      const c = new CellCounter({ name, help, labelNames: ['topic'], registers })
+      return { get: (topic) => c.cell(topic) }
     }
     this.bytesIn = perTopic(
       'sluice_topic_bytes_in_total',
@@ -84,8 +85,8 @@ export class BrokerMetrics {
       'Records sent to consumers in Fetch answers, per topic; counted from batch headers.',
     )
     const perCode = (name: string, help: string): { get(id: number): Inc } => {
-      const c = new Counter({ name, help, labelNames: ['code'], registers })
-      const cache = childCache((id) => c.labels(errorNameFromId(Number(id))))
+      const c = new CellCounter({ name, help, labelNames: ['code'], registers })
+      const cache = childCache((id) => c.cell(errorNameFromId(Number(id))))
       return { get: (id) => cache.get(String(id)) }
     }
     this.produceErrors = perCode(

@@ -7,8 +7,8 @@
  * Version 15 is sent because it is the first that carries the follower's broker epoch
  * (ReplicaState: replica id and broker epoch, KIP-903), so the leader fences a follower from an
  * earlier incarnation exactly as it does on gRPC. Like every version from 13, it names topics by
- * id: the ids come from this broker's metadata cache, and the answer's ids are mapped back to
- * the names this request sent. A topic whose id is not known here is sent with the zero id; the
+ * id: the ids come from this broker's metadata cache, and the answer's ids are matched back to
+ * the request's topics (the leader answers them in request order). A topic whose id is not known here is sent with the zero id; the
  * leader answers UNKNOWN_TOPIC_ID for it, which the fetcher treats as any partition error (a
  * short backoff, then again).
  *
@@ -69,10 +69,9 @@ export class KafkaFetchConnection implements ReplicaFetchConnection {
     if (this.closedBy !== undefined) throw this.closedBy
     const connection = await this.connecting
     if (this.closedBy !== undefined) throw this.closedBy
-    const names = new Map<string, string>()
-    const body = toKafkaFetch(request, this.options.topicIdOf, names)
+    const body = toKafkaFetch(request, this.options.topicIdOf)
     const answer = await connection.request(kafka.FetchApi, REPLICA_FETCH_VERSION, body)
-    return fromKafkaFetch(request, answer, names)
+    return fromKafkaFetch(request, body, answer)
   }
 
   /** Rejects (and closes `c`) unless the leader serves Fetch v15. */
@@ -105,12 +104,11 @@ export class KafkaFetchConnection implements ReplicaFetchConnection {
   }
 }
 
-/** The Kafka Fetch v15 body of a follower fetch; `names` collects topic id (hex) -> name. */
+/** The Kafka Fetch v15 body of a follower fetch: `req`'s topics, in order, by id. */
 export function toKafkaFetch(
   req: wire.FetchRequest__Output,
   topicIdOf: (topic: string) => string | undefined,
-  names: Map<string, string>,
-): kafka.FetchRequestInput {
+): KafkaFollowerFetch {
   return {
     replicaState: { replicaId: req.replica_id, replicaEpoch: BigInt(req.replica_epoch) },
     maxWaitMs: req.max_wait_ms,
@@ -120,10 +118,8 @@ export function toKafkaFetch(
     sessionId: 0,
     sessionEpoch: -1,
     topics: req.topics.map((t) => {
-      const topicId = kafkaTopicId(topicIdOf(t.topic))
-      if (!isZeroTopicId(topicId)) names.set(topicId.toString('hex'), t.topic)
       return {
-        topicId,
+        topicId: kafkaTopicId(topicIdOf(t.topic)),
         partitions: t.partitions.map((p) => ({
           partition: p.partition,
           currentLeaderEpoch: p.current_leader_epoch,
@@ -137,21 +133,21 @@ export function toKafkaFetch(
   }
 }
 
-/** The answer in the shape the fetcher applies (the gRPC wire types); topics named by `names`. */
+/** The answer in the shape the fetcher applies (the gRPC wire types), topics named as in `req`. */
 export function fromKafkaFetch(
   req: wire.FetchRequest__Output,
+  sent: KafkaFollowerFetch,
   res: kafka.FetchResponse,
-  names: ReadonlyMap<string, string>,
 ): wire.FetchResponse__Output {
   const topics: wire.TopicFetchResponse__Output[] = []
-  for (const t of res.responses) {
-    const topic = names.get(t.topicId.toString('hex'))
-    if (topic === undefined) continue // not a topic this request named by id: nothing to apply it to
+  res.responses.forEach((t, i) => {
+    const topic = sentTopicName(req, sent, t.topicId, i)
+    if (topic === undefined) return // not a topic this request named by id: nothing to apply it to
     topics.push({
       topic,
       partitions: t.partitions.map((p) => kafka.wireFetchPartition(p, 'unknown')),
     })
-  }
+  })
   return {
     correlation_id: req.correlation_id,
     error_code: res.errorCode,
@@ -159,6 +155,24 @@ export function fromKafkaFetch(
     topics,
     throttle_time_ms: res.throttleTimeMs,
   }
+}
+
+/** The body toKafkaFetch built: its topics are the request's, index for index. */
+interface KafkaFollowerFetch extends kafka.FetchRequestInput {
+  topics: Array<kafka.FetchRequestFetchTopicInput & { topicId: Buffer }>
+}
+
+/** The name of the sent topic with this id, looked up at the answer's position first; never the zero id. */
+function sentTopicName(
+  req: wire.FetchRequest__Output,
+  sent: KafkaFollowerFetch,
+  id: Buffer,
+  index: number,
+): string | undefined {
+  if (isZeroTopicId(id)) return undefined
+  if (sent.topics[index]?.topicId.equals(id) === true) return req.topics[index]!.topic
+  const i = sent.topics.findIndex((t) => t.topicId.equals(id))
+  return i < 0 ? undefined : req.topics[i]!.topic
 }
 
 function splitAddress(address: string): { host: string; port: number } {

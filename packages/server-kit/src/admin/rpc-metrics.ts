@@ -8,31 +8,31 @@
  * successful answer are counted by the processes' own error counters). On a stream (Produce,
  * Fetch, BrokerSession) each request message counts, not the stream.
  *
- * Hot path: `RpcProbe` holds the label children of its method, the OK ones resolved once, so a
- * request costs two `performance.now()` calls and two increments, with no label strings built.
+ * Hot path: `RpcProbe` holds the cells of its method (cell-metrics.ts), the OK ones resolved once,
+ * so a request costs two `performance.now()` calls and two number adds, with no label strings
+ * built or hashed.
  */
-import { Counter, Histogram, type Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
 import { SluiceError } from '@sluice/protocol'
+import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './cell-metrics.js'
 
 /** Seconds; from sub-millisecond metadata reads to long-polls and rebalances waiting for members. */
 export const RPC_DURATION_BUCKETS_SECONDS = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
 ]
 
-type Labels = 'service' | 'method' | 'code'
-
 export class RpcMetrics {
-  private readonly requests: Counter<Labels>
-  private readonly duration: Histogram<Labels>
+  private readonly requests: CellCounter
+  private readonly duration: CellHistogram
 
   constructor(registry: Registry) {
-    this.requests = new Counter({
+    this.requests = new CellCounter({
       name: 'sluice_rpc_requests_total',
       help: 'Requests answered, per gRPC service and method and result code (OK or the Sluice error name of a failed request).',
       labelNames: ['service', 'method', 'code'],
       registers: [registry],
     })
-    this.duration = new Histogram({
+    this.duration = new CellHistogram({
       name: 'sluice_rpc_request_duration_seconds',
       help: 'Time from receiving a request to its answer, per gRPC service, method and result code.',
       labelNames: ['service', 'method', 'code'],
@@ -47,8 +47,8 @@ export class RpcMetrics {
 }
 
 interface Children {
-  inc(): void
-  observe(seconds: number): void
+  readonly count: CounterCell
+  readonly duration: HistogramCell
 }
 
 export class RpcProbe {
@@ -56,8 +56,8 @@ export class RpcProbe {
   private readonly failed = new Map<string, Children>()
 
   constructor(
-    private readonly requests: Counter<Labels>,
-    private readonly duration: Histogram<Labels>,
+    private readonly requests: CellCounter,
+    private readonly duration: CellHistogram,
     private readonly service: string,
     private readonly method: string,
   ) {
@@ -67,8 +67,8 @@ export class RpcProbe {
   /** Records one answered request that started at `startMs` (performance.now()). */
   done(startMs: number, err?: unknown): void {
     const c = err === undefined ? this.ok : this.childrenFor(errorName(err))
-    c.inc()
-    c.observe((performance.now() - startMs) / 1000)
+    c.count.inc()
+    c.duration.observe((performance.now() - startMs) / 1000)
   }
 
   /**
@@ -114,10 +114,10 @@ export class RpcProbe {
   }
 
   private children(code: string): Children {
-    const labels = { service: this.service, method: this.method, code }
-    const counter = this.requests.labels(labels)
-    const histogram = this.duration.labels(labels)
-    return { inc: () => counter.inc(), observe: (s) => histogram.observe(s) }
+    return {
+      count: this.requests.cell(this.service, this.method, code),
+      duration: this.duration.cell(this.service, this.method, code),
+    }
   }
 }
 

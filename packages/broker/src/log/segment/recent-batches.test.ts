@@ -53,7 +53,7 @@ describe('RecentBatches', () => {
 })
 
 describe('tail reads of a partition log', () => {
-  it('read every offset near the end correctly, with one file read each', async () => {
+  it('read every offset near the end correctly, with one file read each (none for the last append)', async () => {
     const dataDir = await makeTempDir()
     const manager = await LogManager.open({ dataDir, logger: captureLogger().logger })
     onTestFinished(async () => {
@@ -82,11 +82,13 @@ describe('tail reads of a partition log', () => {
       readSync.mockRestore()
     })
     const end = log.logEndOffset
+    // The last append (4 records) is still in memory (segment.ts lastWrite): no file read at all.
+    const lastAppendBase = end - 4n
     for (let o = end - 40n; o < end; o++) {
       read.mockClear()
       readSync.mockClear()
       const { records } = await log.read(o, 1 << 20)
-      expect(readSync).toHaveBeenCalledTimes(1)
+      expect(readSync).toHaveBeenCalledTimes(o >= lastAppendBase ? 0 : 1)
       expect(read).not.toHaveBeenCalled()
       const first = readBatchHeader(records)!
       expect(first.baseOffset <= o && o <= first.baseOffset + BigInt(first.lastOffsetDelta)).toBe(true)
@@ -103,5 +105,37 @@ describe('tail reads of a partition log', () => {
     }
     // Older offsets (not in the list) fall back to the header scan and read the same bytes.
     expect((await log.read(0n, 1 << 30)).records.equals(all)).toBe(true)
+  })
+})
+
+describe('the last append kept in memory', () => {
+  it('is not served once truncated away: reads then see what the file holds', async () => {
+    const dataDir = await makeTempDir()
+    const manager = await LogManager.open({ dataDir, logger: captureLogger().logger })
+    onTestFinished(async () => {
+      await manager.close()
+      await fs.rm(dataDir, { recursive: true, force: true })
+    })
+    const log = await manager.getOrCreateLog('t', 0, testConfig())
+    const first = await appendLeader(log, [makeBatch({ records: 2, valueBytes: 40, timestamp: 5n, fill: 1 })], 1)
+    const second = await appendLeader(log, [makeBatch({ records: 2, valueBytes: 40, timestamp: 5n, fill: 2 })], 1)
+    expect((await log.read(2n, 1 << 20)).records.equals(second.stamped)).toBe(true)
+    await log.truncateTo(2n)
+    expect(log.logEndOffset).toBe(2n)
+    expect((await log.read(0n, 1 << 20)).records.equals(first.stamped)).toBe(true)
+    // A different batch at the same place: its bytes, never the truncated ones.
+    const third = await appendLeader(log, [makeBatch({ records: 2, valueBytes: 40, timestamp: 5n, fill: 3 })], 1)
+    expect(third.stamped.equals(second.stamped)).toBe(false)
+    expect((await log.read(2n, 1 << 20)).records.equals(third.stamped)).toBe(true)
+    expect((await log.read(0n, 1 << 20)).records.equals(Buffer.concat([first.stamped, third.stamped]))).toBe(true)
+    // Two batches in one append, the second truncated away: the first still reads whole, alone.
+    const pair = await appendLeader(
+      log,
+      [4, 5].map((fill) => makeBatch({ records: 2, valueBytes: 40, timestamp: 5n, fill })),
+      1,
+    )
+    const [kept] = splitBatches(pair.stamped)
+    await log.truncateTo(6n)
+    expect((await log.read(4n, 1 << 20)).records.equals(kept!)).toBe(true)
   })
 })

@@ -42,7 +42,21 @@ export interface ActiveIndexes {
   cursor: IndexCursor
   /** Where the last few batches are (tail reads). */
   readonly recent: RecentBatches
+  /**
+   * A copy of the last append's bytes (up to LAST_WRITE_MAX_BYTES) and where they start: the
+   * bytes followers and caught-up consumers fetch next, served without a read of the file. Valid
+   * only while they end at sizeBytes (a truncation leaves them stale; the next append replaces
+   * them).
+   */
+  lastWrite: { position: number; bytes: Buffer } | undefined
 }
+
+/**
+ * Appends up to this size are also kept in memory for the next tail read (one batch at a low
+ * rate, a few at 10,000 records/s): at most this much per active segment, 40 MB over 10,000
+ * partitions, to save the `pread` every follower and consumer fetch of fresh data made (issue 16).
+ */
+const LAST_WRITE_MAX_BYTES = 4096
 
 /** A batch found by a seek: enough to read it whole or cut before it. */
 export type SeekHit = Pick<BatchHeader, 'baseOffset' | 'sizeBytes'>
@@ -126,6 +140,7 @@ export class Segment {
       timeIndex: new TimeIndexEntries(),
       cursor: freshIndexCursor(baseOffset),
       recent: new RecentBatches(),
+      lastWrite: undefined,
     }
     return seg
   }
@@ -153,7 +168,7 @@ export class Segment {
     if (offsetIndex === undefined || timeIndex === undefined) return false
     const cursor = await this.restoreCursor(offsetIndex, timeIndex)
     if (cursor === undefined) return false
-    this.active = { offsetIndex, timeIndex, cursor, recent: new RecentBatches() }
+    this.active = { offsetIndex, timeIndex, cursor, recent: new RecentBatches(), lastWrite: undefined }
     return true
   }
 
@@ -204,6 +219,8 @@ export class Segment {
       )
     }
     active.cursor = cursor
+    active.lastWrite =
+      end - start <= LAST_WRITE_MAX_BYTES ? { position: at, bytes: Buffer.from(buf.subarray(start, end)) } : undefined
     if (this.sizeBytes === 0) this.firstBatchMaxTimestamp = first.maxTimestamp
     this.offsetIndexEntries += pending.offsetCount
     this.timeIndexEntries += pending.timeCount
@@ -350,6 +367,7 @@ export class Segment {
     active.offsetIndex.truncateToPosition(position)
     active.timeIndex.truncateToRelOffset(Number(header.baseOffset - this.baseOffset))
     active.recent.truncateToPosition(position)
+    active.lastWrite = undefined
     // The files hold a prefix of the entries: cut them only where they now hold dropped ones.
     this.persistedOffsetEntries = Math.min(this.persistedOffsetEntries, active.offsetIndex.length)
     this.persistedTimeEntries = Math.min(this.persistedTimeEntries, active.timeIndex.length)
@@ -443,6 +461,7 @@ export class Segment {
       timeIndex: outcome.timeIndex,
       cursor: outcome.cursor,
       recent: new RecentBatches(),
+      lastWrite: undefined,
     }
   }
 
@@ -477,7 +496,13 @@ export class Segment {
    * its handle is open; undefined otherwise (the caller falls back to readLog).
    */
   readTailSync(position: number, length: number): Buffer | undefined {
-    const tailStart = this.active?.recent.tailStart
+    const active = this.active
+    const last = active?.lastWrite
+    if (last !== undefined && position >= last.position && last.position + last.bytes.length === this.sizeBytes) {
+      const from = position - last.position
+      return last.bytes.subarray(from, Math.min(from + length, last.bytes.length))
+    }
+    const tailStart = active?.recent.tailStart
     if (tailStart === undefined || position < tailStart) return undefined
     return this.cache.useSync(this.paths.log, (fh) => readAtSync(fh, position, length))
   }
