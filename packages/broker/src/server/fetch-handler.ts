@@ -24,6 +24,7 @@
 import { SluiceError, toBigInt, toInt64String, traceOn, type wire } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
 import { followerFetchKey, readForFollower } from '../replication/follower-fetch.js'
+import { onAbort } from './abort-hooks.js'
 import {
   errorFields,
   errorFieldsFrom,
@@ -68,21 +69,18 @@ export async function handleFetch(
     return response(ctx, req, first)
   }
   const outcome = await new Promise<string>((resolve) => {
-    let onAbort: (() => void) | undefined
+    let stopListening: (() => void) | undefined
     const handle = ctx.purgatory.park({
       keys,
       bytesNeeded: req.min_bytes - first.bytes,
       maxWaitMs: req.max_wait_ms,
       onComplete: (o) => {
-        // The stream's signal lives as long as the stream: drop the listener with the request.
-        if (onAbort !== undefined) signal.removeEventListener('abort', onAbort)
+        // The stream's signal lives as long as the stream: drop the callback with the request.
+        stopListening?.()
         resolve(o)
       },
     })
-    if (!handle.done) {
-      onAbort = () => handle.cancel()
-      signal.addEventListener('abort', onAbort, { once: true })
-    }
+    if (!handle.done) stopListening = onAbort(signal, () => handle.cancel())
   })
   if (outcome === 'cancelled') return undefined // the stream closed or the broker is stopping
   const again = readAll(ctx, req, false)
