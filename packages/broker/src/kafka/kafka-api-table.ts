@@ -6,6 +6,7 @@
  * closes (what Kafka does with a request it cannot parse).
  */
 import { kafka } from '@sluice/protocol'
+import type { RpcProbe } from '@sluice/server-kit'
 import type { KafkaApiHandler, KafkaApiVersionRange } from './kafka-api-handler.js'
 
 /** ApiVersions: the one API whose unsupported versions are answered instead of refused. */
@@ -15,6 +16,8 @@ export interface KafkaApiEntry {
   readonly handler: KafkaApiHandler<unknown, unknown>
   readonly minVersion: number
   readonly maxVersion: number
+  /** Counts and times each request in sluice_rpc_* (absent when the broker has no metrics). */
+  readonly probe: RpcProbe | undefined
 }
 
 export type DecodedKafkaRequest =
@@ -42,8 +45,11 @@ export class KafkaApiTable {
   /** Every API answered, by api key ascending: the ApiVersions list. */
   readonly apis: readonly KafkaApiVersionRange[]
 
-  /** Throws on a table that cannot be served (two handlers for one key, an empty range): a programming error. */
-  constructor(handlers: readonly KafkaApiHandler<unknown, unknown>[]) {
+  /**
+   * Throws on a table that cannot be served (two handlers for one key, an empty range): a
+   * programming error. `probeFor` gives each API's metrics probe by name, when there are metrics.
+   */
+  constructor(handlers: readonly KafkaApiHandler<unknown, unknown>[], probeFor?: (apiName: string) => RpcProbe) {
     for (const handler of handlers) {
       const { codec } = handler
       if (this.entries.has(codec.apiKey)) {
@@ -56,7 +62,7 @@ export class KafkaApiTable {
           `Kafka handler ${codec.name}: versions ${handler.minVersion}-${handler.maxVersion} are outside the schema's ${codec.minVersion}-${codec.maxVersion}`,
         )
       }
-      this.entries.set(codec.apiKey, { handler, minVersion, maxVersion })
+      this.entries.set(codec.apiKey, { handler, minVersion, maxVersion, probe: probeFor?.(codec.name) })
     }
     this.apis = [...this.entries.entries()]
       .sort(([a], [b]) => a - b)

@@ -215,6 +215,9 @@ export class KafkaConnection {
       signal: this.abort.signal,
       metadataEndpoints: () => this.options.broker.cache.metadataEndpoints,
     }
+    // Timed here, in the reactions the answer needs anyway: a wrapper promise would add a hop.
+    const probe = entry.probe
+    const start = probe === undefined ? 0 : performance.now()
     let answer: Promise<unknown>
     try {
       answer = entry.handler.handle(body, header.apiVersion, ctx)
@@ -225,6 +228,7 @@ export class KafkaConnection {
     answer.then(
       (res) =>
         this.guarded(() => {
+          probe?.done(start)
           if (this.ended) return
           let chunks: Buffer[] | undefined
           try {
@@ -237,6 +241,7 @@ export class KafkaConnection {
         }),
       (err: unknown) =>
         this.guarded(() => {
+          probe?.done(start, err)
           if (this.ended) return
           this.fail(entry, header, err, 'the handler failed')
         }),
@@ -256,7 +261,9 @@ export class KafkaConnection {
     while (this.answers.length > 0 && this.answers[0]!.done) {
       const { chunks } = this.answers.shift()!
       if (chunks === undefined) continue
-      if (!corked) {
+      // One small answer alone (the common case) is one buffer: a plain write, no cork or writev.
+      const alone = chunks.length === 1 && !corked && !(this.answers[0]?.done ?? false)
+      if (!alone && !corked) {
         this.socket.cork()
         corked = true
       }
@@ -310,7 +317,7 @@ const EMPTY = Buffer.alloc(0)
 
 function encodeAnswer(entry: KafkaApiEntry, header: kafka.KafkaRequestHeader, res: unknown): Buffer[] {
   const codec = entry.handler.codec
-  const w = new kafka.KafkaWriter()
+  const w = kafka.KafkaWriter.forFrame()
   kafka.writeResponseHeader(w, codec.responseHeaderVersion(header.apiVersion), header.correlationId)
   codec.writeResponse(w, header.apiVersion, res)
   return w.toFrame()

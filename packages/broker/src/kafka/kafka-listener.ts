@@ -11,7 +11,7 @@ import net from 'node:net'
 import type { Logger } from 'pino'
 import { kafka } from '@sluice/protocol'
 import type { BrokerContext } from '../server/context.js'
-import type { KafkaApiHandler, KafkaListenerInfo, KafkaRequestContext } from './kafka-api-handler.js'
+import type { KafkaApiHandler, KafkaListenerInfo } from './kafka-api-handler.js'
 import { KafkaApiTable } from './kafka-api-table.js'
 import { KafkaConnection } from './kafka-connection.js'
 import { kafkaHandlers } from './kafka-handlers.js'
@@ -53,7 +53,13 @@ const REFUSED_LOGS_PER_INTERVAL = 10
 const REFUSED_LOG_INTERVAL_MS = 10_000
 
 export async function startKafkaListener(options: KafkaListenerOptions): Promise<KafkaListener> {
-  const table = new KafkaApiTable(instrumented(options.handlers ?? kafkaHandlers(), options.broker))
+  // Every API counted and timed in the broker's sluice_rpc_* metrics (service "kafka", method the
+  // API's name), as the gRPC methods are; the connection records each answer (kafka-connection.ts).
+  const rpc = options.broker.metrics?.rpc
+  const table = new KafkaApiTable(
+    options.handlers ?? kafkaHandlers(),
+    rpc === undefined ? undefined : (name) => rpc.probe('kafka', name),
+  )
   const logger = options.logger
   const connections = new Set<KafkaConnection>()
   const server = net.createServer()
@@ -147,23 +153,4 @@ function refusedLogger(logger: Logger): (details: Record<string, unknown>, messa
       logger.debug(details, message)
     }
   }
-}
-
-/**
- * Every handler counted and timed in the broker's sluice_rpc_* metrics (service "kafka", method
- * the API's name), as the gRPC methods are; unchanged when the broker serves no admin port.
- */
-function instrumented(
-  handlers: readonly KafkaApiHandler<unknown, unknown>[],
-  broker: BrokerContext,
-): readonly KafkaApiHandler<unknown, unknown>[] {
-  const rpc = broker.metrics?.rpc
-  if (rpc === undefined) return handlers
-  return handlers.map((h) => {
-    const probe = rpc.probe('kafka', h.codec.name)
-    return {
-      ...h,
-      handle: probe.wrap((req: unknown, version: number, ctx: KafkaRequestContext) => h.handle(req, version, ctx)),
-    }
-  })
 }

@@ -133,7 +133,7 @@ export class KafkaClientConnection {
     const correlationId = this.takeCorrelationId()
     let frame: Buffer[]
     try {
-      const w = new KafkaWriter()
+      const w = KafkaWriter.forFrame()
       writeRequestHeader(w, codec.requestHeaderVersion(version), {
         apiKey: codec.apiKey,
         apiVersion: version,
@@ -168,6 +168,10 @@ export class KafkaClientConnection {
         }, timeoutMs)
       }
       this.inFlight.set(correlationId, entry)
+      if (frame.length === 1) {
+        this.socket.write(frame[0]!) // a small request is one buffer: a plain write
+        return
+      }
       this.socket.cork()
       for (const chunk of frame) this.socket.write(chunk)
       this.socket.uncork()

@@ -213,6 +213,22 @@ describe('Kafka primitives round trip', () => {
     expect(view.buffer).toBe(frame.buffer)
     expect(r.int8()).toBe(2)
   })
+  it('a forFrame writer frames in place: one buffer when small, the same bytes as a plain writer', () => {
+    const small = (w: KafkaWriter) => w.int16(7).compactString('topic').int64(42n)
+    const framed = small(KafkaWriter.forFrame(8)) // grows past its initial size, prefix kept
+    const frame = framed.toFrame()
+    expect(frame).toHaveLength(1)
+    expect(framed.length).toBe(2 + 6 + 8)
+    expect(frame[0]!.equals(Buffer.concat(small(new KafkaWriter()).toFrame()))).toBe(true)
+    // With a pass-through chunk the prefix leads the first chunk; the bytes still match.
+    const big = (w: KafkaWriter) => w.int8(1).raw(Buffer.alloc(4096, 3)).int32(5)
+    const chunks = big(KafkaWriter.forFrame()).toFrame()
+    expect(chunks).toHaveLength(3)
+    expect(Buffer.concat(chunks).equals(Buffer.concat(big(new KafkaWriter()).toFrame()))).toBe(true)
+    // A pass-through chunk first of all: the reserved bytes alone lead.
+    const first = KafkaWriter.forFrame().raw(Buffer.alloc(2048, 4))
+    expect(Buffer.concat(first.toFrame()).readInt32BE(0)).toBe(2048)
+  })
   it('bytes come back as views of the input, not copies', () => {
     const buf = written((w) => w.bytes(Buffer.from('payload')))
     expect(reader(buf).bytes()!.buffer).toBe(buf.buffer)

@@ -7,20 +7,34 @@ const PASS_THROUGH_BYTES = 1024
  * Builds one Kafka message body. Small fields go into a growable buffer; large raw byte runs
  * (record batches) are appended as separate chunks so they are never copied. `toChunks()` hands
  * the pieces to a socket's writev; `toFrame()` puts the int32 size prefix in front.
+ *
+ * A writer made by `forFrame()` keeps the first four bytes of its buffer for that prefix, so a
+ * message without pass-through chunks leaves as one buffer: one plain socket write instead of a
+ * corked writev of a separate 4-byte prefix and the body (most requests and answers are small).
  */
 export class KafkaWriter {
   private readonly chunks: Buffer[] = []
   private chunkBytes = 0
   private buf: Buffer
-  private pos = 0
+  private pos: number
 
-  constructor(initialSize = 256) {
+  constructor(
+    initialSize = 256,
+    /** Bytes kept free at the start for the size prefix (forFrame). */
+    private readonly reserved: 0 | 4 = 0,
+  ) {
     this.buf = Buffer.allocUnsafe(Math.max(16, initialSize))
+    this.pos = reserved
   }
 
-  /** The number of bytes written so far. */
+  /** A writer whose toFrame() writes the size prefix in place (use toFrame, not toChunks). */
+  static forFrame(initialSize = 256): KafkaWriter {
+    return new KafkaWriter(initialSize, 4)
+  }
+
+  /** The number of body bytes written so far. */
   get length(): number {
-    return this.chunkBytes + this.pos
+    return this.chunkBytes + this.pos - this.reserved
   }
 
   private ensure(n: number): void {
@@ -195,7 +209,7 @@ export class KafkaWriter {
     return this
   }
 
-  /** The body as chunks, in order, for writev; nothing is copied. */
+  /** The body as chunks, in order, for writev; nothing is copied (a forFrame writer's lead with the prefix). */
   toChunks(): Buffer[] {
     return this.pos > 0 ? [...this.chunks, this.buf.subarray(0, this.pos)] : [...this.chunks]
   }
@@ -207,10 +221,15 @@ export class KafkaWriter {
     return Buffer.concat(chunks, this.length)
   }
 
-  /** The body behind its int32 size prefix, as chunks for writev. */
+  /** The body behind its int32 size prefix, as chunks for writev (one buffer when it can be). */
   toFrame(): Buffer[] {
-    const size = Buffer.allocUnsafe(4)
-    size.writeInt32BE(this.length, 0)
-    return [size, ...this.toChunks()]
+    if (this.reserved === 0) {
+      const size = Buffer.allocUnsafe(4)
+      size.writeInt32BE(this.length, 0)
+      return [size, ...this.toChunks()]
+    }
+    // The reserved bytes lead the first chunk, or the buffer when no chunk was pushed yet.
+    ;(this.chunks[0] ?? this.buf).writeInt32BE(this.length, 0)
+    return this.toChunks()
   }
 }
