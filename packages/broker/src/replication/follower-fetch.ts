@@ -66,8 +66,9 @@ export function readForFollower(
     )
   }
   const known = ctx.cache.broker(followerId)?.brokerEpoch
-  const sent = parseEpoch(req.replica_epoch)
-  if (sent === undefined || (known !== undefined && known !== '' && sent < BigInt(known))) {
+  const sent = epochValue(req.replica_epoch)
+  const current = known === undefined || known === '' ? undefined : epochValue(known)
+  if (sent === undefined || (current !== undefined && sent < current)) {
     return partitionFetchFailure(
       p.partition,
       errorFields(
@@ -118,6 +119,17 @@ function parseOffset(text: string): bigint | undefined {
   return /^\d{1,19}$/.test(text) ? BigInt(text) : undefined
 }
 
-function parseEpoch(text: string): bigint | undefined {
-  return /^-?\d{1,19}$/.test(text) ? BigInt(text) : undefined
+/**
+ * Broker epochs by their text: every partition of every follower fetch checks one, and a broker
+ * keeps its epoch for its whole session, so each text is parsed once (bounded: cleared when full).
+ */
+const epochs = new Map<string, bigint | undefined>()
+const EPOCHS_MAX = 1024
+
+function epochValue(text: string): bigint | undefined {
+  if (epochs.has(text)) return epochs.get(text)
+  const value = /^-?\d{1,19}$/.test(text) ? BigInt(text) : undefined
+  if (epochs.size >= EPOCHS_MAX) epochs.clear()
+  epochs.set(text, value)
+  return value
 }

@@ -57,6 +57,8 @@ export interface ReplicaFetcherOptions {
   readonly logger: Logger
   /** Times the reconnect and partition backoffs (default systemClock). */
   readonly clock?: Clock
+  /** Beyond waitMaxMs, how long an answer may take before the connection is presumed dead (default 15 s). */
+  readonly responseGraceMs?: number
 }
 
 interface Followed {
@@ -81,6 +83,8 @@ export class ReplicaFetcher {
   private connectionKey: string | undefined
   private connectionTransport: ReplicaFetchTransportKind | undefined
   private nextCorrelationId = 1n
+  private responseTimer: NodeJS.Timeout | undefined
+  private onResponseTimeout: (() => void) | undefined
   private readonly loop: Promise<void>
   private readonly clock: Clock
 
@@ -113,6 +117,7 @@ export class ReplicaFetcher {
     this.wake()
     this.closeConnection(new Error('fetcher stopped'))
     await this.loop
+    clearTimeout(this.responseTimer)
   }
 
   private wake(): void {
@@ -218,20 +223,45 @@ export class ReplicaFetcher {
   /** One fetch on the connection to `endpoint` (opened first if there is none, or it is to elsewhere). */
   private exchange(endpoint: ReplicaEndpoint, message: wire.FetchRequest__Output): Promise<wire.FetchResponse__Output> {
     const connection = this.openConnection(endpoint)
-    const timeoutMs = this.options.waitMaxMs + RESPONSE_GRACE_MS
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no fetch response within ${timeoutMs} ms`)), timeoutMs)
+      const deadline = this.armResponseTimer(reject)
+      // Only this fetch's own deadline is disarmed: a late answer must not disarm the next one's.
+      const disarm = (): void => {
+        if (this.onResponseTimeout === deadline) this.onResponseTimeout = undefined
+      }
       connection.fetch(message).then(
         (r) => {
-          clearTimeout(timer)
+          disarm()
           resolve(r)
         },
         (e: unknown) => {
-          clearTimeout(timer)
+          disarm()
           reject(e as Error)
         },
       )
     })
+  }
+
+  /**
+   * The deadline of the fetch in flight (one at a time): a single timer re-armed with refresh()
+   * per fetch instead of a timer made and cleared for each, hundreds a second (issue 16). When it
+   * fires with nothing in flight it does nothing; stop() clears it.
+   */
+  private armResponseTimer(reject: (e: Error) => void): () => void {
+    const timeoutMs = this.options.waitMaxMs + (this.options.responseGraceMs ?? RESPONSE_GRACE_MS)
+    const deadline = (): void => reject(new Error(`no fetch response within ${timeoutMs} ms`))
+    this.onResponseTimeout = deadline
+    if (this.responseTimer === undefined) {
+      this.responseTimer = setTimeout(() => {
+        const timedOut = this.onResponseTimeout
+        this.onResponseTimeout = undefined
+        timedOut?.()
+      }, timeoutMs)
+      this.responseTimer.unref() // never what keeps a process alive
+    } else {
+      this.responseTimer.refresh()
+    }
+    return deadline
   }
 
   private openConnection(endpoint: ReplicaEndpoint): ReplicaFetchConnection {
