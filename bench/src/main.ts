@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--full] [--only 1,3,8] [--profile] [--anatomy] [--skeleton] [--probes] [--probes-file path|latest] [--floors kafka-tcp|grpc] [--label name]`
+ * `pnpm bench [--full] [--only 1,3,8] [--profile] [--anatomy] [--skeleton] [--probes] [--probes-file path|latest] [--floors kafka-tcp|grpc] [--beside checkout] [--label name]`
  * from the repository root
  * (the script builds with `tsc -b bench` first). Never part of the test command.
  *
@@ -20,6 +20,10 @@
  * traced; with 6 and 6a in the same run (`--only 6,6a,6s`) each Sluice figure and hop is printed
  * beside the skeleton's and the ratio.
  *
+ * --beside <checkout> (adds 6b to --only) runs scenario 6's load on this build and on another
+ * built checkout at the same moment, each on its own cluster, at 200 and 1,000 records/s
+ * (scenarios/beside.ts): the A/B for a change on a machine whose speed drifts.
+ *
  * --only 6j runs the kafkajs floor (probes/kafkajs-floor/): scenario 6k's kafkajs producer
  * against a Kafka stand-in that answers every Produce at once, at 200 and 10,000 records/s.
  *
@@ -34,6 +38,7 @@ import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { stopAll } from '@sluice/testkit'
 import { runAnatomy } from './anatomy/anatomy-scenario.js'
+import { runBeside } from './scenarios/beside.js'
 import { runKafkajsFloor } from './probes/kafkajs-floor/kafkajs-floor.js'
 import { runRoundSkeletonScenario } from './probes/round/round-scenario.js'
 import { runStreams } from './scenarios/streams.js'
@@ -59,6 +64,7 @@ interface Args {
   label: string | undefined
   probesFile: string | undefined
   floors: FloorProfile
+  beside: string | undefined
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -69,6 +75,7 @@ function parseArgs(argv: readonly string[]): Args {
     label: undefined,
     probesFile: undefined,
     floors: 'kafka-tcp',
+    beside: undefined,
   }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
@@ -100,9 +107,12 @@ function parseArgs(argv: readonly string[]): Args {
           .filter((s) => s !== ''),
       ])
     else if (a.startsWith('--label')) args.label = value()
-    else
+    else if (a.startsWith('--beside')) {
+      args.beside = value()
+      args.only = new Set([...(args.only ?? []), '6b'])
+    } else
       throw new Error(
-        `unknown argument ${a}; use --full, --only 1,3, --profile, --anatomy, --skeleton, --probes, --probes-file path|latest, --floors kafka-tcp|grpc, --label name`,
+        `unknown argument ${a}; use --full, --only 1,3, --profile, --anatomy, --skeleton, --probes, --probes-file path|latest, --floors kafka-tcp|grpc, --beside checkout, --label name`,
       )
   }
   if (args.profile && args.only === undefined) args.only = new Set(['1', '3', '4', '6'])
@@ -191,6 +201,7 @@ async function main(): Promise<void> {
   await runAnatomy(ctx, probes, args.floors)
   await runRoundSkeletonScenario(ctx)
   await runKafkajsFloor(ctx)
+  await runBeside(ctx, args.beside)
   const after = machineInfo()
   // --probes alone runs no scenario: no empty table then.
   if (rows.length > 0) console.log(`\n${formatTable(rows)}`)

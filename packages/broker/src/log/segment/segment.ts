@@ -58,6 +58,16 @@ export interface ActiveIndexes {
  */
 const LAST_WRITE_MAX_BYTES = 4096
 
+/**
+ * buf[start, end) in memory of its own: a small Buffer.from would share Node's 8 KiB pool, and a
+ * copy kept as long as a quiet partition's last append would pin the whole slab.
+ */
+function ownCopy(buf: Buffer, start: number, end: number): Buffer {
+  const copy = Buffer.allocUnsafeSlow(end - start)
+  buf.copy(copy, 0, start, end)
+  return copy
+}
+
 /** A batch found by a seek: enough to read it whole or cut before it. */
 export type SeekHit = Pick<BatchHeader, 'baseOffset' | 'sizeBytes'>
 
@@ -220,7 +230,7 @@ export class Segment {
     }
     active.cursor = cursor
     active.lastWrite =
-      end - start <= LAST_WRITE_MAX_BYTES ? { position: at, bytes: Buffer.from(buf.subarray(start, end)) } : undefined
+      end - start <= LAST_WRITE_MAX_BYTES ? { position: at, bytes: ownCopy(buf, start, end) } : undefined
     if (this.sizeBytes === 0) this.firstBatchMaxTimestamp = first.maxTimestamp
     this.offsetIndexEntries += pending.offsetCount
     this.timeIndexEntries += pending.timeCount
