@@ -21,6 +21,7 @@ import type { ScenarioRow } from '../results.js'
 import { runLoad, type LoadOutcome, type LoadSpec } from '../run-load.js'
 import { latencyLoad } from './latency.js'
 import { loadRow, logRow, wants, type BenchContext } from './context.js'
+import { latencyTopic } from './replicated.js'
 
 export const BESIDE_RATES = [200, 1000]
 
@@ -90,12 +91,7 @@ async function oneSide(ctx: BenchContext, build: BuildUnderTest, rate: number): 
   const cluster = await build.startBenchCluster({ brokers: 3 })
   try {
     const topic = `bench-s6b-${rate}`
-    await cluster.createTopic({
-      name: topic,
-      partitions: 6,
-      replicationFactor: 3,
-      configs: { 'min.insync.replicas': '2' },
-    })
+    await latencyTopic(cluster, topic)
     return await build.runLoad(cluster, build.latencyLoad(ctx, cluster, topic, ctx.mode.latencyDurationMs, rate))
   } finally {
     await cluster.stop()

@@ -152,6 +152,6 @@ export async function runReplicated(ctx: BenchContext): Promise<void> {
 }
 
 /** A topic of scenario 6's shape: 6 partitions, RF3, min.insync.replicas 2. */
-async function latencyTopic(cluster: BenchCluster, name: string): Promise<void> {
+export async function latencyTopic(cluster: BenchCluster, name: string): Promise<void> {
   await cluster.createTopic({ name, partitions: 6, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } })
 }
