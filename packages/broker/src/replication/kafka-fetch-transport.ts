@@ -8,9 +8,9 @@
  * (ReplicaState: replica id and broker epoch, KIP-903), so the leader fences a follower from an
  * earlier incarnation exactly as it does on gRPC. Like every version from 13, it names topics by
  * id: the ids come from this broker's metadata cache, and the answer's ids are matched back to
- * the request's topics (the leader answers them in request order). A topic whose id is not known here is sent with the zero id; the
- * leader answers UNKNOWN_TOPIC_ID for it, which the fetcher treats as any partition error (a
- * short backoff, then again).
+ * the request's topics (the leader answers them in request order). A topic whose id is not
+ * known here is sent with the zero id; the leader answers UNKNOWN_TOPIC_ID for it, which the
+ * fetcher treats as any partition error (a short backoff, then again).
  *
  * Kafka's Fetch answer has no log end offset: it is answered as -1 (unknown), which the fetcher
  * handles (replica-fetcher.ts). Fetch sessions are not used: every request is a full fetch.
