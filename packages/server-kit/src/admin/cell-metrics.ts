@@ -98,11 +98,6 @@ abstract class CellMetric<C> {
     return c
   }
 
-  /** Drops a label set's series (a topic deleted, a group gone). */
-  remove(...values: string[]): void {
-    this.cells.delete(values.join('\u0000'))
-  }
-
   protected abstract newCell(labels: Labels): C
 }
 
