@@ -8,11 +8,12 @@
  * every problem and exits 1.
  */
 import { pino } from 'pino'
-import { formatConfigHelp } from '@sluice/server-kit'
+import { formatConfigHelp, tuneV8ForServer } from '@sluice/server-kit'
 import { brokerConfigSchema, loadBrokerConfig } from './config.js'
 import { startBroker } from './broker.js'
 
 async function main(): Promise<void> {
+  tuneV8ForServer()
   if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
     process.stdout.write(
       formatConfigHelp('usage: sluice broker [--config file.json] [--flag value ...]', brokerConfigSchema),

@@ -9,7 +9,7 @@
  * the process is the simplest way to never run on a half-valid view of the tree.
  */
 import { pino } from 'pino'
-import { formatConfigHelp } from '@sluice/server-kit'
+import { formatConfigHelp, tuneV8ForServer } from '@sluice/server-kit'
 import { metadataConfigSchema, parseMetadataConfig } from './config.js'
 import { startMetadataServerInternal } from './server/metadata-server.js'
 
@@ -17,6 +17,7 @@ import { startMetadataServerInternal } from './server/metadata-server.js'
 const STORE_LOST_EXIT_CODE = 3
 
 async function main(): Promise<void> {
+  tuneV8ForServer()
   if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
     process.stdout.write(
       formatConfigHelp('usage: sluice metadata [--config file.json] [--flag value ...]', metadataConfigSchema),

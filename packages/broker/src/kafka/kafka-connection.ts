@@ -18,9 +18,10 @@
  * encode, is a bug: the connection is destroyed at once. Nothing here throws out of a socket
  * callback.
  *
- * Idle connections are closed after `idleMs` (Kafka's connections.max.idle.ms): one with a
- * partial frame that never completes would otherwise hold its socket forever. A connection with
- * a request in flight (a parked fetch) is not idle, whatever its socket does.
+ * Idle connections are closed after `idleMs` (Kafka's connections.max.idle.ms) by the listener's
+ * sweep (idle-sweep.ts), which reads `activity` and `busy`: one with a partial frame that never
+ * completes would otherwise hold its socket forever. A connection with a request in flight (a
+ * parked fetch) is not idle, whatever its socket does.
  */
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
@@ -43,8 +44,6 @@ export interface KafkaConnectionOptions {
   /** Requests served at once before reading pauses. */
   readonly maxInFlight: number
   readonly maxFrameBytes: number
-  /** A connection with nothing in flight and no bytes moving for this long is closed. */
-  readonly idleMs: number
   /** Logs why a connection is being closed for bad input (the listener rate-limits it). */
   readonly onRefused: (details: Record<string, unknown>, message: string) => void
   /** Called once, when the socket has closed. */
@@ -72,6 +71,8 @@ export class KafkaConnection {
   private paused = false
   /** Set while pump() runs, so an answer settled during a dispatch does not pump recursively. */
   private pumping = false
+  /** Reads and answer writes so far (idle-sweep.ts compares it between sweeps). */
+  activity = 0
   private onSocketClosed!: () => void
   /** Resolves once the socket has closed (and onClosed has run). */
   readonly closed: Promise<void> = new Promise((resolve) => {
@@ -90,20 +91,6 @@ export class KafkaConnection {
   start(): void {
     // Answers are whole frames written at once; Nagle's delay would only add latency.
     this.socket.setNoDelay(true)
-    this.socket.setTimeout(this.options.idleMs)
-    this.socket.on('timeout', () =>
-      this.guarded(() => {
-        if (this.answers.length > 0) {
-          this.socket.setTimeout(this.options.idleMs) // busy, not idle: look again later
-          return
-        }
-        this.options.logger.debug(
-          { connection: this.id, idleMs: this.options.idleMs },
-          'closing an idle Kafka connection',
-        )
-        this.close()
-      }),
-    )
     this.socket.on('data', (chunk: Buffer) => this.guarded(() => this.onData(chunk)))
     this.socket.on('drain', () => this.guarded(() => this.pump()))
     this.socket.on('error', (err) => {
@@ -116,6 +103,17 @@ export class KafkaConnection {
       this.options.onClosed()
       this.onSocketClosed()
     })
+  }
+
+  /** A request is in flight: the connection is not idle, whatever its socket does. */
+  get busy(): boolean {
+    return this.answers.length > 0
+  }
+
+  /** The idle sweep found the connection quiet for the idle period. */
+  closeIdle(): void {
+    this.options.logger.debug({ connection: this.id }, 'closing an idle Kafka connection')
+    this.close()
   }
 
   /** Closes at once: in-flight handlers see their signal aborted, unwritten answers are dropped. */
@@ -138,6 +136,7 @@ export class KafkaConnection {
 
   private onData(chunk: Buffer): void {
     if (this.ended || this.draining) return
+    this.activity++
     try {
       this.splitter.pushEach(chunk, (f) => this.frames.push(f))
     } catch (err) {
@@ -257,6 +256,7 @@ export class KafkaConnection {
   /** Writes every ready answer at the head of the queue, in one corked burst, then reads on. */
   private flush(): void {
     if (this.ended) return
+    this.activity++
     let corked = false
     while (this.answers.length > 0 && this.answers[0]!.done) {
       const { chunks } = this.answers.shift()!

@@ -13,6 +13,7 @@ import { kafka } from '@sluice/protocol'
 import type { BrokerContext } from '../server/context.js'
 import type { KafkaApiHandler, KafkaListenerInfo } from './kafka-api-handler.js'
 import { KafkaApiTable } from './kafka-api-table.js'
+import { startIdleSweep } from './idle-sweep.js'
 import { KafkaConnection } from './kafka-connection.js'
 import { kafkaHandlers } from './kafka-handlers.js'
 
@@ -84,7 +85,6 @@ export async function startKafkaListener(options: KafkaListenerOptions): Promise
       logger,
       maxInFlight: options.maxInFlightPerConnection ?? DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION,
       maxFrameBytes: options.maxFrameBytes ?? kafka.DEFAULT_MAX_FRAME_BYTES,
-      idleMs: options.connectionsMaxIdleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS,
       onRefused,
       onClosed: () => connections.delete(connection),
     })
@@ -109,6 +109,7 @@ export async function startKafkaListener(options: KafkaListenerOptions): Promise
     port: options.advertisedPort ?? port,
     apis: table.apis,
   }
+  const idleSweep = startIdleSweep(connections, options.connectionsMaxIdleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS)
   logger.info({ port, advertised: `${info.host}:${info.port}`, apis: table.apis.length }, 'kafka listener started')
 
   let stopped: Promise<void> | undefined
@@ -121,6 +122,7 @@ export async function startKafkaListener(options: KafkaListenerOptions): Promise
     stop: () => {
       stopped ??= (async () => {
         stopping = true
+        idleSweep.stop()
         // close() stops accepting now and calls back once the server has no connection left.
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()))
         const open = [...connections]

@@ -3,13 +3,17 @@ import { DelayedFetchPurgatory, type DelayedFetchOutcome, type Timers } from './
 
 /** A manual clock: timers fire only when the test advances time. */
 class FakeTimers implements Timers {
-  now = 0
+  time = 0
   private next = 1
   private readonly pending = new Map<number, { at: number; fn: () => void }>()
   set(fn: () => void, ms: number): unknown {
     const id = this.next++
-    this.pending.set(id, { at: this.now + ms, fn })
+    this.pending.set(id, { at: this.time + ms, fn })
     return id
+  }
+
+  now(): number {
+    return this.time
   }
 
   clear(timer: unknown): void {
@@ -18,14 +22,17 @@ class FakeTimers implements Timers {
   get count(): number {
     return this.pending.size
   }
+  /** Moves time on by `ms`, firing each timer due on the way (and those they set) at its time. */
   advance(ms: number): void {
-    this.now += ms
-    for (const [id, t] of [...this.pending].sort((a, b) => a[1].at - b[1].at)) {
-      if (t.at <= this.now) {
-        this.pending.delete(id)
-        t.fn()
-      }
+    const end = this.time + ms
+    for (;;) {
+      const due = [...this.pending].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0]
+      if (due === undefined) break
+      this.pending.delete(due[0])
+      this.time = Math.max(this.time, due[1].at)
+      due[1].fn()
     }
+    this.time = end
   }
 }
 
@@ -51,21 +58,60 @@ describe('DelayedFetchPurgatory', () => {
     expect(h.done).toBe(true)
     expect(purgatory.size).toBe(0)
     expect(purgatory.watchedPartitionCount).toBe(0)
+    // Its deadline still comes up once, finds it done and leaves the timer unarmed.
+    timers.advance(500)
+    expect(outcomes).toEqual(['satisfied'])
+    expect(purgatory.timerArmed).toBe(false)
     expect(timers.count).toBe(0)
   })
 
-  it('expires at max wait with one timer per fetch and none per partition', () => {
+  it('expires each fetch at its max wait with one timer for the purgatory, none per fetch or partition', () => {
     const { purgatory, outcomes, park, timers } = setup()
     park(['a', 'b', 'c'], 10, 300)
     park(['a'], 10, 100)
-    expect(timers.count).toBe(2)
-    timers.advance(99)
+    park(['b'], 10, 200)
+    expect(timers.count).toBe(1)
+    timers.advance(98)
+    expect(outcomes).toEqual([])
+    timers.advance(2)
+    expect(outcomes).toEqual(['expired'])
+    expect(timers.count).toBe(1)
+    expect(purgatory.size).toBe(2)
+    timers.advance(100)
+    expect(outcomes).toEqual(['expired', 'expired'])
+    timers.advance(100)
+    expect(outcomes).toEqual(['expired', 'expired', 'expired'])
+    expect(purgatory.watchedPartitionCount).toBe(0)
+    expect(purgatory.timerArmed).toBe(false)
+    expect(timers.count).toBe(0)
+  })
+
+  it('arms the timer earlier for a fetch with a shorter wait, and never past a live deadline', () => {
+    const { outcomes, park, timers, purgatory } = setup()
+    park(['a'], 10, 1000)
+    timers.advance(100)
+    park(['b'], 10, 50) // due at 150, before the first's 1000
+    timers.advance(49)
     expect(outcomes).toEqual([])
     timers.advance(1)
     expect(outcomes).toEqual(['expired'])
-    timers.advance(200)
+    timers.advance(849)
+    expect(outcomes).toEqual(['expired'])
+    timers.advance(1)
     expect(outcomes).toEqual(['expired', 'expired'])
-    expect(purgatory.watchedPartitionCount).toBe(0)
+    expect(purgatory.size).toBe(0)
+  })
+
+  it('keeps few completed entries: the heap is compacted when they outnumber the live ones', () => {
+    const { purgatory, park, timers } = setup()
+    park(['slow'], 10, 60_000)
+    for (let i = 0; i < 1000; i++) {
+      park(['a'], 10)
+      purgatory.notify('a', 10)
+    }
+    expect(purgatory.size).toBe(1)
+    expect(purgatory.deadlineEntries).toBeLessThanOrEqual(2 + 64 + 1)
+    expect(timers.count).toBe(1)
   })
 
   it('completes each fetch exactly once, whatever happens afterwards', () => {
@@ -99,13 +145,13 @@ describe('DelayedFetchPurgatory', () => {
   })
 
   it('cancel removes the fetch from every watcher set', () => {
-    const { purgatory, outcomes, park, timers } = setup()
+    const { purgatory, outcomes, park } = setup()
     const h = park(['a', 'b'], 10)
     park(['b'], 10)
     h.cancel()
     expect(outcomes).toEqual(['cancelled'])
     expect(purgatory.watchedPartitionCount).toBe(1)
-    expect(timers.count).toBe(1)
+    expect(purgatory.size).toBe(1)
   })
 
   it('completes new fetches at once when the bound is reached', () => {

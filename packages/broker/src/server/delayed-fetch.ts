@@ -5,10 +5,14 @@
  * Invariants (docs/design.md §4, idle partitions cost nothing):
  * - A partition appears in the watcher map only while at least one parked fetch reads it; the
  *   entry is removed with its last watcher, so idle partitions hold no state here.
- * - One timer per parked fetch, none per partition.
+ * - One timer for the whole purgatory, armed for the earliest deadline, none per fetch or
+ *   partition: parked fetches wait in a heap ordered by deadline. A completed fetch stays in the
+ *   heap, marked done and holding nothing, until its deadline comes up or the heap is compacted
+ *   (when done entries outnumber live ones). Arming and clearing a Node timer per parked fetch
+ *   cost more than the fetch's own bookkeeping at low rates (docs/decisions.md).
  * - Each parked fetch completes exactly once: satisfied, expired, woken (leadership change) or
- *   cancelled (stream closed, broker stopping). Completion removes it from every watcher set and
- *   clears its timer before the callback runs.
+ *   cancelled (stream closed, broker stopping). Completion removes it from every watcher set
+ *   before the callback runs.
  * - The number of parked fetches is bounded; past the bound a new fetch completes at once
  *   (the caller answers with what it has, which is always a valid long-poll answer).
  * Event-loop only; `notify` may be called from any append path.
@@ -34,21 +38,34 @@ export interface DelayedFetchHandle {
 }
 
 export interface Timers {
+  /** Milliseconds on a monotonic clock. */
+  now(): number
   set(fn: () => void, ms: number): unknown
   clear(timer: unknown): void
 }
 
 const realTimers: Timers = {
+  now: () => performance.now(),
   set: (fn, ms) => setTimeout(fn, ms),
   clear: (t) => clearTimeout(t as NodeJS.Timeout),
 }
 
+/**
+ * A Node timer may fire up to a millisecond before a deadline read from `performance.now()` (its
+ * start is the loop's cached, whole-millisecond time): a fetch that close to its deadline expires
+ * with the others rather than arming the timer again for the remainder.
+ */
+const EXPIRY_SLACK_MS = 1
+
+/** Stands in for a completed fetch's request, so the heap entry it leaves holds nothing. */
+const SPENT: DelayedFetchRequest = Object.freeze({ keys: [], bytesNeeded: 0, maxWaitMs: 0, onComplete: () => {} })
+
 class Parked implements DelayedFetchHandle {
   bytesSeen = 0
-  timer: unknown
   done = false
   constructor(
-    readonly request: DelayedFetchRequest,
+    public request: DelayedFetchRequest,
+    readonly deadline: number,
     private readonly owner: DelayedFetchPurgatory,
   ) {}
   cancel(): void {
@@ -59,11 +76,19 @@ class Parked implements DelayedFetchHandle {
 export class DelayedFetchPurgatory {
   private readonly watchers = new Map<string, Set<Parked>>()
   private readonly parked = new Set<Parked>()
+  /** Parked fetches by deadline (a binary min-heap); completed ones leave lazily. */
+  private readonly deadlines = new DeadlineHeap()
+  private readonly timers: Timers
+  private timer: unknown
+  /** The deadline the timer is armed for (undefined: not armed). */
+  private armedFor: number | undefined
   private closed = false
 
   constructor(
     private readonly options: { maxParked?: number; timers?: Timers; onError?: (err: unknown) => void } = {},
-  ) {}
+  ) {
+    this.timers = options.timers ?? realTimers
+  }
 
   /** Parked fetches right now. */
   get size(): number {
@@ -75,8 +100,18 @@ export class DelayedFetchPurgatory {
     return this.watchers.size
   }
 
+  /** Whether the purgatory's one timer is armed. @internal visible for testing */
+  get timerArmed(): boolean {
+    return this.armedFor !== undefined
+  }
+
+  /** Entries in the deadline heap, completed ones included. @internal visible for testing */
+  get deadlineEntries(): number {
+    return this.deadlines.size
+  }
+
   park(request: DelayedFetchRequest): DelayedFetchHandle {
-    const op = new Parked(request, this)
+    const op = new Parked(request, this.timers.now() + Math.max(0, request.maxWaitMs), this)
     if (this.closed) {
       this.complete(op, 'cancelled')
       return op
@@ -94,8 +129,8 @@ export class DelayedFetchPurgatory {
       }
       set.add(op)
     }
-    const timers = this.options.timers ?? realTimers
-    op.timer = timers.set(() => this.complete(op, 'expired'), Math.max(0, request.maxWaitMs))
+    this.deadlines.push(op)
+    if (this.armedFor === undefined || op.deadline < this.armedFor) this.arm(op.deadline)
     return op
   }
 
@@ -120,27 +155,122 @@ export class DelayedFetchPurgatory {
   close(): void {
     this.closed = true
     for (const op of [...this.parked]) this.complete(op, 'cancelled')
+    this.disarm()
+    this.deadlines.clear()
   }
 
   /** @internal */
   complete(op: Parked, outcome: DelayedFetchOutcome): void {
     if (op.done) return
     op.done = true
-    if (op.timer !== undefined) (this.options.timers ?? realTimers).clear(op.timer)
+    const request = op.request
+    op.request = SPENT
     if (this.parked.delete(op)) {
-      for (const k of op.request.keys) {
+      for (const k of request.keys) {
         const set = this.watchers.get(k)
         if (set === undefined) continue
         set.delete(op)
         if (set.size === 0) this.watchers.delete(k)
       }
+      if (this.deadlines.size > 2 * this.parked.size + COMPACT_SLACK) this.deadlines.dropDone()
     }
     assert(this.parked.size <= (this.options.maxParked ?? 10_000), 'parked fetches stay bounded')
     try {
-      op.request.onComplete(outcome)
+      request.onComplete(outcome)
     } catch (e) {
       // A failing callback must not stop the other completions of the same notify or wake.
       this.options.onError?.(e)
     }
+  }
+
+  private arm(deadline: number): void {
+    this.disarm()
+    this.armedFor = deadline
+    this.timer = this.timers.set(() => this.expire(), Math.max(0, deadline - this.timers.now()))
+  }
+
+  private disarm(): void {
+    if (this.armedFor === undefined) return
+    this.timers.clear(this.timer)
+    this.armedFor = undefined
+    this.timer = undefined
+  }
+
+  /** The timer fired: completes every fetch whose deadline has come, then arms for the next one. */
+  private expire(): void {
+    this.armedFor = undefined
+    this.timer = undefined
+    const now = this.timers.now() + EXPIRY_SLACK_MS
+    for (let op = this.deadlines.peek(); op !== undefined; op = this.deadlines.peek()) {
+      if (!op.done && op.deadline > now) {
+        this.arm(op.deadline)
+        return
+      }
+      this.deadlines.pop()
+      this.complete(op, 'expired') // a no-op for one already done
+    }
+  }
+}
+
+/** Done entries the heap may hold beyond twice the live ones before it is compacted. */
+const COMPACT_SLACK = 64
+
+/** A binary min-heap of parked fetches by deadline. */
+class DeadlineHeap {
+  private items: Parked[] = []
+
+  get size(): number {
+    return this.items.length
+  }
+
+  peek(): Parked | undefined {
+    return this.items[0]
+  }
+
+  push(op: Parked): void {
+    const items = this.items
+    let i = items.length
+    items.push(op)
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (items[parent]!.deadline <= op.deadline) break
+      items[i] = items[parent]!
+      i = parent
+    }
+    items[i] = op
+  }
+
+  pop(): Parked | undefined {
+    const items = this.items
+    const top = items[0]
+    const last = items.pop()
+    if (items.length > 0 && last !== undefined) this.siftDown(0, last)
+    return top
+  }
+
+  /** Removes every completed entry (they hold nothing but still take a slot). */
+  dropDone(): void {
+    const live = this.items.filter((op) => !op.done)
+    this.items = []
+    for (const op of live) this.push(op)
+  }
+
+  clear(): void {
+    this.items = []
+  }
+
+  private siftDown(start: number, op: Parked): void {
+    const items = this.items
+    const n = items.length
+    let i = start
+    for (;;) {
+      let child = 2 * i + 1
+      if (child >= n) break
+      if (child + 1 < n && items[child + 1]!.deadline < items[child]!.deadline) child += 1
+      if (items[child]!.deadline >= op.deadline) break
+      items[i] = items[child]!
+      i = child
+    }
+    items[i] = op
   }
 }
