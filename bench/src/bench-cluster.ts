@@ -18,7 +18,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { connect, type SluiceClient } from '@sluice/client'
-import { serverMainPath, spawnCluster, spawnMetadata, waitFor, waitForBrokers } from '@sluice/testkit'
+import {
+  SERVER_NODE_FLAGS,
+  serverMainPath,
+  spawnCluster,
+  spawnMetadata,
+  waitFor,
+  waitForBrokers,
+} from '@sluice/testkit'
 import { registerChild } from './children.js'
 
 export interface BenchCluster {
@@ -101,6 +108,7 @@ async function spawnProfiledBroker(
   const child = spawn(
     process.execPath,
     [
+      ...SERVER_NODE_FLAGS,
       `--cpu-prof`,
       `--cpu-prof-dir=${profileDir}`,
       serverMainPath('broker'),

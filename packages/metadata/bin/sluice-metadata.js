@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-memory-reducer
 // The sluice-metadata command. A committed launcher, so pnpm can link the bin on a fresh clone before
 // the build has made dist/ (a bin pointing into dist/ warns "Failed to create bin" there).
 import '../dist/main.js'

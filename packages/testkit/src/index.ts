@@ -15,7 +15,7 @@ export {
   type SpawnedCluster,
   type CommonSpawnOptions,
 } from './spawn-servers.js'
-export { serverMainPath, type ServerPackage } from './paths.js'
+export { SERVER_NODE_FLAGS, serverMainPath, type ServerPackage } from './paths.js'
 export { stopAll, liveResources } from './tracker.js'
 export { useCluster, useSpawnedCluster, type CleanupHook } from './use-cluster.js'
 export { waitFor, withTimeout, type WaitOptions } from './wait.js'

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import net from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { SERVER_NODE_FLAGS } from './paths.js'
 import { spawnProcess } from './spawn-process.js'
 import { liveResources, stopAll } from './tracker.js'
 
@@ -31,6 +33,14 @@ afterEach(async () => {
 })
 
 describe('spawnProcess', () => {
+  it('starts node with the given flags before the script (SERVER_NODE_FLAGS for servers)', async () => {
+    const p = await spawnProcess({ name: 'fake', script: FAKE, args: ['listen'], nodeFlags: SERVER_NODE_FLAGS })
+    const argv = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0')
+    expect(argv.slice(1, 1 + SERVER_NODE_FLAGS.length)).toEqual([...SERVER_NODE_FLAGS])
+    expect(argv[1 + SERVER_NODE_FLAGS.length]).toBe(FAKE)
+    await p.stop()
+  })
+
   it('waits for LISTENING <port>, reports the endpoint, stops with SIGTERM', async () => {
     const lines: string[] = []
     const p = await spawnProcess({ name: 'fake', script: FAKE, args: ['listen'], onLine: (l) => lines.push(l) })

@@ -20,6 +20,8 @@ export interface SpawnProcessOptions {
   readonly name: string
   readonly script: string
   readonly args: readonly string[]
+  /** `node` flags before the script (e.g. SERVER_NODE_FLAGS). */
+  readonly nodeFlags?: readonly string[]
   readonly env?: NodeJS.ProcessEnv
   readonly cwd?: string
   /** Host part of `endpoint`. Default 127.0.0.1. */
@@ -63,7 +65,7 @@ export async function spawnProcess(options: SpawnProcessOptions): Promise<Spawne
   if (!existsSync(options.script)) {
     throw new Error(`${options.script} does not exist: build first (npx tsc -b at the repository root)`)
   }
-  const child = spawn(process.execPath, [options.script, ...options.args], {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), options.script, ...options.args], {
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],

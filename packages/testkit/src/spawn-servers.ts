@@ -11,7 +11,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { serverMainPath } from './paths.js'
+import { SERVER_NODE_FLAGS, serverMainPath } from './paths.js'
 import { spawnProcess, type SpawnedProcess, type SpawnProcessOptions } from './spawn-process.js'
 import { track } from './tracker.js'
 import { waitForBrokers } from './wait-for-brokers.js'
@@ -37,6 +37,7 @@ export async function spawnMetadata(options: SpawnMetadataOptions): Promise<Spaw
     ...options,
     name: options.name ?? 'metadata',
     script: serverMainPath('metadata'),
+    nodeFlags: SERVER_NODE_FLAGS,
     host,
     args: [
       '--host',
@@ -71,6 +72,7 @@ export async function spawnBroker(options: SpawnBrokerOptions): Promise<SpawnedP
     ...options,
     name: options.name ?? `broker-${options.brokerId}`,
     script: serverMainPath('broker'),
+    nodeFlags: SERVER_NODE_FLAGS,
     host,
     args: [
       '--broker-id',
