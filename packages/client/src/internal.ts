@@ -2,6 +2,7 @@
 export * from './index.js'
 export { withRetry, backoffMs, isRetriable, sleep, type RetryCallOptions } from './retry.js'
 export { silentLogger } from './logger.js'
+export { MinHeap } from '@sluice/protocol'
 export { resolveConnectOptions, DEFAULT_RETRY, type ResolvedConnectOptions } from './options.js'
 export { RecordAccumulator, type DrainOptions, type DrainResult } from './producer/accumulator.js'
 export { ProducerBatch, estimateRecordBytes } from './producer/producer-batch.js'

@@ -18,6 +18,7 @@
  * Event-loop only; `notify` may be called from any append path.
  */
 import assert from 'node:assert/strict'
+import { MinHeap } from '@sluice/protocol'
 
 export type DelayedFetchOutcome = 'satisfied' | 'expired' | 'woken' | 'cancelled' | 'overflow'
 
@@ -57,6 +58,9 @@ const realTimers: Timers = {
  */
 const EXPIRY_SLACK_MS = 1
 
+/** Done entries the heap may hold beyond twice the live ones before it is compacted. */
+const COMPACT_SLACK = 64
+
 /** Stands in for a completed fetch's request, so the heap entry it leaves holds nothing. */
 const SPENT: DelayedFetchRequest = Object.freeze({ keys: [], bytesNeeded: 0, maxWaitMs: 0, onComplete: () => {} })
 
@@ -77,7 +81,7 @@ export class DelayedFetchPurgatory {
   private readonly watchers = new Map<string, Set<Parked>>()
   private readonly parked = new Set<Parked>()
   /** Parked fetches by deadline (a binary min-heap); completed ones leave lazily. */
-  private readonly deadlines = new DeadlineHeap()
+  private readonly deadlines = new MinHeap<Parked>((a, b) => a.deadline < b.deadline)
   private readonly timers: Timers
   private timer: unknown
   /** The deadline the timer is armed for (undefined: not armed). */
@@ -172,7 +176,7 @@ export class DelayedFetchPurgatory {
         set.delete(op)
         if (set.size === 0) this.watchers.delete(k)
       }
-      if (this.deadlines.size > 2 * this.parked.size + COMPACT_SLACK) this.deadlines.dropDone()
+      if (this.deadlines.size > 2 * this.parked.size + COMPACT_SLACK) this.deadlines.retain((op) => !op.done)
     }
     assert(this.parked.size <= (this.options.maxParked ?? 10_000), 'parked fetches stay bounded')
     try {
@@ -209,68 +213,5 @@ export class DelayedFetchPurgatory {
       this.deadlines.pop()
       this.complete(op, 'expired') // a no-op for one already done
     }
-  }
-}
-
-/** Done entries the heap may hold beyond twice the live ones before it is compacted. */
-const COMPACT_SLACK = 64
-
-/** A binary min-heap of parked fetches by deadline. */
-class DeadlineHeap {
-  private items: Parked[] = []
-
-  get size(): number {
-    return this.items.length
-  }
-
-  peek(): Parked | undefined {
-    return this.items[0]
-  }
-
-  push(op: Parked): void {
-    const items = this.items
-    let i = items.length
-    items.push(op)
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (items[parent]!.deadline <= op.deadline) break
-      items[i] = items[parent]!
-      i = parent
-    }
-    items[i] = op
-  }
-
-  pop(): Parked | undefined {
-    const items = this.items
-    const top = items[0]
-    const last = items.pop()
-    if (items.length > 0 && last !== undefined) this.siftDown(0, last)
-    return top
-  }
-
-  /** Removes every completed entry (they hold nothing but still take a slot). */
-  dropDone(): void {
-    const live = this.items.filter((op) => !op.done)
-    this.items = []
-    for (const op of live) this.push(op)
-  }
-
-  clear(): void {
-    this.items = []
-  }
-
-  private siftDown(start: number, op: Parked): void {
-    const items = this.items
-    const n = items.length
-    let i = start
-    for (;;) {
-      let child = 2 * i + 1
-      if (child >= n) break
-      if (child + 1 < n && items[child + 1]!.deadline < items[child]!.deadline) child += 1
-      if (items[child]!.deadline >= op.deadline) break
-      items[i] = items[child]!
-      i = child
-    }
-    items[i] = op
   }
 }

@@ -11,6 +11,7 @@
  * store's changelog; suppress-processor.ts), and untilTimeLimit loses on a restart what was
  * buffered and not yet emitted (docs/streams.md, Windows).
  */
+import { MinHeap } from '@sluice/client/internal'
 import type { StreamHeader } from '../api/record.js'
 
 export interface BufferedEntry<K, V> {
@@ -29,7 +30,9 @@ export interface BufferedEntry<K, V> {
 
 export class SuppressBuffer<K, V> {
   private readonly byId = new Map<string, BufferedEntry<K, V>>()
-  private readonly heap: BufferedEntry<K, V>[] = []
+  private readonly heap = new MinHeap<BufferedEntry<K, V>>(
+    (a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.arrival < b.arrival),
+  )
   private arrivals = 0
   private totalBytes = 0
 
@@ -67,55 +70,19 @@ export class SuppressBuffer<K, V> {
     this.byId.set(id, entry)
     this.totalBytes += bytes
     this.heap.push(entry)
-    this.siftUp(this.heap.length - 1)
   }
 
   /** The entry due first, without removing it. */
   peek(): BufferedEntry<K, V> | undefined {
-    return this.heap[0]
+    return this.heap.peek()
   }
 
   /** Removes and returns the entry due first. */
   poll(): BufferedEntry<K, V> | undefined {
-    const first = this.heap[0]
+    const first = this.heap.pop()
     if (first === undefined) return undefined
-    const last = this.heap.pop()!
-    if (this.heap.length > 0) {
-      this.heap[0] = last
-      this.siftDown(0)
-    }
     this.byId.delete(first.id)
     this.totalBytes -= first.bytes
     return first
-  }
-
-  private before(a: BufferedEntry<K, V>, b: BufferedEntry<K, V>): boolean {
-    return a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.arrival < b.arrival)
-  }
-
-  private siftUp(index: number): void {
-    const heap = this.heap
-    let i = index
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!this.before(heap[i]!, heap[parent]!)) break
-      ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
-      i = parent
-    }
-  }
-
-  private siftDown(index: number): void {
-    const heap = this.heap
-    let i = index
-    for (;;) {
-      const left = 2 * i + 1
-      const right = left + 1
-      let smallest = i
-      if (left < heap.length && this.before(heap[left]!, heap[smallest]!)) smallest = left
-      if (right < heap.length && this.before(heap[right]!, heap[smallest]!)) smallest = right
-      if (smallest === i) return
-      ;[heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!]
-      i = smallest
-    }
   }
 }
