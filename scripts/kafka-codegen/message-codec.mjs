@@ -33,6 +33,34 @@ function cond(r, within) {
 // ---- names and types ------------------------------------------------------------------------
 
 const camel = (name) => name.charAt(0).toLowerCase() + name.slice(1)
+const pascal = (name) => name.charAt(0).toUpperCase() + name.slice(1)
+
+/** A helper's name suffix: only items encoded differently in flexible versions need two helpers. */
+const flexSuffix = (compact, classic, fl) => (compact === classic ? '' : fl ? 'Compact' : 'Classic')
+
+/** The item codecs message-runtime.ts exports (the generator names no other). */
+const RUNTIME_ITEMS = new Set([
+  'readInt32Item',
+  'readInt64Item',
+  'writeInt32Item',
+  'writeInt64Item',
+  'writeStringItemCompact',
+  'writeStringItemClassic',
+])
+
+/** An item codec from message-runtime.ts, imported by the file. */
+function runtimeItem(ctx, name) {
+  if (!RUNTIME_ITEMS.has(name)) throw new Error(`${ctx.message}: add ${name} to message-runtime.ts and RUNTIME_ITEMS`)
+  ctx.runtime.add(name)
+  return name
+}
+
+/** Records a module-level helper of the file (the same name always has the same code). */
+function addHelper(ctx, name, code) {
+  const had = ctx.helpers.get(name)
+  if (had !== undefined && had !== code) throw new Error(`${ctx.message}: helper ${name} defined twice differently`)
+  ctx.helpers.set(name, code)
+}
 
 const PRIMITIVE_TS = {
   bool: 'boolean',
@@ -144,23 +172,35 @@ function readPrimitive(elem, flexible) {
 }
 
 /** An expression reading one value of `fm` (flexible is a JS expression: 'true', 'false' or 'f'). */
-function readValue(fm, flexible) {
+function readValue(fm, flexible, ctx) {
   const name = JSON.stringify(fm.name)
   const nullableCond = fm.nullable === undefined ? 'false' : cond(fm.nullable, fm.versions)
-  const item = (fl) =>
-    fm.struct !== undefined
-      ? `(r) => read${fm.struct.typeName}(r, v)`
-      : ['string', 'bytes'].includes(fm.elem)
-        ? `(r) => required(${readPrimitive(fm.elem, fl)}, ${JSON.stringify(`${fm.name}[]`)}, r)`
-        : `(r) => ${readPrimitive(fm.elem, fl)}`
+  // An array's items are read by a function named here (a struct's reader, or a module-level
+  // helper for primitives) and passed with the version: no closure is made per call.
+  const item = (fl) => {
+    if (fm.struct !== undefined) return `read${fm.struct.typeName}`
+    const strict = ['string', 'bytes'].includes(fm.elem)
+    const value = strict
+      ? `required(${readPrimitive(fm.elem, fl)}, ${JSON.stringify(`${fm.name}[]`)}, r)`
+      : readPrimitive(fm.elem, fl)
+    const helper = `read${strict ? fm.name : ''}${pascal(fm.elem)}Item${flexSuffix(readPrimitive(fm.elem, true), readPrimitive(fm.elem, false), fl)}`
+    // A string or bytes item names its field when it is null: those helpers are the file's own.
+    if (!strict) return runtimeItem(ctx, helper)
+    addHelper(
+      ctx,
+      helper,
+      `function ${helper}(r: KafkaReader, _v: number): ${PRIMITIVE_TS[fm.elem]} {\n  return ${value}\n}`,
+    )
+    return helper
+  }
   let expr
   if (fm.isArray) {
     expr =
       flexible === 'true'
-        ? `r.compactArray(${item(true)})`
+        ? `r.compactArray(${item(true)}, v)`
         : flexible === 'false'
-          ? `r.array(${item(false)})`
-          : `(${flexible} ? r.compactArray(${item(true)}) : r.array(${item(false)}))`
+          ? `r.array(${item(false)}, v)`
+          : `(${flexible} ? r.compactArray(${item(true)}, v) : r.array(${item(false)}, v))`
   } else if (fm.struct !== undefined) {
     if (fm.nullable !== undefined) {
       return `(${nullableCond} && r.int8() < 0 ? null : read${fm.struct.typeName}(r, v))`
@@ -197,12 +237,12 @@ function genReader(s, ctx) {
     const decl = `  let ${fm.prop}: ${fieldTs(fm, false)} = ${defaultExpr(fm)}`
     const c = untagged === undefined ? 'false' : cond(untagged, ctx.valid)
     if (c === 'true') {
-      lines.push(`  const ${fm.prop}: ${fieldTs(fm, false)} = ${readValue(fm, f)}`)
+      lines.push(`  const ${fm.prop}: ${fieldTs(fm, false)} = ${readValue(fm, f, ctx)}`)
       fm.isConst = true
     } else {
       lines.push(decl)
       fm.isConst = false
-      if (c !== 'false') lines.push(`  if (${c}) ${fm.prop} = ${readValue(fm, f)}`)
+      if (c !== 'false') lines.push(`  if (${c}) ${fm.prop} = ${readValue(fm, f, ctx)}`)
     }
   }
   const taggedFields = s.fields.filter((fm) => fm.tagged !== undefined)
@@ -220,7 +260,7 @@ function genReader(s, ctx) {
         // The block's reader shadows the message's: the tagged value is read from its own bytes.
         lines.push(`    if (tag${fm.tag} !== undefined) {`)
         lines.push(`      const r = new KafkaReader(tag${fm.tag})`)
-        lines.push(`      ${fm.prop} = ${readValue(fm, 'true')}`)
+        lines.push(`      ${fm.prop} = ${readValue(fm, 'true', ctx)}`)
         lines.push('    }')
       }
       lines.push('  }')
@@ -266,15 +306,15 @@ function writePrimitive(elem, flexible, value) {
   throw new Error(elem)
 }
 
-function writeValue(fm, flexible, value) {
-  const item =
-    fm.struct !== undefined
-      ? `(w, x) => write${fm.struct.typeName}(w, v, x)`
-      : `(w, x) => ${writePrimitive(fm.elem, flexible === 'true', 'x')}`
+function writeValue(fm, flexible, value, ctx) {
   if (fm.isArray) {
-    const items = fm.struct !== undefined ? item : undefined
-    const mk = (fl) =>
-      `w.${fl ? 'compactArray' : 'array'}(${value}, ${items ?? `(w, x) => ${writePrimitive(fm.elem, fl, 'x')}`})`
+    // As readValue: the item writer is a named function passed with the version, never a closure.
+    const item = (fl) => {
+      if (fm.struct !== undefined) return `write${fm.struct.typeName}`
+      const helper = `write${pascal(fm.elem)}Item${flexSuffix(writePrimitive(fm.elem, true, 'x'), writePrimitive(fm.elem, false, 'x'), fl)}`
+      return runtimeItem(ctx, helper)
+    }
+    const mk = (fl) => `w.${fl ? 'compactArray' : 'array'}(${value}, ${item(fl)}, v)`
     return flexible === 'true'
       ? mk(true)
       : flexible === 'false'
@@ -323,7 +363,7 @@ function genWriter(s, ctx) {
     const value = inputValue(fm)
     const isOpt = optional(fm)
     const val = isOpt ? value : `m.${fm.prop}`
-    const stmt = writeValue(fm, f, val)
+    const stmt = writeValue(fm, f, val, ctx)
     lines.push(c === 'true' ? `  ${stmt}` : `  if (${c}) ${stmt}`)
   }
   const taggedFields = s.fields.filter((fm) => fm.tagged !== undefined)
@@ -332,13 +372,15 @@ function genWriter(s, ctx) {
       lines.push(f === 'true' ? '  w.uvarint(0)' : '  if (f) w.uvarint(0)')
     } else {
       lines.push(`  ${f === 'true' ? '' : 'if (f) '}{`)
-      lines.push('    const tags = new Map<number, Buffer>()')
+      // The map is made only when a field is set: most messages have none.
+      lines.push('    let tags: Map<number, Buffer> | undefined')
       for (const fm of taggedFields) {
         const c = cond(fm.tagged, ctx.valid)
         lines.push(`    const t${fm.tag} = ${inputValue(fm)}`)
         lines.push(`    if (${c === 'true' ? '' : `${c} && `}${notDefault(fm, `t${fm.tag}`)}) {`)
         lines.push('      const w = new KafkaWriter(64)')
-        lines.push(`      ${writeValue(fm, 'true', `t${fm.tag}`)}`)
+        lines.push(`      ${writeValue(fm, 'true', `t${fm.tag}`, ctx)}`)
+        lines.push(`      tags ??= new Map()`)
         lines.push(`      tags.set(${fm.tag}, w.toBuffer())`)
         lines.push('    }')
       }
@@ -429,7 +471,14 @@ function setCtxValid(s, valid) {
 
 export function genMessageFile(schema, source, schemaHash) {
   const valid = range(schema.validVersions)
-  const ctx = { message: schema.name, valid, flexible: intersect(range(schema.flexibleVersions), valid), structs: [] }
+  const ctx = {
+    message: schema.name,
+    valid,
+    flexible: intersect(range(schema.flexibleVersions), valid),
+    structs: [],
+    helpers: new Map(),
+    runtime: new Set(),
+  }
   const top = structModel(schema.fields, schema.name, ctx)
   setCtxValid(top, valid)
   markStructDefaults(top)
@@ -449,10 +498,12 @@ export function genMessageFile(schema, source, schemaHash) {
     if (needsDefaults(s)) code.push(genDefault(s), '')
     code.push(genReader(s, ctx), '', genWriter(s, ctx), '')
   }
+  for (const helper of [...ctx.helpers.values()].sort()) code.push(helper, '')
   const text = code.join('\n')
-  const runtime = ['EMPTY_BYTES', 'ZERO_UUID', 'nullableIf', 'required'].filter((n) =>
-    new RegExp(`\\b${n}\\b`).test(text),
-  )
+  const runtime = [
+    ...['EMPTY_BYTES', 'ZERO_UUID', 'nullableIf', 'required'].filter((n) => new RegExp(`\\b${n}\\b`).test(text)),
+    ...[...ctx.runtime].sort(),
+  ]
   body.push("import { KafkaReader } from '../kafka-reader.js'")
   body.push("import { KafkaWriter } from '../kafka-writer.js'")
   if (runtime.length > 0) body.push(`import { ${runtime.join(', ')} } from '../message-runtime.js'`)

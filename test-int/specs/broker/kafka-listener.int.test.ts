@@ -30,7 +30,7 @@ function readApiVersions(frame: Buffer, version: number): ApiVersionsAnswer {
     if (flexible) expect(x.taggedFields(true).size).toBe(0)
     return v
   }
-  const apis = (flexible ? r.compactArray(item) : r.array(item)) ?? []
+  const apis = (flexible ? r.compactArray(item, version) : r.array(item, version)) ?? []
   const throttleTimeMs = version >= 1 ? r.int32() : undefined
   // No features: the tagged section (supported/finalized features) stays empty.
   if (flexible) expect(r.taggedFields(true).size).toBe(0)

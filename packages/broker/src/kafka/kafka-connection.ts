@@ -91,7 +91,14 @@ export class KafkaConnection {
   start(): void {
     // Answers are whole frames written at once; Nagle's delay would only add latency.
     this.socket.setNoDelay(true)
-    this.socket.on('data', (chunk: Buffer) => this.guarded(() => this.onData(chunk)))
+    // The handlers are made once here; per-chunk and per-answer work makes no closures (issue 16).
+    this.socket.on('data', (chunk: Buffer) => {
+      try {
+        this.onData(chunk)
+      } catch (err) {
+        this.crashed(err)
+      }
+    })
     this.socket.on('drain', () => this.guarded(() => this.pump()))
     this.socket.on('error', (err) => {
       this.options.logger.debug({ err, connection: this.id }, 'kafka connection error')
@@ -129,9 +136,13 @@ export class KafkaConnection {
     try {
       f()
     } catch (err) {
-      this.options.logger.error({ err, connection: this.id }, 'closing a Kafka connection: unexpected error')
-      this.close()
+      this.crashed(err)
     }
+  }
+
+  private crashed(err: unknown): void {
+    this.options.logger.error({ err, connection: this.id }, 'closing a Kafka connection: unexpected error')
+    this.close()
   }
 
   private onData(chunk: Buffer): void {
@@ -205,18 +216,9 @@ export class KafkaConnection {
       return
     }
     const { header, entry, body } = decoded
-    const ctx: KafkaRequestContext = {
-      broker: this.options.broker,
-      listener: this.options.listener,
-      header,
-      connectionId: this.id,
-      clientId: header.clientId ?? '',
-      signal: this.abort.signal,
-      metadataEndpoints: () => this.options.broker.cache.metadataEndpoints,
-    }
+    const ctx = new RequestContext(this.options.broker, this.options.listener, header, this.id, this.abort.signal)
     // Timed here, in the reactions the answer needs anyway: a wrapper promise would add a hop.
-    const probe = entry.probe
-    const start = probe === undefined ? 0 : performance.now()
+    const start = entry.probe === undefined ? 0 : performance.now()
     let answer: Promise<unknown>
     try {
       answer = entry.handler.handle(body, header.apiVersion, ctx)
@@ -225,26 +227,42 @@ export class KafkaConnection {
       answer = Promise.reject(err)
     }
     answer.then(
-      (res) =>
-        this.guarded(() => {
-          probe?.done(start)
-          if (this.ended) return
-          let chunks: Buffer[] | undefined
-          try {
-            chunks = res === undefined ? undefined : encodeAnswer(entry, header, res)
-          } catch (err) {
-            this.fail(entry, header, err, 'the answer does not encode')
-            return
-          }
-          this.settle(slot, chunks)
-        }),
-      (err: unknown) =>
-        this.guarded(() => {
-          probe?.done(start, err)
-          if (this.ended) return
-          this.fail(entry, header, err, 'the handler failed')
-        }),
+      (res) => this.answered(slot, entry, header, start, res),
+      (err: unknown) => this.handlerFailed(entry, header, start, err),
     )
+  }
+
+  private answered(
+    slot: AnswerSlot,
+    entry: KafkaApiEntry,
+    header: kafka.KafkaRequestHeader,
+    start: number,
+    res: unknown,
+  ): void {
+    try {
+      entry.probe?.done(start)
+      if (this.ended) return
+      let chunks: Buffer[] | undefined
+      try {
+        chunks = res === undefined ? undefined : encodeAnswer(entry, header, res)
+      } catch (err) {
+        this.fail(entry, header, err, 'the answer does not encode')
+        return
+      }
+      this.settle(slot, chunks)
+    } catch (err) {
+      this.crashed(err)
+    }
+  }
+
+  private handlerFailed(entry: KafkaApiEntry, header: kafka.KafkaRequestHeader, start: number, err: unknown): void {
+    try {
+      entry.probe?.done(start, err)
+      if (this.ended) return
+      this.fail(entry, header, err, 'the handler failed')
+    } catch (e) {
+      this.crashed(e)
+    }
   }
 
   private settle(slot: AnswerSlot, chunks: Buffer[] | undefined): void {
@@ -314,6 +332,25 @@ export class KafkaConnection {
 }
 
 const EMPTY = Buffer.alloc(0)
+
+/** A request's context: a class, so its method is shared rather than a closure per request. */
+class RequestContext implements KafkaRequestContext {
+  readonly clientId: string
+
+  constructor(
+    readonly broker: KafkaRequestContext['broker'],
+    readonly listener: KafkaRequestContext['listener'],
+    readonly header: kafka.KafkaRequestHeader,
+    readonly connectionId: string,
+    readonly signal: AbortSignal,
+  ) {
+    this.clientId = header.clientId ?? ''
+  }
+
+  metadataEndpoints(): readonly string[] {
+    return this.broker.cache.metadataEndpoints
+  }
+}
 
 function encodeAnswer(entry: KafkaApiEntry, header: kafka.KafkaRequestHeader, res: unknown): Buffer[] {
   const codec = entry.handler.codec

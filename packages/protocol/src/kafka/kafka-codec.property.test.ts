@@ -4,6 +4,7 @@ import { KafkaFrameSplitter } from './kafka-frame.js'
 import { KafkaReader } from './kafka-reader.js'
 import { KafkaWireError } from './kafka-wire-error.js'
 import { KafkaWriter } from './kafka-writer.js'
+import { readInt32Item, writeInt32Item } from './message-runtime.js'
 
 /** One field of a random struct: how to write it, and how to read it back for comparison. */
 type Field =
@@ -52,10 +53,10 @@ function write(w: KafkaWriter, f: Field): void {
       w.taggedFields(new Map(f.v))
       return
     case 'array':
-      w.array(f.v, (x, v) => void x.int32(v))
+      w.array(f.v, writeInt32Item, 0)
       return
     case 'compactArray':
-      w.compactArray(f.v, (x, v) => void x.int32(v))
+      w.compactArray(f.v, writeInt32Item, 0)
       return
     default:
       ;(w[f.t] as (v: unknown) => void).call(w, f.v)
@@ -68,9 +69,9 @@ function read(r: KafkaReader, f: Field): Field {
     case 'tagged':
       return { t: f.t, v: [...r.taggedFields(true)].map(([k, v]) => [k, new Uint8Array(v)]) }
     case 'array':
-      return { t: f.t, v: r.array((q) => q.int32()) }
+      return { t: f.t, v: r.array(readInt32Item, 0) }
     case 'compactArray':
-      return { t: f.t, v: r.compactArray((q) => q.int32()) }
+      return { t: f.t, v: r.compactArray(readInt32Item, 0) }
     case 'bytes':
     case 'compactBytes': {
       const v = r[f.t]()

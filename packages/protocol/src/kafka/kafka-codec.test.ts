@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { KafkaReader } from './kafka-reader.js'
 import { KafkaWireError } from './kafka-wire-error.js'
 import { KafkaWriter } from './kafka-writer.js'
+import { readInt32Item, writeInt32Item } from './message-runtime.js'
 
 const hex = (b: Buffer): string => b.toString('hex')
 const written = (f: (w: KafkaWriter) => void): Buffer => {
@@ -164,18 +165,17 @@ describe('Kafka primitives round trip', () => {
     },
   )
   it.each([[[]], [[1, -2, 3]], [null]])('arrays %j (classic and compact)', (v: number[] | null) => {
-    const w32 = (w: KafkaWriter, x: number): void => void w.int32(x)
     expect(
       roundTrip(
-        (w, x) => w.array(x, w32),
-        (r) => r.array((q) => q.int32()),
+        (w, x) => w.array(x, writeInt32Item, 0),
+        (r) => r.array(readInt32Item, 0),
         v,
       ),
     ).toEqual(v)
     expect(
       roundTrip(
-        (w, x) => w.compactArray(x, w32),
-        (r) => r.compactArray((q) => q.int32()),
+        (w, x) => w.compactArray(x, writeInt32Item, 0),
+        (r) => r.compactArray(readInt32Item, 0),
         v,
       ),
     ).toEqual(v)
@@ -260,8 +260,8 @@ describe('golden bytes (hand-computed)', () => {
     expect(hex(written((w) => w.string(null)))).toBe('ffff')
     expect(hex(written((w) => w.string('')))).toBe('0000')
     expect(hex(written((w) => w.bytes(null)))).toBe('ffffffff')
-    expect(hex(written((w) => w.array(null, () => {})))).toBe('ffffffff')
-    expect(hex(written((w) => w.compactArray([], () => {})))).toBe('01')
+    expect(hex(written((w) => w.array(null, writeInt32Item, 0)))).toBe('ffffffff')
+    expect(hex(written((w) => w.compactArray([], writeInt32Item, 0)))).toBe('01')
   })
   it('multi-byte UTF-8 lengths count bytes, not characters', () => {
     // 'é' is c3 a9: two bytes, so the compact length is 3.
@@ -304,13 +304,13 @@ describe('hostile input', () => {
   it('negative lengths other than -1 are rejected', () => {
     expectWireError(() => reader(b('fffe')).string())
     expectWireError(() => reader(b('fffffffe')).bytes())
-    expectWireError(() => reader(b('80000000')).array((r) => r.int8()))
+    expectWireError(() => reader(b('80000000')).array((r) => r.int8(), 0))
   })
   it('lengths and counts above the remaining bytes are rejected before anything is allocated', () => {
     expectWireError(() => reader(b('7fff61')).string())
     expectWireError(() => reader(b('7fffffff00')).bytes())
-    expectWireError(() => reader(b('7fffffff')).array((r) => r.int8()))
-    expectWireError(() => reader(b('ffffffff0f')).compactArray((r) => r.int8()))
+    expectWireError(() => reader(b('7fffffff')).array((r) => r.int8(), 0))
+    expectWireError(() => reader(b('ffffffff0f')).compactArray((r) => r.int8(), 0))
     expectWireError(() => reader(b('ffffffff0f')).compactString())
     expectWireError(() => reader(b('05616263')).compactBytes())
     expectWireError(() => reader(b('ffffffff0f')).taggedFields())
@@ -338,7 +338,7 @@ describe('hostile input', () => {
         .compactString('héllo')
         .uvarint(300)
         .varlong(-12345678901n)
-        .compactArray([1, 2], (x, v) => void x.int32(v))
+        .compactArray([1, 2], writeInt32Item, 0)
         .bytes(Buffer.from('xyz'))
         .uuid(Buffer.alloc(16, 3))
         .taggedFields(new Map([[1, Buffer.from('t')]])),
@@ -349,7 +349,7 @@ describe('hostile input', () => {
       r.compactString()
       r.uvarint()
       r.varlong()
-      r.compactArray((q) => q.int32())
+      r.compactArray(readInt32Item, 0)
       r.bytes()
       r.uuid()
       r.taggedFields(true)

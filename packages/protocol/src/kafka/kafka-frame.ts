@@ -1,4 +1,4 @@
-import type { KafkaReader } from './kafka-reader.js'
+import { type KafkaReader, NO_TAGGED_FIELDS } from './kafka-reader.js'
 import { KafkaWireError } from './kafka-wire-error.js'
 import type { KafkaWriter } from './kafka-writer.js'
 
@@ -112,7 +112,7 @@ export interface KafkaRequestHeader {
   /** Null in header v0 (which has no client id) and when the client sent -1. */
   clientId: string | null
   /** Header v2's tagged fields, by tag (empty for v0 and v1). */
-  taggedFields: Map<number, Buffer>
+  taggedFields: ReadonlyMap<number, Buffer>
 }
 
 /**
@@ -129,7 +129,7 @@ export function readRequestHeader(
   const correlationId = r.int32()
   const v = typeof version === 'function' ? version(apiKey, apiVersion) : version
   const clientId = v >= 1 ? r.string() : null
-  const taggedFields = v >= 2 ? r.taggedFields(true) : new Map<number, Buffer>()
+  const taggedFields = v >= 2 ? r.taggedFields(true) : NO_TAGGED_FIELDS
   return { apiKey, apiVersion, correlationId, clientId, taggedFields }
 }
 
@@ -164,8 +164,8 @@ export function writeResponseHeader(
 export function readResponseHeader(
   r: KafkaReader,
   version: ResponseHeaderVersion,
-): { correlationId: number; taggedFields: Map<number, Buffer> } {
+): { correlationId: number; taggedFields: ReadonlyMap<number, Buffer> } {
   const correlationId = r.int32()
-  const taggedFields = version >= 1 ? r.taggedFields(true) : new Map<number, Buffer>()
+  const taggedFields = version >= 1 ? r.taggedFields(true) : NO_TAGGED_FIELDS
   return { correlationId, taggedFields }
 }

@@ -2,6 +2,9 @@ import { KafkaWireError } from './kafka-wire-error.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: false })
 
+/** The tagged fields of an empty section (read-only: shared by every such section). */
+export const NO_TAGGED_FIELDS: ReadonlyMap<number, Buffer> = new Map()
+
 /**
  * Reads one Kafka message from a Buffer, moving a position forward. Bytes, records and tagged
  * values come back as subarray views of the input (no copies). Every read checks its bounds
@@ -148,32 +151,36 @@ export class KafkaReader {
   }
 
   /**
-   * A classic array. Each item takes at least one byte in every Kafka schema, so a count above
-   * the remaining bytes is rejected before any item is read (no allocation on a hostile count).
+   * A classic array, each item read by `read` at version `v` (a message codec's reader, passed
+   * rather than bound in a closure: kafka-writer.ts, array). Each item takes at least one byte in
+   * every Kafka schema, so a count above the remaining bytes is rejected before any item is read
+   * (no allocation on a hostile count).
    */
-  array<T>(item: (r: this) => T): T[] | null {
+  array<T>(read: (r: KafkaReader, v: number) => T, v: number): T[] | null {
     const start = this.pos
     const n = this.int32()
     if (n === -1) return null
-    return this.items(this.length(n, start, 'array count'), item)
+    return this.items(this.length(n, start, 'array count'), read, v)
   }
 
-  compactArray<T>(item: (r: this) => T): T[] | null {
+  compactArray<T>(read: (r: KafkaReader, v: number) => T, v: number): T[] | null {
     const start = this.pos
     const n = this.uvarint()
     if (n === 0) return null
-    return this.items(this.length(n - 1, start, 'compact array count'), item)
+    return this.items(this.length(n - 1, start, 'compact array count'), read, v)
   }
 
   /**
    * A tagged-field section. Unknown fields are skipped; with `keep` they are returned as a map of
    * tag to a view of the value. Tags must increase strictly, as Kafka requires.
    */
-  taggedFields(keep: true): Map<number, Buffer>
+  taggedFields(keep: true): ReadonlyMap<number, Buffer>
   taggedFields(keep?: false): undefined
-  taggedFields(keep = false): Map<number, Buffer> | undefined {
+  taggedFields(keep = false): ReadonlyMap<number, Buffer> | undefined {
     const start = this.pos
     const count = this.length(this.uvarint(), start, 'tagged field count')
+    // Most sections are empty: those share one empty map instead of allocating their own.
+    if (count === 0) return keep ? NO_TAGGED_FIELDS : undefined
     const fields = keep ? new Map<number, Buffer>() : undefined
     let last = -1
     for (let i = 0; i < count; i++) {
@@ -215,9 +222,9 @@ export class KafkaReader {
     return v
   }
 
-  private items<T>(n: number, item: (r: this) => T): T[] {
+  private items<T>(n: number, read: (r: KafkaReader, v: number) => T, v: number): T[] {
     const out = new Array<T>(n)
-    for (let i = 0; i < n; i++) out[i] = item(this)
+    for (let i = 0; i < n; i++) out[i] = read(this, v)
     return out
   }
 }

@@ -1,8 +1,10 @@
 /**
  * What the generated message codecs (kafka/messages/, scripts/gen-kafka-messages.mjs) share: the
- * values of absent fields and the null checks Kafka's own generated code makes.
+ * values of absent fields, the null checks Kafka's own generated code makes, and the item codecs
+ * of primitive arrays.
  */
 import type { KafkaReader } from './kafka-reader.js'
+import type { KafkaWriter } from './kafka-writer.js'
 import { KafkaWireError } from './kafka-wire-error.js'
 
 export const EMPTY_BYTES: Buffer = Buffer.alloc(0)
@@ -21,4 +23,32 @@ export function nullableIf<T>(nullableHere: boolean, value: T | null, field: str
   if (value === null && !nullableHere)
     throw new KafkaWireError(`field ${field} may not be null in this version`, r.position)
   return value
+}
+
+// Item readers and writers of primitive arrays, passed to KafkaReader.array/compactArray and
+// KafkaWriter.array/compactArray with the version (which they ignore). The generator names
+// only these; a schema that needs another adds it here (scripts/kafka-codegen/message-codec.mjs).
+
+export function readInt32Item(r: KafkaReader, _v: number): number {
+  return r.int32()
+}
+
+export function readInt64Item(r: KafkaReader, _v: number): bigint {
+  return r.int64()
+}
+
+export function writeInt32Item(w: KafkaWriter, _v: number, x: number): void {
+  w.int32(x)
+}
+
+export function writeInt64Item(w: KafkaWriter, _v: number, x: bigint): void {
+  w.int64(x)
+}
+
+export function writeStringItemCompact(w: KafkaWriter, _v: number, x: string): void {
+  w.compactString(x)
+}
+
+export function writeStringItemClassic(w: KafkaWriter, _v: number, x: string): void {
+  w.string(x)
 }

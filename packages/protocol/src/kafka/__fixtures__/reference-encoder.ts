@@ -42,12 +42,12 @@ function writeStruct(
 function writeField(w: KafkaWriter, f: FieldDescriptor, v: number, flexible: boolean, value: unknown): void {
   if (f.type.startsWith('[]')) {
     const items = value as unknown[] | null
-    const item = (iw: KafkaWriter, x: unknown): void =>
+    const item = (iw: KafkaWriter, _v: number, x: unknown): void =>
       f.fields !== undefined
         ? writeStruct(iw, f.fields, v, flexible, x as Record<string, unknown>)
         : writePrimitive(iw, f.type.slice(2), flexible, x)
-    if (flexible) w.compactArray(items, item)
-    else w.array(items, item)
+    if (flexible) w.compactArray(items, item, v)
+    else w.array(items, item, v)
     return
   }
   if (f.fields !== undefined) {

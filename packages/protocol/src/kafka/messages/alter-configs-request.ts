@@ -44,8 +44,8 @@ export function readAlterConfigsRequest(r: KafkaReader, v: number): AlterConfigs
   const f = v >= 2
   const resources: AlterConfigsRequestAlterConfigsResource[] = required(
     f
-      ? r.compactArray((r) => readAlterConfigsRequestAlterConfigsResource(r, v))
-      : r.array((r) => readAlterConfigsRequestAlterConfigsResource(r, v)),
+      ? r.compactArray(readAlterConfigsRequestAlterConfigsResource, v)
+      : r.array(readAlterConfigsRequestAlterConfigsResource, v),
     'Resources',
     r,
   )
@@ -57,8 +57,8 @@ export function readAlterConfigsRequest(r: KafkaReader, v: number): AlterConfigs
 export function writeAlterConfigsRequest(w: KafkaWriter, v: number, m: AlterConfigsRequestInput): void {
   const f = v >= 2
   f
-    ? w.compactArray(m.resources ?? [], (w, x) => writeAlterConfigsRequestAlterConfigsResource(w, v, x))
-    : w.array(m.resources ?? [], (w, x) => writeAlterConfigsRequestAlterConfigsResource(w, v, x))
+    ? w.compactArray(m.resources ?? [], writeAlterConfigsRequestAlterConfigsResource, v)
+    : w.array(m.resources ?? [], writeAlterConfigsRequestAlterConfigsResource, v)
   w.boolean(m.validateOnly)
   if (f) w.uvarint(0)
 }
@@ -71,9 +71,7 @@ export function readAlterConfigsRequestAlterConfigsResource(
   const resourceType: number = r.int8()
   const resourceName: string = required(f ? r.compactString() : r.string(), 'ResourceName', r)
   const configs: AlterConfigsRequestAlterableConfig[] = required(
-    f
-      ? r.compactArray((r) => readAlterConfigsRequestAlterableConfig(r, v))
-      : r.array((r) => readAlterConfigsRequestAlterableConfig(r, v)),
+    f ? r.compactArray(readAlterConfigsRequestAlterableConfig, v) : r.array(readAlterConfigsRequestAlterableConfig, v),
     'Configs',
     r,
   )
@@ -90,8 +88,8 @@ export function writeAlterConfigsRequestAlterConfigsResource(
   w.int8(m.resourceType)
   f ? w.compactString(m.resourceName) : w.string(m.resourceName)
   f
-    ? w.compactArray(m.configs ?? [], (w, x) => writeAlterConfigsRequestAlterableConfig(w, v, x))
-    : w.array(m.configs ?? [], (w, x) => writeAlterConfigsRequestAlterableConfig(w, v, x))
+    ? w.compactArray(m.configs ?? [], writeAlterConfigsRequestAlterableConfig, v)
+    : w.array(m.configs ?? [], writeAlterConfigsRequestAlterableConfig, v)
   if (f) w.uvarint(0)
 }
 
@@ -113,4 +111,4 @@ export function writeAlterConfigsRequestAlterableConfig(
   f ? w.compactString(m.value === undefined ? '' : m.value) : w.string(m.value === undefined ? '' : m.value)
   if (f) w.uvarint(0)
 }
-// body sha256 a50b200404644f966699e3032e697a7662da6276f3befc116c6dc9bc9b82f2e1
+// body sha256 d6163c3f8b8f136ab8abbfbf9aa0a62e61ed102c73a1fa121dc3f1367482050e

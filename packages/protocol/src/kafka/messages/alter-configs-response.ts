@@ -36,8 +36,8 @@ export function readAlterConfigsResponse(r: KafkaReader, v: number): AlterConfig
   const throttleTimeMs: number = r.int32()
   const responses: AlterConfigsResponseAlterConfigsResourceResponse[] = required(
     f
-      ? r.compactArray((r) => readAlterConfigsResponseAlterConfigsResourceResponse(r, v))
-      : r.array((r) => readAlterConfigsResponseAlterConfigsResourceResponse(r, v)),
+      ? r.compactArray(readAlterConfigsResponseAlterConfigsResourceResponse, v)
+      : r.array(readAlterConfigsResponseAlterConfigsResourceResponse, v),
     'Responses',
     r,
   )
@@ -49,8 +49,8 @@ export function writeAlterConfigsResponse(w: KafkaWriter, v: number, m: AlterCon
   const f = v >= 2
   w.int32(m.throttleTimeMs)
   f
-    ? w.compactArray(m.responses ?? [], (w, x) => writeAlterConfigsResponseAlterConfigsResourceResponse(w, v, x))
-    : w.array(m.responses ?? [], (w, x) => writeAlterConfigsResponseAlterConfigsResourceResponse(w, v, x))
+    ? w.compactArray(m.responses ?? [], writeAlterConfigsResponseAlterConfigsResourceResponse, v)
+    : w.array(m.responses ?? [], writeAlterConfigsResponseAlterConfigsResourceResponse, v)
   if (f) w.uvarint(0)
 }
 
@@ -81,4 +81,4 @@ export function writeAlterConfigsResponseAlterConfigsResourceResponse(
   f ? w.compactString(m.resourceName) : w.string(m.resourceName)
   if (f) w.uvarint(0)
 }
-// body sha256 d49f9cd99fcd1b2e165dbde11d3816f663f4024196ff6bc8a41a20ddfee4c390
+// body sha256 41ffee7c560b5b08bd46ab700b605e76b811b57eedfaee4be45e183bf8704f41

@@ -69,9 +69,7 @@ export function readApiVersionsResponse(r: KafkaReader, v: number): ApiVersionsR
   const f = v >= 3
   const errorCode: number = r.int16()
   const apiKeys: ApiVersionsResponseApiVersion[] = required(
-    f
-      ? r.compactArray((r) => readApiVersionsResponseApiVersion(r, v))
-      : r.array((r) => readApiVersionsResponseApiVersion(r, v)),
+    f ? r.compactArray(readApiVersionsResponseApiVersion, v) : r.array(readApiVersionsResponseApiVersion, v),
     'ApiKeys',
     r,
   )
@@ -87,7 +85,7 @@ export function readApiVersionsResponse(r: KafkaReader, v: number): ApiVersionsR
     if (tag0 !== undefined) {
       const r = new KafkaReader(tag0)
       supportedFeatures = required(
-        r.compactArray((r) => readApiVersionsResponseSupportedFeatureKey(r, v)),
+        r.compactArray(readApiVersionsResponseSupportedFeatureKey, v),
         'SupportedFeatures',
         r,
       )
@@ -101,7 +99,7 @@ export function readApiVersionsResponse(r: KafkaReader, v: number): ApiVersionsR
     if (tag2 !== undefined) {
       const r = new KafkaReader(tag2)
       finalizedFeatures = required(
-        r.compactArray((r) => readApiVersionsResponseFinalizedFeatureKey(r, v)),
+        r.compactArray(readApiVersionsResponseFinalizedFeatureKey, v),
         'FinalizedFeatures',
         r,
       )
@@ -127,33 +125,37 @@ export function writeApiVersionsResponse(w: KafkaWriter, v: number, m: ApiVersio
   const f = v >= 3
   w.int16(m.errorCode)
   f
-    ? w.compactArray(m.apiKeys ?? [], (w, x) => writeApiVersionsResponseApiVersion(w, v, x))
-    : w.array(m.apiKeys ?? [], (w, x) => writeApiVersionsResponseApiVersion(w, v, x))
+    ? w.compactArray(m.apiKeys ?? [], writeApiVersionsResponseApiVersion, v)
+    : w.array(m.apiKeys ?? [], writeApiVersionsResponseApiVersion, v)
   if (v >= 1) w.int32(m.throttleTimeMs ?? 0)
   if (f) {
-    const tags = new Map<number, Buffer>()
+    let tags: Map<number, Buffer> | undefined
     const t0 = m.supportedFeatures ?? []
     if (v >= 3 && t0.length > 0) {
       const w = new KafkaWriter(64)
-      w.compactArray(t0, (w, x) => writeApiVersionsResponseSupportedFeatureKey(w, v, x))
+      w.compactArray(t0, writeApiVersionsResponseSupportedFeatureKey, v)
+      tags ??= new Map()
       tags.set(0, w.toBuffer())
     }
     const t1 = m.finalizedFeaturesEpoch ?? -1n
     if (v >= 3 && t1 !== -1n) {
       const w = new KafkaWriter(64)
       w.int64(t1)
+      tags ??= new Map()
       tags.set(1, w.toBuffer())
     }
     const t2 = m.finalizedFeatures ?? []
     if (v >= 3 && t2.length > 0) {
       const w = new KafkaWriter(64)
-      w.compactArray(t2, (w, x) => writeApiVersionsResponseFinalizedFeatureKey(w, v, x))
+      w.compactArray(t2, writeApiVersionsResponseFinalizedFeatureKey, v)
+      tags ??= new Map()
       tags.set(2, w.toBuffer())
     }
     const t3 = m.zkMigrationReady ?? false
     if (v >= 3 && t3 !== false) {
       const w = new KafkaWriter(64)
       w.boolean(t3)
+      tags ??= new Map()
       tags.set(3, w.toBuffer())
     }
     w.taggedFields(tags)
@@ -234,4 +236,4 @@ export function writeApiVersionsResponseFinalizedFeatureKey(
   if (v >= 3) w.int16(m.minVersionLevel ?? 0)
   if (f) w.uvarint(0)
 }
-// body sha256 89b07f453a24590bb6cb2f55a3b21f4fa56f163e2a3c88ef1782fbfa0d551904
+// body sha256 909a4a66aa2aadf5e43d5cc897a2395328230239e0d578f7f5768bd1d916c014

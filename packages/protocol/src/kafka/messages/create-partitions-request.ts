@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { required } from '../message-runtime.js'
+import { required, readInt32Item, writeInt32Item } from '../message-runtime.js'
 export interface CreatePartitionsRequest {
   topics: CreatePartitionsRequestCreatePartitionsTopic[]
   timeoutMs: number
@@ -44,8 +44,8 @@ export function readCreatePartitionsRequest(r: KafkaReader, v: number): CreatePa
   const f = v >= 2
   const topics: CreatePartitionsRequestCreatePartitionsTopic[] = required(
     f
-      ? r.compactArray((r) => readCreatePartitionsRequestCreatePartitionsTopic(r, v))
-      : r.array((r) => readCreatePartitionsRequestCreatePartitionsTopic(r, v)),
+      ? r.compactArray(readCreatePartitionsRequestCreatePartitionsTopic, v)
+      : r.array(readCreatePartitionsRequestCreatePartitionsTopic, v),
     'Topics',
     r,
   )
@@ -58,8 +58,8 @@ export function readCreatePartitionsRequest(r: KafkaReader, v: number): CreatePa
 export function writeCreatePartitionsRequest(w: KafkaWriter, v: number, m: CreatePartitionsRequestInput): void {
   const f = v >= 2
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeCreatePartitionsRequestCreatePartitionsTopic(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeCreatePartitionsRequestCreatePartitionsTopic(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeCreatePartitionsRequestCreatePartitionsTopic, v)
+    : w.array(m.topics ?? [], writeCreatePartitionsRequestCreatePartitionsTopic, v)
   w.int32(m.timeoutMs)
   w.boolean(m.validateOnly)
   if (f) w.uvarint(0)
@@ -73,8 +73,8 @@ export function readCreatePartitionsRequestCreatePartitionsTopic(
   const name: string = required(f ? r.compactString() : r.string(), 'Name', r)
   const count: number = r.int32()
   const assignments: CreatePartitionsRequestCreatePartitionsAssignment[] | null = f
-    ? r.compactArray((r) => readCreatePartitionsRequestCreatePartitionsAssignment(r, v))
-    : r.array((r) => readCreatePartitionsRequestCreatePartitionsAssignment(r, v))
+    ? r.compactArray(readCreatePartitionsRequestCreatePartitionsAssignment, v)
+    : r.array(readCreatePartitionsRequestCreatePartitionsAssignment, v)
   if (f) r.taggedFields()
   return { name, count, assignments }
 }
@@ -88,11 +88,15 @@ export function writeCreatePartitionsRequestCreatePartitionsTopic(
   f ? w.compactString(m.name) : w.string(m.name)
   w.int32(m.count)
   f
-    ? w.compactArray(m.assignments === undefined ? [] : m.assignments, (w, x) =>
-        writeCreatePartitionsRequestCreatePartitionsAssignment(w, v, x),
+    ? w.compactArray(
+        m.assignments === undefined ? [] : m.assignments,
+        writeCreatePartitionsRequestCreatePartitionsAssignment,
+        v,
       )
-    : w.array(m.assignments === undefined ? [] : m.assignments, (w, x) =>
-        writeCreatePartitionsRequestCreatePartitionsAssignment(w, v, x),
+    : w.array(
+        m.assignments === undefined ? [] : m.assignments,
+        writeCreatePartitionsRequestCreatePartitionsAssignment,
+        v,
       )
   if (f) w.uvarint(0)
 }
@@ -102,7 +106,7 @@ export function readCreatePartitionsRequestCreatePartitionsAssignment(
   v: number,
 ): CreatePartitionsRequestCreatePartitionsAssignment {
   const f = v >= 2
-  const brokerIds: number[] = required(f ? r.compactArray((r) => r.int32()) : r.array((r) => r.int32()), 'BrokerIds', r)
+  const brokerIds: number[] = required(f ? r.compactArray(readInt32Item, v) : r.array(readInt32Item, v), 'BrokerIds', r)
   if (f) r.taggedFields()
   return { brokerIds }
 }
@@ -113,7 +117,7 @@ export function writeCreatePartitionsRequestCreatePartitionsAssignment(
   m: CreatePartitionsRequestCreatePartitionsAssignmentInput,
 ): void {
   const f = v >= 2
-  f ? w.compactArray(m.brokerIds ?? [], (w, x) => w.int32(x)) : w.array(m.brokerIds ?? [], (w, x) => w.int32(x))
+  f ? w.compactArray(m.brokerIds ?? [], writeInt32Item, v) : w.array(m.brokerIds ?? [], writeInt32Item, v)
   if (f) w.uvarint(0)
 }
-// body sha256 c25c4e8ac4bff949cc792174dbb46abb34ff6730d1f2696bcdd9c51a92619562
+// body sha256 58c255aff1e254493b88b42791b4e09ed4816152a98cc50ad0223efac202693a

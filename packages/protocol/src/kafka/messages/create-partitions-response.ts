@@ -34,8 +34,8 @@ export function readCreatePartitionsResponse(r: KafkaReader, v: number): CreateP
   const throttleTimeMs: number = r.int32()
   const results: CreatePartitionsResponseCreatePartitionsTopicResult[] = required(
     f
-      ? r.compactArray((r) => readCreatePartitionsResponseCreatePartitionsTopicResult(r, v))
-      : r.array((r) => readCreatePartitionsResponseCreatePartitionsTopicResult(r, v)),
+      ? r.compactArray(readCreatePartitionsResponseCreatePartitionsTopicResult, v)
+      : r.array(readCreatePartitionsResponseCreatePartitionsTopicResult, v),
     'Results',
     r,
   )
@@ -47,8 +47,8 @@ export function writeCreatePartitionsResponse(w: KafkaWriter, v: number, m: Crea
   const f = v >= 2
   w.int32(m.throttleTimeMs)
   f
-    ? w.compactArray(m.results ?? [], (w, x) => writeCreatePartitionsResponseCreatePartitionsTopicResult(w, v, x))
-    : w.array(m.results ?? [], (w, x) => writeCreatePartitionsResponseCreatePartitionsTopicResult(w, v, x))
+    ? w.compactArray(m.results ?? [], writeCreatePartitionsResponseCreatePartitionsTopicResult, v)
+    : w.array(m.results ?? [], writeCreatePartitionsResponseCreatePartitionsTopicResult, v)
   if (f) w.uvarint(0)
 }
 
@@ -77,4 +77,4 @@ export function writeCreatePartitionsResponseCreatePartitionsTopicResult(
     : w.string(m.errorMessage === undefined ? null : m.errorMessage)
   if (f) w.uvarint(0)
 }
-// body sha256 a55329402c2c9b47f6e08fa7119ea16fc0fe345d7f0203fd62f3a6c401833f6a
+// body sha256 f3ace501a3eb94329eae00d59e458b90ce00e61893cc6b6bee741fd0bd97e694

@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { required } from '../message-runtime.js'
+import { required, readInt32Item, writeInt32Item } from '../message-runtime.js'
 export interface CreateTopicsRequest {
   topics: CreateTopicsRequestCreatableTopic[]
   timeoutMs: number
@@ -60,9 +60,7 @@ export interface CreateTopicsRequestCreatableTopicConfigInput {
 export function readCreateTopicsRequest(r: KafkaReader, v: number): CreateTopicsRequest {
   const f = v >= 5
   const topics: CreateTopicsRequestCreatableTopic[] = required(
-    f
-      ? r.compactArray((r) => readCreateTopicsRequestCreatableTopic(r, v))
-      : r.array((r) => readCreateTopicsRequestCreatableTopic(r, v)),
+    f ? r.compactArray(readCreateTopicsRequestCreatableTopic, v) : r.array(readCreateTopicsRequestCreatableTopic, v),
     'Topics',
     r,
   )
@@ -76,8 +74,8 @@ export function readCreateTopicsRequest(r: KafkaReader, v: number): CreateTopics
 export function writeCreateTopicsRequest(w: KafkaWriter, v: number, m: CreateTopicsRequestInput): void {
   const f = v >= 5
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeCreateTopicsRequestCreatableTopic(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeCreateTopicsRequestCreatableTopic(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeCreateTopicsRequestCreatableTopic, v)
+    : w.array(m.topics ?? [], writeCreateTopicsRequestCreatableTopic, v)
   w.int32(m.timeoutMs ?? 60000)
   if (v >= 1) w.boolean(m.validateOnly ?? false)
   if (f) w.uvarint(0)
@@ -90,15 +88,15 @@ export function readCreateTopicsRequestCreatableTopic(r: KafkaReader, v: number)
   const replicationFactor: number = r.int16()
   const assignments: CreateTopicsRequestCreatableReplicaAssignment[] = required(
     f
-      ? r.compactArray((r) => readCreateTopicsRequestCreatableReplicaAssignment(r, v))
-      : r.array((r) => readCreateTopicsRequestCreatableReplicaAssignment(r, v)),
+      ? r.compactArray(readCreateTopicsRequestCreatableReplicaAssignment, v)
+      : r.array(readCreateTopicsRequestCreatableReplicaAssignment, v),
     'Assignments',
     r,
   )
   const configs: CreateTopicsRequestCreatableTopicConfig[] = required(
     f
-      ? r.compactArray((r) => readCreateTopicsRequestCreatableTopicConfig(r, v))
-      : r.array((r) => readCreateTopicsRequestCreatableTopicConfig(r, v)),
+      ? r.compactArray(readCreateTopicsRequestCreatableTopicConfig, v)
+      : r.array(readCreateTopicsRequestCreatableTopicConfig, v),
     'Configs',
     r,
   )
@@ -116,11 +114,11 @@ export function writeCreateTopicsRequestCreatableTopic(
   w.int32(m.numPartitions)
   w.int16(m.replicationFactor)
   f
-    ? w.compactArray(m.assignments ?? [], (w, x) => writeCreateTopicsRequestCreatableReplicaAssignment(w, v, x))
-    : w.array(m.assignments ?? [], (w, x) => writeCreateTopicsRequestCreatableReplicaAssignment(w, v, x))
+    ? w.compactArray(m.assignments ?? [], writeCreateTopicsRequestCreatableReplicaAssignment, v)
+    : w.array(m.assignments ?? [], writeCreateTopicsRequestCreatableReplicaAssignment, v)
   f
-    ? w.compactArray(m.configs ?? [], (w, x) => writeCreateTopicsRequestCreatableTopicConfig(w, v, x))
-    : w.array(m.configs ?? [], (w, x) => writeCreateTopicsRequestCreatableTopicConfig(w, v, x))
+    ? w.compactArray(m.configs ?? [], writeCreateTopicsRequestCreatableTopicConfig, v)
+    : w.array(m.configs ?? [], writeCreateTopicsRequestCreatableTopicConfig, v)
   if (f) w.uvarint(0)
 }
 
@@ -130,7 +128,7 @@ export function readCreateTopicsRequestCreatableReplicaAssignment(
 ): CreateTopicsRequestCreatableReplicaAssignment {
   const f = v >= 5
   const partitionIndex: number = r.int32()
-  const brokerIds: number[] = required(f ? r.compactArray((r) => r.int32()) : r.array((r) => r.int32()), 'BrokerIds', r)
+  const brokerIds: number[] = required(f ? r.compactArray(readInt32Item, v) : r.array(readInt32Item, v), 'BrokerIds', r)
   if (f) r.taggedFields()
   return { partitionIndex, brokerIds }
 }
@@ -142,7 +140,7 @@ export function writeCreateTopicsRequestCreatableReplicaAssignment(
 ): void {
   const f = v >= 5
   w.int32(m.partitionIndex)
-  f ? w.compactArray(m.brokerIds ?? [], (w, x) => w.int32(x)) : w.array(m.brokerIds ?? [], (w, x) => w.int32(x))
+  f ? w.compactArray(m.brokerIds ?? [], writeInt32Item, v) : w.array(m.brokerIds ?? [], writeInt32Item, v)
   if (f) w.uvarint(0)
 }
 
@@ -167,4 +165,4 @@ export function writeCreateTopicsRequestCreatableTopicConfig(
   f ? w.compactString(m.value === undefined ? '' : m.value) : w.string(m.value === undefined ? '' : m.value)
   if (f) w.uvarint(0)
 }
-// body sha256 413758b440c6e206ea150fae3a9e8d9c49d28afbbc63e666d93a039971b23aaa
+// body sha256 fac7f1b536e0cc27d8497dffb7053c5769939b4d69964b98579a76fb0a988675

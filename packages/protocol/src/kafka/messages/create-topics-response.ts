@@ -62,8 +62,8 @@ export function readCreateTopicsResponse(r: KafkaReader, v: number): CreateTopic
   if (v >= 2) throttleTimeMs = r.int32()
   const topics: CreateTopicsResponseCreatableTopicResult[] = required(
     f
-      ? r.compactArray((r) => readCreateTopicsResponseCreatableTopicResult(r, v))
-      : r.array((r) => readCreateTopicsResponseCreatableTopicResult(r, v)),
+      ? r.compactArray(readCreateTopicsResponseCreatableTopicResult, v)
+      : r.array(readCreateTopicsResponseCreatableTopicResult, v),
     'Topics',
     r,
   )
@@ -75,8 +75,8 @@ export function writeCreateTopicsResponse(w: KafkaWriter, v: number, m: CreateTo
   const f = v >= 5
   if (v >= 2) w.int32(m.throttleTimeMs ?? 0)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeCreateTopicsResponseCreatableTopicResult(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeCreateTopicsResponseCreatableTopicResult(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeCreateTopicsResponseCreatableTopicResult, v)
+    : w.array(m.topics ?? [], writeCreateTopicsResponseCreatableTopicResult, v)
   if (f) w.uvarint(0)
 }
 
@@ -99,8 +99,8 @@ export function readCreateTopicsResponseCreatableTopicResult(
   let configs: CreateTopicsResponseCreatableTopicConfigs[] | null = []
   if (v >= 5)
     configs = f
-      ? r.compactArray((r) => readCreateTopicsResponseCreatableTopicConfigs(r, v))
-      : r.array((r) => readCreateTopicsResponseCreatableTopicConfigs(r, v))
+      ? r.compactArray(readCreateTopicsResponseCreatableTopicConfigs, v)
+      : r.array(readCreateTopicsResponseCreatableTopicConfigs, v)
   if (f) {
     const tags = r.taggedFields(true)
     const tag0 = v >= 5 ? tags.get(0) : undefined
@@ -129,18 +129,15 @@ export function writeCreateTopicsResponseCreatableTopicResult(
   if (v >= 5) w.int16(m.replicationFactor ?? -1)
   if (v >= 5)
     f
-      ? w.compactArray(m.configs === undefined ? [] : m.configs, (w, x) =>
-          writeCreateTopicsResponseCreatableTopicConfigs(w, v, x),
-        )
-      : w.array(m.configs === undefined ? [] : m.configs, (w, x) =>
-          writeCreateTopicsResponseCreatableTopicConfigs(w, v, x),
-        )
+      ? w.compactArray(m.configs === undefined ? [] : m.configs, writeCreateTopicsResponseCreatableTopicConfigs, v)
+      : w.array(m.configs === undefined ? [] : m.configs, writeCreateTopicsResponseCreatableTopicConfigs, v)
   if (f) {
-    const tags = new Map<number, Buffer>()
+    let tags: Map<number, Buffer> | undefined
     const t0 = m.topicConfigErrorCode ?? 0
     if (v >= 5 && t0 !== 0) {
       const w = new KafkaWriter(64)
       w.int16(t0)
+      tags ??= new Map()
       tags.set(0, w.toBuffer())
     }
     w.taggedFields(tags)
@@ -179,4 +176,4 @@ export function writeCreateTopicsResponseCreatableTopicConfigs(
   if (v >= 5) w.boolean(m.isSensitive ?? false)
   if (f) w.uvarint(0)
 }
-// body sha256 4fd9b3c1e294d73f03a106cc5ebfb0a4d216374421fd116e5d153889e20031b2
+// body sha256 be09cbb914157070e2a8030e84e87d6150a93e0cd122c34d30e78d8ca3f7e4d0

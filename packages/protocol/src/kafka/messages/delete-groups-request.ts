@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { required } from '../message-runtime.js'
+import { required, writeStringItemClassic, writeStringItemCompact } from '../message-runtime.js'
 export interface DeleteGroupsRequest {
   groupsNames: string[]
 }
@@ -17,9 +17,7 @@ export interface DeleteGroupsRequestInput {
 export function readDeleteGroupsRequest(r: KafkaReader, v: number): DeleteGroupsRequest {
   const f = v >= 2
   const groupsNames: string[] = required(
-    f
-      ? r.compactArray((r) => required(r.compactString(), 'GroupsNames[]', r))
-      : r.array((r) => required(r.string(), 'GroupsNames[]', r)),
+    f ? r.compactArray(readGroupsNamesStringItemCompact, v) : r.array(readGroupsNamesStringItemClassic, v),
     'GroupsNames',
     r,
   )
@@ -30,8 +28,16 @@ export function readDeleteGroupsRequest(r: KafkaReader, v: number): DeleteGroups
 export function writeDeleteGroupsRequest(w: KafkaWriter, v: number, m: DeleteGroupsRequestInput): void {
   const f = v >= 2
   f
-    ? w.compactArray(m.groupsNames ?? [], (w, x) => w.compactString(x))
-    : w.array(m.groupsNames ?? [], (w, x) => w.string(x))
+    ? w.compactArray(m.groupsNames ?? [], writeStringItemCompact, v)
+    : w.array(m.groupsNames ?? [], writeStringItemClassic, v)
   if (f) w.uvarint(0)
 }
-// body sha256 e8ce8b833a4809e8375eac8fd5450d3559fed716305396e99dbf5c9d81f37143
+
+function readGroupsNamesStringItemClassic(r: KafkaReader, _v: number): string {
+  return required(r.string(), 'GroupsNames[]', r)
+}
+
+function readGroupsNamesStringItemCompact(r: KafkaReader, _v: number): string {
+  return required(r.compactString(), 'GroupsNames[]', r)
+}
+// body sha256 695aa015945f3bbc4cc7ec45fbdc4126f3346c665c3011306d0662c60bf9aa53

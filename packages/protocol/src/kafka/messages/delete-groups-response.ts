@@ -32,8 +32,8 @@ export function readDeleteGroupsResponse(r: KafkaReader, v: number): DeleteGroup
   const throttleTimeMs: number = r.int32()
   const results: DeleteGroupsResponseDeletableGroupResult[] = required(
     f
-      ? r.compactArray((r) => readDeleteGroupsResponseDeletableGroupResult(r, v))
-      : r.array((r) => readDeleteGroupsResponseDeletableGroupResult(r, v)),
+      ? r.compactArray(readDeleteGroupsResponseDeletableGroupResult, v)
+      : r.array(readDeleteGroupsResponseDeletableGroupResult, v),
     'Results',
     r,
   )
@@ -45,8 +45,8 @@ export function writeDeleteGroupsResponse(w: KafkaWriter, v: number, m: DeleteGr
   const f = v >= 2
   w.int32(m.throttleTimeMs)
   f
-    ? w.compactArray(m.results ?? [], (w, x) => writeDeleteGroupsResponseDeletableGroupResult(w, v, x))
-    : w.array(m.results ?? [], (w, x) => writeDeleteGroupsResponseDeletableGroupResult(w, v, x))
+    ? w.compactArray(m.results ?? [], writeDeleteGroupsResponseDeletableGroupResult, v)
+    : w.array(m.results ?? [], writeDeleteGroupsResponseDeletableGroupResult, v)
   if (f) w.uvarint(0)
 }
 
@@ -71,4 +71,4 @@ export function writeDeleteGroupsResponseDeletableGroupResult(
   w.int16(m.errorCode)
   if (f) w.uvarint(0)
 }
-// body sha256 a2885674a928090d4d8918013945841b4b77c310b326acc939b4dfe1acea4fde
+// body sha256 3a37c95faf58a461478da8a545b6b63e1c563e6fd6ba59a87ffec3736b9b634e

@@ -42,8 +42,8 @@ export function readDeleteRecordsRequest(r: KafkaReader, v: number): DeleteRecor
   const f = v >= 2
   const topics: DeleteRecordsRequestDeleteRecordsTopic[] = required(
     f
-      ? r.compactArray((r) => readDeleteRecordsRequestDeleteRecordsTopic(r, v))
-      : r.array((r) => readDeleteRecordsRequestDeleteRecordsTopic(r, v)),
+      ? r.compactArray(readDeleteRecordsRequestDeleteRecordsTopic, v)
+      : r.array(readDeleteRecordsRequestDeleteRecordsTopic, v),
     'Topics',
     r,
   )
@@ -55,8 +55,8 @@ export function readDeleteRecordsRequest(r: KafkaReader, v: number): DeleteRecor
 export function writeDeleteRecordsRequest(w: KafkaWriter, v: number, m: DeleteRecordsRequestInput): void {
   const f = v >= 2
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeDeleteRecordsRequestDeleteRecordsTopic(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeDeleteRecordsRequestDeleteRecordsTopic(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeDeleteRecordsRequestDeleteRecordsTopic, v)
+    : w.array(m.topics ?? [], writeDeleteRecordsRequestDeleteRecordsTopic, v)
   w.int32(m.timeoutMs)
   if (f) w.uvarint(0)
 }
@@ -69,8 +69,8 @@ export function readDeleteRecordsRequestDeleteRecordsTopic(
   const name: string = required(f ? r.compactString() : r.string(), 'Name', r)
   const partitions: DeleteRecordsRequestDeleteRecordsPartition[] = required(
     f
-      ? r.compactArray((r) => readDeleteRecordsRequestDeleteRecordsPartition(r, v))
-      : r.array((r) => readDeleteRecordsRequestDeleteRecordsPartition(r, v)),
+      ? r.compactArray(readDeleteRecordsRequestDeleteRecordsPartition, v)
+      : r.array(readDeleteRecordsRequestDeleteRecordsPartition, v),
     'Partitions',
     r,
   )
@@ -86,8 +86,8 @@ export function writeDeleteRecordsRequestDeleteRecordsTopic(
   const f = v >= 2
   f ? w.compactString(m.name) : w.string(m.name)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeDeleteRecordsRequestDeleteRecordsPartition(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeDeleteRecordsRequestDeleteRecordsPartition(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeDeleteRecordsRequestDeleteRecordsPartition, v)
+    : w.array(m.partitions ?? [], writeDeleteRecordsRequestDeleteRecordsPartition, v)
   if (f) w.uvarint(0)
 }
 
@@ -112,4 +112,4 @@ export function writeDeleteRecordsRequestDeleteRecordsPartition(
   w.int64(m.offset)
   if (f) w.uvarint(0)
 }
-// body sha256 39565d476051cbc3070f3a506a61731361f91346222eb6aba2c6f15926c25536
+// body sha256 4242de1579ea82bcea8d252d389bb7f7ca6bea4a89de679f871ba7a43b8d1564

@@ -45,8 +45,8 @@ export function readDeleteRecordsResponse(r: KafkaReader, v: number): DeleteReco
   const throttleTimeMs: number = r.int32()
   const topics: DeleteRecordsResponseDeleteRecordsTopicResult[] = required(
     f
-      ? r.compactArray((r) => readDeleteRecordsResponseDeleteRecordsTopicResult(r, v))
-      : r.array((r) => readDeleteRecordsResponseDeleteRecordsTopicResult(r, v)),
+      ? r.compactArray(readDeleteRecordsResponseDeleteRecordsTopicResult, v)
+      : r.array(readDeleteRecordsResponseDeleteRecordsTopicResult, v),
     'Topics',
     r,
   )
@@ -58,8 +58,8 @@ export function writeDeleteRecordsResponse(w: KafkaWriter, v: number, m: DeleteR
   const f = v >= 2
   w.int32(m.throttleTimeMs)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeDeleteRecordsResponseDeleteRecordsTopicResult(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeDeleteRecordsResponseDeleteRecordsTopicResult(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeDeleteRecordsResponseDeleteRecordsTopicResult, v)
+    : w.array(m.topics ?? [], writeDeleteRecordsResponseDeleteRecordsTopicResult, v)
   if (f) w.uvarint(0)
 }
 
@@ -71,8 +71,8 @@ export function readDeleteRecordsResponseDeleteRecordsTopicResult(
   const name: string = required(f ? r.compactString() : r.string(), 'Name', r)
   const partitions: DeleteRecordsResponseDeleteRecordsPartitionResult[] = required(
     f
-      ? r.compactArray((r) => readDeleteRecordsResponseDeleteRecordsPartitionResult(r, v))
-      : r.array((r) => readDeleteRecordsResponseDeleteRecordsPartitionResult(r, v)),
+      ? r.compactArray(readDeleteRecordsResponseDeleteRecordsPartitionResult, v)
+      : r.array(readDeleteRecordsResponseDeleteRecordsPartitionResult, v),
     'Partitions',
     r,
   )
@@ -88,8 +88,8 @@ export function writeDeleteRecordsResponseDeleteRecordsTopicResult(
   const f = v >= 2
   f ? w.compactString(m.name) : w.string(m.name)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeDeleteRecordsResponseDeleteRecordsPartitionResult(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeDeleteRecordsResponseDeleteRecordsPartitionResult(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeDeleteRecordsResponseDeleteRecordsPartitionResult, v)
+    : w.array(m.partitions ?? [], writeDeleteRecordsResponseDeleteRecordsPartitionResult, v)
   if (f) w.uvarint(0)
 }
 
@@ -116,4 +116,4 @@ export function writeDeleteRecordsResponseDeleteRecordsPartitionResult(
   w.int16(m.errorCode)
   if (f) w.uvarint(0)
 }
-// body sha256 67de6eb7e25f90cac8be653dba0a30370b534921f77c4b1f93edf692b2062f59
+// body sha256 910a97888c83c984848b864e2b32e869f7991733cb6fa0a04ebf0e5453dac97d

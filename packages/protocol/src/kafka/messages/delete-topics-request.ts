@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { ZERO_UUID, required } from '../message-runtime.js'
+import { ZERO_UUID, required, writeStringItemClassic, writeStringItemCompact } from '../message-runtime.js'
 export interface DeleteTopicsRequest {
   topics: DeleteTopicsRequestDeleteTopicState[]
   topicNames: string[]
@@ -35,17 +35,15 @@ export function readDeleteTopicsRequest(r: KafkaReader, v: number): DeleteTopics
   if (v >= 6)
     topics = required(
       f
-        ? r.compactArray((r) => readDeleteTopicsRequestDeleteTopicState(r, v))
-        : r.array((r) => readDeleteTopicsRequestDeleteTopicState(r, v)),
+        ? r.compactArray(readDeleteTopicsRequestDeleteTopicState, v)
+        : r.array(readDeleteTopicsRequestDeleteTopicState, v),
       'Topics',
       r,
     )
   let topicNames: string[] = []
   if (v <= 5)
     topicNames = required(
-      f
-        ? r.compactArray((r) => required(r.compactString(), 'TopicNames[]', r))
-        : r.array((r) => required(r.string(), 'TopicNames[]', r)),
+      f ? r.compactArray(readTopicNamesStringItemCompact, v) : r.array(readTopicNamesStringItemClassic, v),
       'TopicNames',
       r,
     )
@@ -58,12 +56,12 @@ export function writeDeleteTopicsRequest(w: KafkaWriter, v: number, m: DeleteTop
   const f = v >= 4
   if (v >= 6)
     f
-      ? w.compactArray(m.topics ?? [], (w, x) => writeDeleteTopicsRequestDeleteTopicState(w, v, x))
-      : w.array(m.topics ?? [], (w, x) => writeDeleteTopicsRequestDeleteTopicState(w, v, x))
+      ? w.compactArray(m.topics ?? [], writeDeleteTopicsRequestDeleteTopicState, v)
+      : w.array(m.topics ?? [], writeDeleteTopicsRequestDeleteTopicState, v)
   if (v <= 5)
     f
-      ? w.compactArray(m.topicNames ?? [], (w, x) => w.compactString(x))
-      : w.array(m.topicNames ?? [], (w, x) => w.string(x))
+      ? w.compactArray(m.topicNames ?? [], writeStringItemCompact, v)
+      : w.array(m.topicNames ?? [], writeStringItemClassic, v)
   w.int32(m.timeoutMs)
   if (f) w.uvarint(0)
 }
@@ -91,4 +89,12 @@ export function writeDeleteTopicsRequestDeleteTopicState(
   if (v >= 6) w.uuid(m.topicId ?? ZERO_UUID)
   if (f) w.uvarint(0)
 }
-// body sha256 45f2be16c678ee5ee962c0179f5e1c22bce5af3f06130afd54bbb9d364cd3e69
+
+function readTopicNamesStringItemClassic(r: KafkaReader, _v: number): string {
+  return required(r.string(), 'TopicNames[]', r)
+}
+
+function readTopicNamesStringItemCompact(r: KafkaReader, _v: number): string {
+  return required(r.compactString(), 'TopicNames[]', r)
+}
+// body sha256 f8d78e55b5c850bf1dd21e422a01a30d6c1a99a5ae7b156b602bf70e13143115

@@ -37,8 +37,8 @@ export function readDeleteTopicsResponse(r: KafkaReader, v: number): DeleteTopic
   if (v >= 1) throttleTimeMs = r.int32()
   const responses: DeleteTopicsResponseDeletableTopicResult[] = required(
     f
-      ? r.compactArray((r) => readDeleteTopicsResponseDeletableTopicResult(r, v))
-      : r.array((r) => readDeleteTopicsResponseDeletableTopicResult(r, v)),
+      ? r.compactArray(readDeleteTopicsResponseDeletableTopicResult, v)
+      : r.array(readDeleteTopicsResponseDeletableTopicResult, v),
     'Responses',
     r,
   )
@@ -50,8 +50,8 @@ export function writeDeleteTopicsResponse(w: KafkaWriter, v: number, m: DeleteTo
   const f = v >= 4
   if (v >= 1) w.int32(m.throttleTimeMs ?? 0)
   f
-    ? w.compactArray(m.responses ?? [], (w, x) => writeDeleteTopicsResponseDeletableTopicResult(w, v, x))
-    : w.array(m.responses ?? [], (w, x) => writeDeleteTopicsResponseDeletableTopicResult(w, v, x))
+    ? w.compactArray(m.responses ?? [], writeDeleteTopicsResponseDeletableTopicResult, v)
+    : w.array(m.responses ?? [], writeDeleteTopicsResponseDeletableTopicResult, v)
   if (f) w.uvarint(0)
 }
 
@@ -85,4 +85,4 @@ export function writeDeleteTopicsResponseDeletableTopicResult(
       : w.string(m.errorMessage === undefined ? null : m.errorMessage)
   if (f) w.uvarint(0)
 }
-// body sha256 17a9d65576175fb3f2b95b30a2082e9249f4f2eb94383676d06eb33e5f54aedf
+// body sha256 6374bc21baabc6ddbc6fb03a1c1e494e6349ba44501df93bf392edd4ce3f2e5e

@@ -52,7 +52,7 @@ export function readDescribeClusterResponse(r: KafkaReader, v: number): Describe
   const clusterId: string = required(r.compactString(), 'ClusterId', r)
   const controllerId: number = r.int32()
   const brokers: DescribeClusterResponseDescribeClusterBroker[] = required(
-    r.compactArray((r) => readDescribeClusterResponseDescribeClusterBroker(r, v)),
+    r.compactArray(readDescribeClusterResponseDescribeClusterBroker, v),
     'Brokers',
     r,
   )
@@ -77,7 +77,7 @@ export function writeDescribeClusterResponse(w: KafkaWriter, v: number, m: Descr
   if (v >= 1) w.int8(m.endpointType ?? 1)
   w.compactString(m.clusterId)
   w.int32(m.controllerId ?? -1)
-  w.compactArray(m.brokers ?? [], (w, x) => writeDescribeClusterResponseDescribeClusterBroker(w, v, x))
+  w.compactArray(m.brokers ?? [], writeDescribeClusterResponseDescribeClusterBroker, v)
   w.int32(m.clusterAuthorizedOperations ?? -2147483648)
   w.uvarint(0)
 }
@@ -105,4 +105,4 @@ export function writeDescribeClusterResponseDescribeClusterBroker(
   w.compactString(m.rack === undefined ? null : m.rack)
   w.uvarint(0)
 }
-// body sha256 16383bc6c3eddb5932ca9ea9a8914e6081396458d80fd0de7518eff9d834acc9
+// body sha256 16cc56fe413c5f9f86853ff061ae4d69efc34229bceabb0c47841592d962c990

@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { required } from '../message-runtime.js'
+import { required, writeStringItemClassic, writeStringItemCompact } from '../message-runtime.js'
 export interface DescribeConfigsRequest {
   resources: DescribeConfigsRequestDescribeConfigsResource[]
   includeSynonyms: boolean
@@ -35,8 +35,8 @@ export function readDescribeConfigsRequest(r: KafkaReader, v: number): DescribeC
   const f = v >= 4
   const resources: DescribeConfigsRequestDescribeConfigsResource[] = required(
     f
-      ? r.compactArray((r) => readDescribeConfigsRequestDescribeConfigsResource(r, v))
-      : r.array((r) => readDescribeConfigsRequestDescribeConfigsResource(r, v)),
+      ? r.compactArray(readDescribeConfigsRequestDescribeConfigsResource, v)
+      : r.array(readDescribeConfigsRequestDescribeConfigsResource, v),
     'Resources',
     r,
   )
@@ -51,8 +51,8 @@ export function readDescribeConfigsRequest(r: KafkaReader, v: number): DescribeC
 export function writeDescribeConfigsRequest(w: KafkaWriter, v: number, m: DescribeConfigsRequestInput): void {
   const f = v >= 4
   f
-    ? w.compactArray(m.resources ?? [], (w, x) => writeDescribeConfigsRequestDescribeConfigsResource(w, v, x))
-    : w.array(m.resources ?? [], (w, x) => writeDescribeConfigsRequestDescribeConfigsResource(w, v, x))
+    ? w.compactArray(m.resources ?? [], writeDescribeConfigsRequestDescribeConfigsResource, v)
+    : w.array(m.resources ?? [], writeDescribeConfigsRequestDescribeConfigsResource, v)
   if (v >= 1) w.boolean(m.includeSynonyms ?? false)
   if (v >= 3) w.boolean(m.includeDocumentation ?? false)
   if (f) w.uvarint(0)
@@ -66,8 +66,8 @@ export function readDescribeConfigsRequestDescribeConfigsResource(
   const resourceType: number = r.int8()
   const resourceName: string = required(f ? r.compactString() : r.string(), 'ResourceName', r)
   const configurationKeys: string[] | null = f
-    ? r.compactArray((r) => required(r.compactString(), 'ConfigurationKeys[]', r))
-    : r.array((r) => required(r.string(), 'ConfigurationKeys[]', r))
+    ? r.compactArray(readConfigurationKeysStringItemCompact, v)
+    : r.array(readConfigurationKeysStringItemClassic, v)
   if (f) r.taggedFields()
   return { resourceType, resourceName, configurationKeys }
 }
@@ -81,8 +81,16 @@ export function writeDescribeConfigsRequestDescribeConfigsResource(
   w.int8(m.resourceType)
   f ? w.compactString(m.resourceName) : w.string(m.resourceName)
   f
-    ? w.compactArray(m.configurationKeys === undefined ? [] : m.configurationKeys, (w, x) => w.compactString(x))
-    : w.array(m.configurationKeys === undefined ? [] : m.configurationKeys, (w, x) => w.string(x))
+    ? w.compactArray(m.configurationKeys === undefined ? [] : m.configurationKeys, writeStringItemCompact, v)
+    : w.array(m.configurationKeys === undefined ? [] : m.configurationKeys, writeStringItemClassic, v)
   if (f) w.uvarint(0)
 }
-// body sha256 843bf13fb2a65ad7a8ecf85ca3cfc5a8e76fe06789bb43ead8ed41fb7448f95a
+
+function readConfigurationKeysStringItemClassic(r: KafkaReader, _v: number): string {
+  return required(r.string(), 'ConfigurationKeys[]', r)
+}
+
+function readConfigurationKeysStringItemCompact(r: KafkaReader, _v: number): string {
+  return required(r.compactString(), 'ConfigurationKeys[]', r)
+}
+// body sha256 28560b7af9674ffc5d108a1cb2b9db8a82181477ee4e003fb5ce5a6df9c18cdf

@@ -76,8 +76,8 @@ export function readDescribeConfigsResponse(r: KafkaReader, v: number): Describe
   const throttleTimeMs: number = r.int32()
   const results: DescribeConfigsResponseDescribeConfigsResult[] = required(
     f
-      ? r.compactArray((r) => readDescribeConfigsResponseDescribeConfigsResult(r, v))
-      : r.array((r) => readDescribeConfigsResponseDescribeConfigsResult(r, v)),
+      ? r.compactArray(readDescribeConfigsResponseDescribeConfigsResult, v)
+      : r.array(readDescribeConfigsResponseDescribeConfigsResult, v),
     'Results',
     r,
   )
@@ -89,8 +89,8 @@ export function writeDescribeConfigsResponse(w: KafkaWriter, v: number, m: Descr
   const f = v >= 4
   w.int32(m.throttleTimeMs)
   f
-    ? w.compactArray(m.results ?? [], (w, x) => writeDescribeConfigsResponseDescribeConfigsResult(w, v, x))
-    : w.array(m.results ?? [], (w, x) => writeDescribeConfigsResponseDescribeConfigsResult(w, v, x))
+    ? w.compactArray(m.results ?? [], writeDescribeConfigsResponseDescribeConfigsResult, v)
+    : w.array(m.results ?? [], writeDescribeConfigsResponseDescribeConfigsResult, v)
   if (f) w.uvarint(0)
 }
 
@@ -105,8 +105,8 @@ export function readDescribeConfigsResponseDescribeConfigsResult(
   const resourceName: string = required(f ? r.compactString() : r.string(), 'ResourceName', r)
   const configs: DescribeConfigsResponseDescribeConfigsResourceResult[] = required(
     f
-      ? r.compactArray((r) => readDescribeConfigsResponseDescribeConfigsResourceResult(r, v))
-      : r.array((r) => readDescribeConfigsResponseDescribeConfigsResourceResult(r, v)),
+      ? r.compactArray(readDescribeConfigsResponseDescribeConfigsResourceResult, v)
+      : r.array(readDescribeConfigsResponseDescribeConfigsResourceResult, v),
     'Configs',
     r,
   )
@@ -127,8 +127,8 @@ export function writeDescribeConfigsResponseDescribeConfigsResult(
   w.int8(m.resourceType)
   f ? w.compactString(m.resourceName) : w.string(m.resourceName)
   f
-    ? w.compactArray(m.configs ?? [], (w, x) => writeDescribeConfigsResponseDescribeConfigsResourceResult(w, v, x))
-    : w.array(m.configs ?? [], (w, x) => writeDescribeConfigsResponseDescribeConfigsResourceResult(w, v, x))
+    ? w.compactArray(m.configs ?? [], writeDescribeConfigsResponseDescribeConfigsResourceResult, v)
+    : w.array(m.configs ?? [], writeDescribeConfigsResponseDescribeConfigsResourceResult, v)
   if (f) w.uvarint(0)
 }
 
@@ -149,8 +149,8 @@ export function readDescribeConfigsResponseDescribeConfigsResourceResult(
   if (v >= 1)
     synonyms = required(
       f
-        ? r.compactArray((r) => readDescribeConfigsResponseDescribeConfigsSynonym(r, v))
-        : r.array((r) => readDescribeConfigsResponseDescribeConfigsSynonym(r, v)),
+        ? r.compactArray(readDescribeConfigsResponseDescribeConfigsSynonym, v)
+        : r.array(readDescribeConfigsResponseDescribeConfigsSynonym, v),
       'Synonyms',
       r,
     )
@@ -176,8 +176,8 @@ export function writeDescribeConfigsResponseDescribeConfigsResourceResult(
   w.boolean(m.isSensitive)
   if (v >= 1)
     f
-      ? w.compactArray(m.synonyms ?? [], (w, x) => writeDescribeConfigsResponseDescribeConfigsSynonym(w, v, x))
-      : w.array(m.synonyms ?? [], (w, x) => writeDescribeConfigsResponseDescribeConfigsSynonym(w, v, x))
+      ? w.compactArray(m.synonyms ?? [], writeDescribeConfigsResponseDescribeConfigsSynonym, v)
+      : w.array(m.synonyms ?? [], writeDescribeConfigsResponseDescribeConfigsSynonym, v)
   if (v >= 3) w.int8(m.configType ?? 0)
   if (v >= 3)
     f
@@ -212,4 +212,4 @@ export function writeDescribeConfigsResponseDescribeConfigsSynonym(
   if (v >= 1) w.int8(m.source ?? 0)
   if (f) w.uvarint(0)
 }
-// body sha256 c522310ab030d91808949bea5431caa748d05c1bd95bf2321a2437de10eda99b
+// body sha256 6fe8e930660458102b805798c3f26e25e27e0e17f6ec745e886052fac847796b

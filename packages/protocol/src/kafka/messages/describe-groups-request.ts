@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { required } from '../message-runtime.js'
+import { required, writeStringItemClassic, writeStringItemCompact } from '../message-runtime.js'
 export interface DescribeGroupsRequest {
   groups: string[]
   includeAuthorizedOperations: boolean
@@ -19,9 +19,7 @@ export interface DescribeGroupsRequestInput {
 export function readDescribeGroupsRequest(r: KafkaReader, v: number): DescribeGroupsRequest {
   const f = v >= 5
   const groups: string[] = required(
-    f
-      ? r.compactArray((r) => required(r.compactString(), 'Groups[]', r))
-      : r.array((r) => required(r.string(), 'Groups[]', r)),
+    f ? r.compactArray(readGroupsStringItemCompact, v) : r.array(readGroupsStringItemClassic, v),
     'Groups',
     r,
   )
@@ -33,8 +31,16 @@ export function readDescribeGroupsRequest(r: KafkaReader, v: number): DescribeGr
 
 export function writeDescribeGroupsRequest(w: KafkaWriter, v: number, m: DescribeGroupsRequestInput): void {
   const f = v >= 5
-  f ? w.compactArray(m.groups ?? [], (w, x) => w.compactString(x)) : w.array(m.groups ?? [], (w, x) => w.string(x))
+  f ? w.compactArray(m.groups ?? [], writeStringItemCompact, v) : w.array(m.groups ?? [], writeStringItemClassic, v)
   if (v >= 3) w.boolean(m.includeAuthorizedOperations ?? false)
   if (f) w.uvarint(0)
 }
-// body sha256 1c0e745e4ad8a631180e18ce31046d5f723fb911f394a623181a3aa62af35bb4
+
+function readGroupsStringItemClassic(r: KafkaReader, _v: number): string {
+  return required(r.string(), 'Groups[]', r)
+}
+
+function readGroupsStringItemCompact(r: KafkaReader, _v: number): string {
+  return required(r.compactString(), 'Groups[]', r)
+}
+// body sha256 7479addb377350835a5ff3b1a55798b5960b554e6b2fc3bd3f01923dae06fa02

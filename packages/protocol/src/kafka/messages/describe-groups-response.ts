@@ -62,8 +62,8 @@ export function readDescribeGroupsResponse(r: KafkaReader, v: number): DescribeG
   if (v >= 1) throttleTimeMs = r.int32()
   const groups: DescribeGroupsResponseDescribedGroup[] = required(
     f
-      ? r.compactArray((r) => readDescribeGroupsResponseDescribedGroup(r, v))
-      : r.array((r) => readDescribeGroupsResponseDescribedGroup(r, v)),
+      ? r.compactArray(readDescribeGroupsResponseDescribedGroup, v)
+      : r.array(readDescribeGroupsResponseDescribedGroup, v),
     'Groups',
     r,
   )
@@ -75,8 +75,8 @@ export function writeDescribeGroupsResponse(w: KafkaWriter, v: number, m: Descri
   const f = v >= 5
   if (v >= 1) w.int32(m.throttleTimeMs ?? 0)
   f
-    ? w.compactArray(m.groups ?? [], (w, x) => writeDescribeGroupsResponseDescribedGroup(w, v, x))
-    : w.array(m.groups ?? [], (w, x) => writeDescribeGroupsResponseDescribedGroup(w, v, x))
+    ? w.compactArray(m.groups ?? [], writeDescribeGroupsResponseDescribedGroup, v)
+    : w.array(m.groups ?? [], writeDescribeGroupsResponseDescribedGroup, v)
   if (f) w.uvarint(0)
 }
 
@@ -92,8 +92,8 @@ export function readDescribeGroupsResponseDescribedGroup(
   const protocolData: string = required(f ? r.compactString() : r.string(), 'ProtocolData', r)
   const members: DescribeGroupsResponseDescribedGroupMember[] = required(
     f
-      ? r.compactArray((r) => readDescribeGroupsResponseDescribedGroupMember(r, v))
-      : r.array((r) => readDescribeGroupsResponseDescribedGroupMember(r, v)),
+      ? r.compactArray(readDescribeGroupsResponseDescribedGroupMember, v)
+      : r.array(readDescribeGroupsResponseDescribedGroupMember, v),
     'Members',
     r,
   )
@@ -115,8 +115,8 @@ export function writeDescribeGroupsResponseDescribedGroup(
   f ? w.compactString(m.protocolType) : w.string(m.protocolType)
   f ? w.compactString(m.protocolData) : w.string(m.protocolData)
   f
-    ? w.compactArray(m.members ?? [], (w, x) => writeDescribeGroupsResponseDescribedGroupMember(w, v, x))
-    : w.array(m.members ?? [], (w, x) => writeDescribeGroupsResponseDescribedGroupMember(w, v, x))
+    ? w.compactArray(m.members ?? [], writeDescribeGroupsResponseDescribedGroupMember, v)
+    : w.array(m.members ?? [], writeDescribeGroupsResponseDescribedGroupMember, v)
   if (v >= 3) w.int32(m.authorizedOperations ?? -2147483648)
   if (f) w.uvarint(0)
 }
@@ -154,4 +154,4 @@ export function writeDescribeGroupsResponseDescribedGroupMember(
   f ? w.compactBytes(m.memberAssignment) : w.bytes(m.memberAssignment)
   if (f) w.uvarint(0)
 }
-// body sha256 eff1377906295e5228a3dbab918b628e9aa6553beb5e89c0cf9cb5dec19c5770
+// body sha256 8388bfab8ff506565bb70144144074df32e4e311adbc7168e87220f2b802ce7b

@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { ZERO_UUID, required } from '../message-runtime.js'
+import { ZERO_UUID, required, readInt32Item, writeInt32Item } from '../message-runtime.js'
 export interface FetchRequest {
   clusterId: string | null
   replicaId: number
@@ -111,16 +111,14 @@ export function readFetchRequest(r: KafkaReader, v: number): FetchRequest {
   let sessionEpoch: number = -1
   if (v >= 7) sessionEpoch = r.int32()
   const topics: FetchRequestFetchTopic[] = required(
-    f ? r.compactArray((r) => readFetchRequestFetchTopic(r, v)) : r.array((r) => readFetchRequestFetchTopic(r, v)),
+    f ? r.compactArray(readFetchRequestFetchTopic, v) : r.array(readFetchRequestFetchTopic, v),
     'Topics',
     r,
   )
   let forgottenTopicsData: FetchRequestForgottenTopic[] = []
   if (v >= 7)
     forgottenTopicsData = required(
-      f
-        ? r.compactArray((r) => readFetchRequestForgottenTopic(r, v))
-        : r.array((r) => readFetchRequestForgottenTopic(r, v)),
+      f ? r.compactArray(readFetchRequestForgottenTopic, v) : r.array(readFetchRequestForgottenTopic, v),
       'ForgottenTopicsData',
       r,
     )
@@ -165,25 +163,27 @@ export function writeFetchRequest(w: KafkaWriter, v: number, m: FetchRequestInpu
   if (v >= 7) w.int32(m.sessionId ?? 0)
   if (v >= 7) w.int32(m.sessionEpoch ?? -1)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeFetchRequestFetchTopic(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeFetchRequestFetchTopic(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeFetchRequestFetchTopic, v)
+    : w.array(m.topics ?? [], writeFetchRequestFetchTopic, v)
   if (v >= 7)
     f
-      ? w.compactArray(m.forgottenTopicsData ?? [], (w, x) => writeFetchRequestForgottenTopic(w, v, x))
-      : w.array(m.forgottenTopicsData ?? [], (w, x) => writeFetchRequestForgottenTopic(w, v, x))
+      ? w.compactArray(m.forgottenTopicsData ?? [], writeFetchRequestForgottenTopic, v)
+      : w.array(m.forgottenTopicsData ?? [], writeFetchRequestForgottenTopic, v)
   if (v >= 11) f ? w.compactString(m.rackId ?? '') : w.string(m.rackId ?? '')
   if (f) {
-    const tags = new Map<number, Buffer>()
+    let tags: Map<number, Buffer> | undefined
     const t0 = m.clusterId === undefined ? null : m.clusterId
     if (v >= 12 && t0 !== null) {
       const w = new KafkaWriter(64)
       w.compactString(t0)
+      tags ??= new Map()
       tags.set(0, w.toBuffer())
     }
     const t1 = m.replicaState ?? defaultFetchRequestReplicaState()
     if (v >= 15 && !isDefaultFetchRequestReplicaState(t1)) {
       const w = new KafkaWriter(64)
       writeFetchRequestReplicaState(w, v, t1)
+      tags ??= new Map()
       tags.set(1, w.toBuffer())
     }
     w.taggedFields(tags)
@@ -223,9 +223,7 @@ export function readFetchRequestFetchTopic(r: KafkaReader, v: number): FetchRequ
   let topicId: Buffer = ZERO_UUID
   if (v >= 13) topicId = r.uuid()
   const partitions: FetchRequestFetchPartition[] = required(
-    f
-      ? r.compactArray((r) => readFetchRequestFetchPartition(r, v))
-      : r.array((r) => readFetchRequestFetchPartition(r, v)),
+    f ? r.compactArray(readFetchRequestFetchPartition, v) : r.array(readFetchRequestFetchPartition, v),
     'Partitions',
     r,
   )
@@ -238,8 +236,8 @@ export function writeFetchRequestFetchTopic(w: KafkaWriter, v: number, m: FetchR
   if (v <= 12) f ? w.compactString(m.topic ?? '') : w.string(m.topic ?? '')
   if (v >= 13) w.uuid(m.topicId ?? ZERO_UUID)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeFetchRequestFetchPartition(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeFetchRequestFetchPartition(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeFetchRequestFetchPartition, v)
+    : w.array(m.partitions ?? [], writeFetchRequestFetchPartition, v)
   if (f) w.uvarint(0)
 }
 
@@ -283,11 +281,12 @@ export function writeFetchRequestFetchPartition(w: KafkaWriter, v: number, m: Fe
   if (v >= 5) w.int64(m.logStartOffset ?? -1n)
   w.int32(m.partitionMaxBytes)
   if (f) {
-    const tags = new Map<number, Buffer>()
+    let tags: Map<number, Buffer> | undefined
     const t0 = m.replicaDirectoryId ?? ZERO_UUID
     if (v >= 17 && !t0.equals(ZERO_UUID)) {
       const w = new KafkaWriter(64)
       w.uuid(t0)
+      tags ??= new Map()
       tags.set(0, w.toBuffer())
     }
     w.taggedFields(tags)
@@ -301,7 +300,7 @@ export function readFetchRequestForgottenTopic(r: KafkaReader, v: number): Fetch
   let topicId: Buffer = ZERO_UUID
   if (v >= 13) topicId = r.uuid()
   let partitions: number[] = []
-  if (v >= 7) partitions = required(f ? r.compactArray((r) => r.int32()) : r.array((r) => r.int32()), 'Partitions', r)
+  if (v >= 7) partitions = required(f ? r.compactArray(readInt32Item, v) : r.array(readInt32Item, v), 'Partitions', r)
   if (f) r.taggedFields()
   return { topic, topicId, partitions }
 }
@@ -310,8 +309,7 @@ export function writeFetchRequestForgottenTopic(w: KafkaWriter, v: number, m: Fe
   const f = v >= 12
   if (v >= 7 && v <= 12) f ? w.compactString(m.topic ?? '') : w.string(m.topic ?? '')
   if (v >= 13) w.uuid(m.topicId ?? ZERO_UUID)
-  if (v >= 7)
-    f ? w.compactArray(m.partitions ?? [], (w, x) => w.int32(x)) : w.array(m.partitions ?? [], (w, x) => w.int32(x))
+  if (v >= 7) f ? w.compactArray(m.partitions ?? [], writeInt32Item, v) : w.array(m.partitions ?? [], writeInt32Item, v)
   if (f) w.uvarint(0)
 }
-// body sha256 35608c379623378e071701efabeaa50d0c869c02056f979e052be545215cd0b5
+// body sha256 3cf19dbe7385b409ffc0da7c74de80c8bc358ec5176bf9f23717b84afa4c32cb

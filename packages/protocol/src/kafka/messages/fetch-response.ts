@@ -133,8 +133,8 @@ export function readFetchResponse(r: KafkaReader, v: number): FetchResponse {
   if (v >= 7) sessionId = r.int32()
   const responses: FetchResponseFetchableTopicResponse[] = required(
     f
-      ? r.compactArray((r) => readFetchResponseFetchableTopicResponse(r, v))
-      : r.array((r) => readFetchResponseFetchableTopicResponse(r, v)),
+      ? r.compactArray(readFetchResponseFetchableTopicResponse, v)
+      : r.array(readFetchResponseFetchableTopicResponse, v),
     'Responses',
     r,
   )
@@ -144,11 +144,7 @@ export function readFetchResponse(r: KafkaReader, v: number): FetchResponse {
     const tag0 = v >= 16 ? tags.get(0) : undefined
     if (tag0 !== undefined) {
       const r = new KafkaReader(tag0)
-      nodeEndpoints = required(
-        r.compactArray((r) => readFetchResponseNodeEndpoint(r, v)),
-        'NodeEndpoints',
-        r,
-      )
+      nodeEndpoints = required(r.compactArray(readFetchResponseNodeEndpoint, v), 'NodeEndpoints', r)
     }
   }
   return { throttleTimeMs, errorCode, sessionId, responses, nodeEndpoints }
@@ -160,14 +156,15 @@ export function writeFetchResponse(w: KafkaWriter, v: number, m: FetchResponseIn
   if (v >= 7) w.int16(m.errorCode ?? 0)
   if (v >= 7) w.int32(m.sessionId ?? 0)
   f
-    ? w.compactArray(m.responses ?? [], (w, x) => writeFetchResponseFetchableTopicResponse(w, v, x))
-    : w.array(m.responses ?? [], (w, x) => writeFetchResponseFetchableTopicResponse(w, v, x))
+    ? w.compactArray(m.responses ?? [], writeFetchResponseFetchableTopicResponse, v)
+    : w.array(m.responses ?? [], writeFetchResponseFetchableTopicResponse, v)
   if (f) {
-    const tags = new Map<number, Buffer>()
+    let tags: Map<number, Buffer> | undefined
     const t0 = m.nodeEndpoints ?? []
     if (v >= 16 && t0.length > 0) {
       const w = new KafkaWriter(64)
-      w.compactArray(t0, (w, x) => writeFetchResponseNodeEndpoint(w, v, x))
+      w.compactArray(t0, writeFetchResponseNodeEndpoint, v)
+      tags ??= new Map()
       tags.set(0, w.toBuffer())
     }
     w.taggedFields(tags)
@@ -184,9 +181,7 @@ export function readFetchResponseFetchableTopicResponse(
   let topicId: Buffer = ZERO_UUID
   if (v >= 13) topicId = r.uuid()
   const partitions: FetchResponsePartitionData[] = required(
-    f
-      ? r.compactArray((r) => readFetchResponsePartitionData(r, v))
-      : r.array((r) => readFetchResponsePartitionData(r, v)),
+    f ? r.compactArray(readFetchResponsePartitionData, v) : r.array(readFetchResponsePartitionData, v),
     'Partitions',
     r,
   )
@@ -203,8 +198,8 @@ export function writeFetchResponseFetchableTopicResponse(
   if (v <= 12) f ? w.compactString(m.topic ?? '') : w.string(m.topic ?? '')
   if (v >= 13) w.uuid(m.topicId ?? ZERO_UUID)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeFetchResponsePartitionData(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeFetchResponsePartitionData(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeFetchResponsePartitionData, v)
+    : w.array(m.partitions ?? [], writeFetchResponsePartitionData, v)
   if (f) w.uvarint(0)
 }
 
@@ -223,8 +218,8 @@ export function readFetchResponsePartitionData(r: KafkaReader, v: number): Fetch
   let abortedTransactions: FetchResponseAbortedTransaction[] | null = []
   if (v >= 4)
     abortedTransactions = f
-      ? r.compactArray((r) => readFetchResponseAbortedTransaction(r, v))
-      : r.array((r) => readFetchResponseAbortedTransaction(r, v))
+      ? r.compactArray(readFetchResponseAbortedTransaction, v)
+      : r.array(readFetchResponseAbortedTransaction, v)
   let preferredReadReplica: number = -1
   if (v >= 11) preferredReadReplica = r.int32()
   const records: Buffer | null = f ? r.compactBytes() : r.bytes()
@@ -270,32 +265,39 @@ export function writeFetchResponsePartitionData(w: KafkaWriter, v: number, m: Fe
   if (v >= 5) w.int64(m.logStartOffset ?? -1n)
   if (v >= 4)
     f
-      ? w.compactArray(m.abortedTransactions === undefined ? [] : m.abortedTransactions, (w, x) =>
-          writeFetchResponseAbortedTransaction(w, v, x),
+      ? w.compactArray(
+          m.abortedTransactions === undefined ? [] : m.abortedTransactions,
+          writeFetchResponseAbortedTransaction,
+          v,
         )
-      : w.array(m.abortedTransactions === undefined ? [] : m.abortedTransactions, (w, x) =>
-          writeFetchResponseAbortedTransaction(w, v, x),
+      : w.array(
+          m.abortedTransactions === undefined ? [] : m.abortedTransactions,
+          writeFetchResponseAbortedTransaction,
+          v,
         )
   if (v >= 11) w.int32(m.preferredReadReplica ?? -1)
   f ? w.compactBytes(m.records === undefined ? null : m.records) : w.bytes(m.records === undefined ? null : m.records)
   if (f) {
-    const tags = new Map<number, Buffer>()
+    let tags: Map<number, Buffer> | undefined
     const t0 = m.divergingEpoch ?? defaultFetchResponseEpochEndOffset()
     if (v >= 12 && !isDefaultFetchResponseEpochEndOffset(t0)) {
       const w = new KafkaWriter(64)
       writeFetchResponseEpochEndOffset(w, v, t0)
+      tags ??= new Map()
       tags.set(0, w.toBuffer())
     }
     const t1 = m.currentLeader ?? defaultFetchResponseLeaderIdAndEpoch()
     if (v >= 12 && !isDefaultFetchResponseLeaderIdAndEpoch(t1)) {
       const w = new KafkaWriter(64)
       writeFetchResponseLeaderIdAndEpoch(w, v, t1)
+      tags ??= new Map()
       tags.set(1, w.toBuffer())
     }
     const t2 = m.snapshotId ?? defaultFetchResponseSnapshotId()
     if (v >= 12 && !isDefaultFetchResponseSnapshotId(t2)) {
       const w = new KafkaWriter(64)
       writeFetchResponseSnapshotId(w, v, t2)
+      tags ??= new Map()
       tags.set(2, w.toBuffer())
     }
     w.taggedFields(tags)
@@ -426,4 +428,4 @@ export function writeFetchResponseNodeEndpoint(w: KafkaWriter, v: number, m: Fet
     f ? w.compactString(m.rack === undefined ? null : m.rack) : w.string(m.rack === undefined ? null : m.rack)
   if (f) w.uvarint(0)
 }
-// body sha256 8e857fe1d77e2c2f1ede4a57beca044e86e02c317577d97aaf042b62e1029fee
+// body sha256 3a53cee5d9e5bc76c22772ee5c5b6c46f7b1bfd87dfb253aeda3f854a0db5e6e

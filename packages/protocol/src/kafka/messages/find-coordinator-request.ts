@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { required } from '../message-runtime.js'
+import { required, writeStringItemClassic, writeStringItemCompact } from '../message-runtime.js'
 export interface FindCoordinatorRequest {
   key: string
   keyType: number
@@ -27,9 +27,7 @@ export function readFindCoordinatorRequest(r: KafkaReader, v: number): FindCoord
   let coordinatorKeys: string[] = []
   if (v >= 4)
     coordinatorKeys = required(
-      f
-        ? r.compactArray((r) => required(r.compactString(), 'CoordinatorKeys[]', r))
-        : r.array((r) => required(r.string(), 'CoordinatorKeys[]', r)),
+      f ? r.compactArray(readCoordinatorKeysStringItemCompact, v) : r.array(readCoordinatorKeysStringItemClassic, v),
       'CoordinatorKeys',
       r,
     )
@@ -43,8 +41,16 @@ export function writeFindCoordinatorRequest(w: KafkaWriter, v: number, m: FindCo
   if (v >= 1) w.int8(m.keyType ?? 0)
   if (v >= 4)
     f
-      ? w.compactArray(m.coordinatorKeys ?? [], (w, x) => w.compactString(x))
-      : w.array(m.coordinatorKeys ?? [], (w, x) => w.string(x))
+      ? w.compactArray(m.coordinatorKeys ?? [], writeStringItemCompact, v)
+      : w.array(m.coordinatorKeys ?? [], writeStringItemClassic, v)
   if (f) w.uvarint(0)
 }
-// body sha256 5ce8dfa8a27e20ba8550715cec75807f7f4664da37c9dba74cf4cf54a7ed93f8
+
+function readCoordinatorKeysStringItemClassic(r: KafkaReader, _v: number): string {
+  return required(r.string(), 'CoordinatorKeys[]', r)
+}
+
+function readCoordinatorKeysStringItemCompact(r: KafkaReader, _v: number): string {
+  return required(r.compactString(), 'CoordinatorKeys[]', r)
+}
+// body sha256 240e6ab970248af82a92f4a61275e647bd9047789f386f8da41677e9d29073d4

@@ -63,8 +63,8 @@ export function readFindCoordinatorResponse(r: KafkaReader, v: number): FindCoor
   if (v >= 4)
     coordinators = required(
       f
-        ? r.compactArray((r) => readFindCoordinatorResponseCoordinator(r, v))
-        : r.array((r) => readFindCoordinatorResponseCoordinator(r, v)),
+        ? r.compactArray(readFindCoordinatorResponseCoordinator, v)
+        : r.array(readFindCoordinatorResponseCoordinator, v),
       'Coordinators',
       r,
     )
@@ -85,8 +85,8 @@ export function writeFindCoordinatorResponse(w: KafkaWriter, v: number, m: FindC
   if (v <= 3) w.int32(m.port ?? 0)
   if (v >= 4)
     f
-      ? w.compactArray(m.coordinators ?? [], (w, x) => writeFindCoordinatorResponseCoordinator(w, v, x))
-      : w.array(m.coordinators ?? [], (w, x) => writeFindCoordinatorResponseCoordinator(w, v, x))
+      ? w.compactArray(m.coordinators ?? [], writeFindCoordinatorResponseCoordinator, v)
+      : w.array(m.coordinators ?? [], writeFindCoordinatorResponseCoordinator, v)
   if (f) w.uvarint(0)
 }
 
@@ -125,4 +125,4 @@ export function writeFindCoordinatorResponseCoordinator(
       : w.string(m.errorMessage === undefined ? '' : m.errorMessage)
   if (f) w.uvarint(0)
 }
-// body sha256 6f82cb742619c415dc433898a07b36cecdd29ce2274b78c01bf37cf05683d6f4
+// body sha256 e04f74068e1d1ba986717b8f7651f04a9f168054182496ad067553cfe3d0787c

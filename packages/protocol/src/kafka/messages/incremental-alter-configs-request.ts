@@ -46,8 +46,8 @@ export function readIncrementalAlterConfigsRequest(r: KafkaReader, v: number): I
   const f = v >= 1
   const resources: IncrementalAlterConfigsRequestAlterConfigsResource[] = required(
     f
-      ? r.compactArray((r) => readIncrementalAlterConfigsRequestAlterConfigsResource(r, v))
-      : r.array((r) => readIncrementalAlterConfigsRequestAlterConfigsResource(r, v)),
+      ? r.compactArray(readIncrementalAlterConfigsRequestAlterConfigsResource, v)
+      : r.array(readIncrementalAlterConfigsRequestAlterConfigsResource, v),
     'Resources',
     r,
   )
@@ -63,8 +63,8 @@ export function writeIncrementalAlterConfigsRequest(
 ): void {
   const f = v >= 1
   f
-    ? w.compactArray(m.resources ?? [], (w, x) => writeIncrementalAlterConfigsRequestAlterConfigsResource(w, v, x))
-    : w.array(m.resources ?? [], (w, x) => writeIncrementalAlterConfigsRequestAlterConfigsResource(w, v, x))
+    ? w.compactArray(m.resources ?? [], writeIncrementalAlterConfigsRequestAlterConfigsResource, v)
+    : w.array(m.resources ?? [], writeIncrementalAlterConfigsRequestAlterConfigsResource, v)
   w.boolean(m.validateOnly)
   if (f) w.uvarint(0)
 }
@@ -78,8 +78,8 @@ export function readIncrementalAlterConfigsRequestAlterConfigsResource(
   const resourceName: string = required(f ? r.compactString() : r.string(), 'ResourceName', r)
   const configs: IncrementalAlterConfigsRequestAlterableConfig[] = required(
     f
-      ? r.compactArray((r) => readIncrementalAlterConfigsRequestAlterableConfig(r, v))
-      : r.array((r) => readIncrementalAlterConfigsRequestAlterableConfig(r, v)),
+      ? r.compactArray(readIncrementalAlterConfigsRequestAlterableConfig, v)
+      : r.array(readIncrementalAlterConfigsRequestAlterableConfig, v),
     'Configs',
     r,
   )
@@ -96,8 +96,8 @@ export function writeIncrementalAlterConfigsRequestAlterConfigsResource(
   w.int8(m.resourceType)
   f ? w.compactString(m.resourceName) : w.string(m.resourceName)
   f
-    ? w.compactArray(m.configs ?? [], (w, x) => writeIncrementalAlterConfigsRequestAlterableConfig(w, v, x))
-    : w.array(m.configs ?? [], (w, x) => writeIncrementalAlterConfigsRequestAlterableConfig(w, v, x))
+    ? w.compactArray(m.configs ?? [], writeIncrementalAlterConfigsRequestAlterableConfig, v)
+    : w.array(m.configs ?? [], writeIncrementalAlterConfigsRequestAlterableConfig, v)
   if (f) w.uvarint(0)
 }
 
@@ -124,4 +124,4 @@ export function writeIncrementalAlterConfigsRequestAlterableConfig(
   f ? w.compactString(m.value === undefined ? '' : m.value) : w.string(m.value === undefined ? '' : m.value)
   if (f) w.uvarint(0)
 }
-// body sha256 feb7d023e74ec76b023bf48067e5b5d9e204a3e4ed4f5f1d764c000908704ede
+// body sha256 0efe97a712e52dd28b72200306f77b1dc83f6551be5e555b62c26e880d6fed14

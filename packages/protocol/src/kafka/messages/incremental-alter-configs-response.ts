@@ -36,8 +36,8 @@ export function readIncrementalAlterConfigsResponse(r: KafkaReader, v: number): 
   const throttleTimeMs: number = r.int32()
   const responses: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = required(
     f
-      ? r.compactArray((r) => readIncrementalAlterConfigsResponseAlterConfigsResourceResponse(r, v))
-      : r.array((r) => readIncrementalAlterConfigsResponseAlterConfigsResourceResponse(r, v)),
+      ? r.compactArray(readIncrementalAlterConfigsResponseAlterConfigsResourceResponse, v)
+      : r.array(readIncrementalAlterConfigsResponseAlterConfigsResourceResponse, v),
     'Responses',
     r,
   )
@@ -53,10 +53,8 @@ export function writeIncrementalAlterConfigsResponse(
   const f = v >= 1
   w.int32(m.throttleTimeMs)
   f
-    ? w.compactArray(m.responses ?? [], (w, x) =>
-        writeIncrementalAlterConfigsResponseAlterConfigsResourceResponse(w, v, x),
-      )
-    : w.array(m.responses ?? [], (w, x) => writeIncrementalAlterConfigsResponseAlterConfigsResourceResponse(w, v, x))
+    ? w.compactArray(m.responses ?? [], writeIncrementalAlterConfigsResponseAlterConfigsResourceResponse, v)
+    : w.array(m.responses ?? [], writeIncrementalAlterConfigsResponseAlterConfigsResourceResponse, v)
   if (f) w.uvarint(0)
 }
 
@@ -87,4 +85,4 @@ export function writeIncrementalAlterConfigsResponseAlterConfigsResourceResponse
   f ? w.compactString(m.resourceName) : w.string(m.resourceName)
   if (f) w.uvarint(0)
 }
-// body sha256 666d3565be75398c763136b196ca5b469ddaa062b29d29d56536be9bc557f1d7
+// body sha256 e5d9161b88147af278015f100c5048044f24b2edbba665e6b32c88c770b1288b

@@ -51,8 +51,8 @@ export function readJoinGroupRequest(r: KafkaReader, v: number): JoinGroupReques
   const protocolType: string = required(f ? r.compactString() : r.string(), 'ProtocolType', r)
   const protocols: JoinGroupRequestJoinGroupRequestProtocol[] = required(
     f
-      ? r.compactArray((r) => readJoinGroupRequestJoinGroupRequestProtocol(r, v))
-      : r.array((r) => readJoinGroupRequestJoinGroupRequestProtocol(r, v)),
+      ? r.compactArray(readJoinGroupRequestJoinGroupRequestProtocol, v)
+      : r.array(readJoinGroupRequestJoinGroupRequestProtocol, v),
     'Protocols',
     r,
   )
@@ -74,8 +74,8 @@ export function writeJoinGroupRequest(w: KafkaWriter, v: number, m: JoinGroupReq
       : w.string(m.groupInstanceId === undefined ? null : m.groupInstanceId)
   f ? w.compactString(m.protocolType) : w.string(m.protocolType)
   f
-    ? w.compactArray(m.protocols ?? [], (w, x) => writeJoinGroupRequestJoinGroupRequestProtocol(w, v, x))
-    : w.array(m.protocols ?? [], (w, x) => writeJoinGroupRequestJoinGroupRequestProtocol(w, v, x))
+    ? w.compactArray(m.protocols ?? [], writeJoinGroupRequestJoinGroupRequestProtocol, v)
+    : w.array(m.protocols ?? [], writeJoinGroupRequestJoinGroupRequestProtocol, v)
   if (v >= 8)
     f ? w.compactString(m.reason === undefined ? null : m.reason) : w.string(m.reason === undefined ? null : m.reason)
   if (f) w.uvarint(0)
@@ -102,4 +102,4 @@ export function writeJoinGroupRequestJoinGroupRequestProtocol(
   f ? w.compactBytes(m.metadata) : w.bytes(m.metadata)
   if (f) w.uvarint(0)
 }
-// body sha256 82bb3d2144c288b6082da1c8533d699a2bb4ede0d908846b9b1ba1243c6ff145
+// body sha256 90a968c53f283dd3b1f84fe846351752e834ccd339abe9f0997f47ad20bf3ead

@@ -58,8 +58,8 @@ export function readJoinGroupResponse(r: KafkaReader, v: number): JoinGroupRespo
   const memberId: string = required(f ? r.compactString() : r.string(), 'MemberId', r)
   const members: JoinGroupResponseJoinGroupResponseMember[] = required(
     f
-      ? r.compactArray((r) => readJoinGroupResponseJoinGroupResponseMember(r, v))
-      : r.array((r) => readJoinGroupResponseJoinGroupResponseMember(r, v)),
+      ? r.compactArray(readJoinGroupResponseJoinGroupResponseMember, v)
+      : r.array(readJoinGroupResponseJoinGroupResponseMember, v),
     'Members',
     r,
   )
@@ -93,8 +93,8 @@ export function writeJoinGroupResponse(w: KafkaWriter, v: number, m: JoinGroupRe
   if (v >= 9) w.boolean(m.skipAssignment ?? false)
   f ? w.compactString(m.memberId) : w.string(m.memberId)
   f
-    ? w.compactArray(m.members ?? [], (w, x) => writeJoinGroupResponseJoinGroupResponseMember(w, v, x))
-    : w.array(m.members ?? [], (w, x) => writeJoinGroupResponseJoinGroupResponseMember(w, v, x))
+    ? w.compactArray(m.members ?? [], writeJoinGroupResponseJoinGroupResponseMember, v)
+    : w.array(m.members ?? [], writeJoinGroupResponseJoinGroupResponseMember, v)
   if (f) w.uvarint(0)
 }
 
@@ -125,4 +125,4 @@ export function writeJoinGroupResponseJoinGroupResponseMember(
   f ? w.compactBytes(m.metadata) : w.bytes(m.metadata)
   if (f) w.uvarint(0)
 }
-// body sha256 7951b5a785ed530e9a5f98dfa32213dfb874eeb55312c582dce0018466978fa6
+// body sha256 62539ff6593b4ff928574e63abd29d0393cd090138619cb0f71e6517177c11e6

@@ -39,9 +39,7 @@ export function readLeaveGroupRequest(r: KafkaReader, v: number): LeaveGroupRequ
   let members: LeaveGroupRequestMemberIdentity[] = []
   if (v >= 3)
     members = required(
-      f
-        ? r.compactArray((r) => readLeaveGroupRequestMemberIdentity(r, v))
-        : r.array((r) => readLeaveGroupRequestMemberIdentity(r, v)),
+      f ? r.compactArray(readLeaveGroupRequestMemberIdentity, v) : r.array(readLeaveGroupRequestMemberIdentity, v),
       'Members',
       r,
     )
@@ -55,8 +53,8 @@ export function writeLeaveGroupRequest(w: KafkaWriter, v: number, m: LeaveGroupR
   if (v <= 2) f ? w.compactString(m.memberId ?? '') : w.string(m.memberId ?? '')
   if (v >= 3)
     f
-      ? w.compactArray(m.members ?? [], (w, x) => writeLeaveGroupRequestMemberIdentity(w, v, x))
-      : w.array(m.members ?? [], (w, x) => writeLeaveGroupRequestMemberIdentity(w, v, x))
+      ? w.compactArray(m.members ?? [], writeLeaveGroupRequestMemberIdentity, v)
+      : w.array(m.members ?? [], writeLeaveGroupRequestMemberIdentity, v)
   if (f) w.uvarint(0)
 }
 
@@ -87,4 +85,4 @@ export function writeLeaveGroupRequestMemberIdentity(
     f ? w.compactString(m.reason === undefined ? null : m.reason) : w.string(m.reason === undefined ? null : m.reason)
   if (f) w.uvarint(0)
 }
-// body sha256 fa3f216db917dccc272fa1609d8f6af842707960d9b6f070352c07d440ae3531
+// body sha256 14d9bd8da65f39a050fe6af7b016f7265719a7ca6fec5ac186631c026b1c5693

@@ -39,9 +39,7 @@ export function readLeaveGroupResponse(r: KafkaReader, v: number): LeaveGroupRes
   let members: LeaveGroupResponseMemberResponse[] = []
   if (v >= 3)
     members = required(
-      f
-        ? r.compactArray((r) => readLeaveGroupResponseMemberResponse(r, v))
-        : r.array((r) => readLeaveGroupResponseMemberResponse(r, v)),
+      f ? r.compactArray(readLeaveGroupResponseMemberResponse, v) : r.array(readLeaveGroupResponseMemberResponse, v),
       'Members',
       r,
     )
@@ -55,8 +53,8 @@ export function writeLeaveGroupResponse(w: KafkaWriter, v: number, m: LeaveGroup
   w.int16(m.errorCode)
   if (v >= 3)
     f
-      ? w.compactArray(m.members ?? [], (w, x) => writeLeaveGroupResponseMemberResponse(w, v, x))
-      : w.array(m.members ?? [], (w, x) => writeLeaveGroupResponseMemberResponse(w, v, x))
+      ? w.compactArray(m.members ?? [], writeLeaveGroupResponseMemberResponse, v)
+      : w.array(m.members ?? [], writeLeaveGroupResponseMemberResponse, v)
   if (f) w.uvarint(0)
 }
 
@@ -86,4 +84,4 @@ export function writeLeaveGroupResponseMemberResponse(
   if (v >= 3) w.int16(m.errorCode ?? 0)
   if (f) w.uvarint(0)
 }
-// body sha256 e7090158cbd6ea87514191d90c82339146ef453b4fd3efc63f2bca220410dc50
+// body sha256 ee04cdba4a2471fefc87928bdb88f79769fb047ce790315be33a47ef190a7c0f

@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { required } from '../message-runtime.js'
+import { required, writeStringItemClassic, writeStringItemCompact } from '../message-runtime.js'
 export interface ListGroupsRequest {
   statesFilter: string[]
   typesFilter: string[]
@@ -21,18 +21,14 @@ export function readListGroupsRequest(r: KafkaReader, v: number): ListGroupsRequ
   let statesFilter: string[] = []
   if (v >= 4)
     statesFilter = required(
-      f
-        ? r.compactArray((r) => required(r.compactString(), 'StatesFilter[]', r))
-        : r.array((r) => required(r.string(), 'StatesFilter[]', r)),
+      f ? r.compactArray(readStatesFilterStringItemCompact, v) : r.array(readStatesFilterStringItemClassic, v),
       'StatesFilter',
       r,
     )
   let typesFilter: string[] = []
   if (v >= 5)
     typesFilter = required(
-      f
-        ? r.compactArray((r) => required(r.compactString(), 'TypesFilter[]', r))
-        : r.array((r) => required(r.string(), 'TypesFilter[]', r)),
+      f ? r.compactArray(readTypesFilterStringItemCompact, v) : r.array(readTypesFilterStringItemClassic, v),
       'TypesFilter',
       r,
     )
@@ -44,12 +40,28 @@ export function writeListGroupsRequest(w: KafkaWriter, v: number, m: ListGroupsR
   const f = v >= 3
   if (v >= 4)
     f
-      ? w.compactArray(m.statesFilter ?? [], (w, x) => w.compactString(x))
-      : w.array(m.statesFilter ?? [], (w, x) => w.string(x))
+      ? w.compactArray(m.statesFilter ?? [], writeStringItemCompact, v)
+      : w.array(m.statesFilter ?? [], writeStringItemClassic, v)
   if (v >= 5)
     f
-      ? w.compactArray(m.typesFilter ?? [], (w, x) => w.compactString(x))
-      : w.array(m.typesFilter ?? [], (w, x) => w.string(x))
+      ? w.compactArray(m.typesFilter ?? [], writeStringItemCompact, v)
+      : w.array(m.typesFilter ?? [], writeStringItemClassic, v)
   if (f) w.uvarint(0)
 }
-// body sha256 f964debfd1dfd08125cc0edc0cbcd716c26bc9df9819d49ba36b7dc82abc640a
+
+function readStatesFilterStringItemClassic(r: KafkaReader, _v: number): string {
+  return required(r.string(), 'StatesFilter[]', r)
+}
+
+function readStatesFilterStringItemCompact(r: KafkaReader, _v: number): string {
+  return required(r.compactString(), 'StatesFilter[]', r)
+}
+
+function readTypesFilterStringItemClassic(r: KafkaReader, _v: number): string {
+  return required(r.string(), 'TypesFilter[]', r)
+}
+
+function readTypesFilterStringItemCompact(r: KafkaReader, _v: number): string {
+  return required(r.compactString(), 'TypesFilter[]', r)
+}
+// body sha256 9627cf990da9c2a739a2275a0bad71543c235b47184f1b60dedfb108bc0cd1ff

@@ -39,9 +39,7 @@ export function readListGroupsResponse(r: KafkaReader, v: number): ListGroupsRes
   if (v >= 1) throttleTimeMs = r.int32()
   const errorCode: number = r.int16()
   const groups: ListGroupsResponseListedGroup[] = required(
-    f
-      ? r.compactArray((r) => readListGroupsResponseListedGroup(r, v))
-      : r.array((r) => readListGroupsResponseListedGroup(r, v)),
+    f ? r.compactArray(readListGroupsResponseListedGroup, v) : r.array(readListGroupsResponseListedGroup, v),
     'Groups',
     r,
   )
@@ -54,8 +52,8 @@ export function writeListGroupsResponse(w: KafkaWriter, v: number, m: ListGroups
   if (v >= 1) w.int32(m.throttleTimeMs ?? 0)
   w.int16(m.errorCode)
   f
-    ? w.compactArray(m.groups ?? [], (w, x) => writeListGroupsResponseListedGroup(w, v, x))
-    : w.array(m.groups ?? [], (w, x) => writeListGroupsResponseListedGroup(w, v, x))
+    ? w.compactArray(m.groups ?? [], writeListGroupsResponseListedGroup, v)
+    : w.array(m.groups ?? [], writeListGroupsResponseListedGroup, v)
   if (f) w.uvarint(0)
 }
 
@@ -83,4 +81,4 @@ export function writeListGroupsResponseListedGroup(
   if (v >= 5) f ? w.compactString(m.groupType ?? '') : w.string(m.groupType ?? '')
   if (f) w.uvarint(0)
 }
-// body sha256 19acd28ce78bb0569ecc5b493dd6f8810082730e0f73bd54fad2ec373b24020e
+// body sha256 33f668947aa5cf070a22bddda53f56a3660550f3b936302c93a88aca2ae1e740

@@ -52,9 +52,7 @@ export function readListOffsetsRequest(r: KafkaReader, v: number): ListOffsetsRe
   let isolationLevel: number = 0
   if (v >= 2) isolationLevel = r.int8()
   const topics: ListOffsetsRequestListOffsetsTopic[] = required(
-    f
-      ? r.compactArray((r) => readListOffsetsRequestListOffsetsTopic(r, v))
-      : r.array((r) => readListOffsetsRequestListOffsetsTopic(r, v)),
+    f ? r.compactArray(readListOffsetsRequestListOffsetsTopic, v) : r.array(readListOffsetsRequestListOffsetsTopic, v),
     'Topics',
     r,
   )
@@ -69,8 +67,8 @@ export function writeListOffsetsRequest(w: KafkaWriter, v: number, m: ListOffset
   w.int32(m.replicaId)
   if (v >= 2) w.int8(m.isolationLevel ?? 0)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeListOffsetsRequestListOffsetsTopic(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeListOffsetsRequestListOffsetsTopic(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeListOffsetsRequestListOffsetsTopic, v)
+    : w.array(m.topics ?? [], writeListOffsetsRequestListOffsetsTopic, v)
   if (v >= 10) w.int32(m.timeoutMs ?? 0)
   if (f) w.uvarint(0)
 }
@@ -80,8 +78,8 @@ export function readListOffsetsRequestListOffsetsTopic(r: KafkaReader, v: number
   const name: string = required(f ? r.compactString() : r.string(), 'Name', r)
   const partitions: ListOffsetsRequestListOffsetsPartition[] = required(
     f
-      ? r.compactArray((r) => readListOffsetsRequestListOffsetsPartition(r, v))
-      : r.array((r) => readListOffsetsRequestListOffsetsPartition(r, v)),
+      ? r.compactArray(readListOffsetsRequestListOffsetsPartition, v)
+      : r.array(readListOffsetsRequestListOffsetsPartition, v),
     'Partitions',
     r,
   )
@@ -97,8 +95,8 @@ export function writeListOffsetsRequestListOffsetsTopic(
   const f = v >= 6
   f ? w.compactString(m.name) : w.string(m.name)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeListOffsetsRequestListOffsetsPartition(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeListOffsetsRequestListOffsetsPartition(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeListOffsetsRequestListOffsetsPartition, v)
+    : w.array(m.partitions ?? [], writeListOffsetsRequestListOffsetsPartition, v)
   if (f) w.uvarint(0)
 }
 
@@ -129,4 +127,4 @@ export function writeListOffsetsRequestListOffsetsPartition(
   if (v === 0) w.int32(m.maxNumOffsets ?? 1)
   if (f) w.uvarint(0)
 }
-// body sha256 16c09b0ce942ff149a1cbc6a146d595a22226f53e9c95059d50ef09b8f838869
+// body sha256 a159dbd30d030e61bc3035f39ce68f205a610c1d96f303bd7e2ed756c5a02960

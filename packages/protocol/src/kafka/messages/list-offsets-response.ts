@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { required } from '../message-runtime.js'
+import { required, readInt64Item, writeInt64Item } from '../message-runtime.js'
 export interface ListOffsetsResponse {
   throttleTimeMs: number
   topics: ListOffsetsResponseListOffsetsTopicResponse[]
@@ -52,8 +52,8 @@ export function readListOffsetsResponse(r: KafkaReader, v: number): ListOffsetsR
   if (v >= 2) throttleTimeMs = r.int32()
   const topics: ListOffsetsResponseListOffsetsTopicResponse[] = required(
     f
-      ? r.compactArray((r) => readListOffsetsResponseListOffsetsTopicResponse(r, v))
-      : r.array((r) => readListOffsetsResponseListOffsetsTopicResponse(r, v)),
+      ? r.compactArray(readListOffsetsResponseListOffsetsTopicResponse, v)
+      : r.array(readListOffsetsResponseListOffsetsTopicResponse, v),
     'Topics',
     r,
   )
@@ -65,8 +65,8 @@ export function writeListOffsetsResponse(w: KafkaWriter, v: number, m: ListOffse
   const f = v >= 6
   if (v >= 2) w.int32(m.throttleTimeMs ?? 0)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeListOffsetsResponseListOffsetsTopicResponse(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeListOffsetsResponseListOffsetsTopicResponse(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeListOffsetsResponseListOffsetsTopicResponse, v)
+    : w.array(m.topics ?? [], writeListOffsetsResponseListOffsetsTopicResponse, v)
   if (f) w.uvarint(0)
 }
 
@@ -78,8 +78,8 @@ export function readListOffsetsResponseListOffsetsTopicResponse(
   const name: string = required(f ? r.compactString() : r.string(), 'Name', r)
   const partitions: ListOffsetsResponseListOffsetsPartitionResponse[] = required(
     f
-      ? r.compactArray((r) => readListOffsetsResponseListOffsetsPartitionResponse(r, v))
-      : r.array((r) => readListOffsetsResponseListOffsetsPartitionResponse(r, v)),
+      ? r.compactArray(readListOffsetsResponseListOffsetsPartitionResponse, v)
+      : r.array(readListOffsetsResponseListOffsetsPartitionResponse, v),
     'Partitions',
     r,
   )
@@ -95,8 +95,8 @@ export function writeListOffsetsResponseListOffsetsTopicResponse(
   const f = v >= 6
   f ? w.compactString(m.name) : w.string(m.name)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeListOffsetsResponseListOffsetsPartitionResponse(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeListOffsetsResponseListOffsetsPartitionResponse(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeListOffsetsResponseListOffsetsPartitionResponse, v)
+    : w.array(m.partitions ?? [], writeListOffsetsResponseListOffsetsPartitionResponse, v)
   if (f) w.uvarint(0)
 }
 
@@ -109,7 +109,7 @@ export function readListOffsetsResponseListOffsetsPartitionResponse(
   const errorCode: number = r.int16()
   let oldStyleOffsets: bigint[] = []
   if (v === 0)
-    oldStyleOffsets = required(f ? r.compactArray((r) => r.int64()) : r.array((r) => r.int64()), 'OldStyleOffsets', r)
+    oldStyleOffsets = required(f ? r.compactArray(readInt64Item, v) : r.array(readInt64Item, v), 'OldStyleOffsets', r)
   let timestamp: bigint = -1n
   if (v >= 1) timestamp = r.int64()
   let offset: bigint = -1n
@@ -129,12 +129,10 @@ export function writeListOffsetsResponseListOffsetsPartitionResponse(
   w.int32(m.partitionIndex)
   w.int16(m.errorCode)
   if (v === 0)
-    f
-      ? w.compactArray(m.oldStyleOffsets ?? [], (w, x) => w.int64(x))
-      : w.array(m.oldStyleOffsets ?? [], (w, x) => w.int64(x))
+    f ? w.compactArray(m.oldStyleOffsets ?? [], writeInt64Item, v) : w.array(m.oldStyleOffsets ?? [], writeInt64Item, v)
   if (v >= 1) w.int64(m.timestamp ?? -1n)
   if (v >= 1) w.int64(m.offset ?? -1n)
   if (v >= 4) w.int32(m.leaderEpoch ?? -1)
   if (f) w.uvarint(0)
 }
-// body sha256 73e1a5b4f89e3c506f1154834b20255d452488f885d9bb144910da17dd1e9b6c
+// body sha256 cffe33e4b4978575e3eee1fa38b3be0902cb402c4df374821b09a6b3f8f40687

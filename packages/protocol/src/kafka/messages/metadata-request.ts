@@ -36,8 +36,8 @@ export function readMetadataRequest(r: KafkaReader, v: number): MetadataRequest 
   const topics: MetadataRequestMetadataRequestTopic[] | null = nullableIf(
     v >= 1,
     f
-      ? r.compactArray((r) => readMetadataRequestMetadataRequestTopic(r, v))
-      : r.array((r) => readMetadataRequestMetadataRequestTopic(r, v)),
+      ? r.compactArray(readMetadataRequestMetadataRequestTopic, v)
+      : r.array(readMetadataRequestMetadataRequestTopic, v),
     'Topics',
     r,
   )
@@ -54,10 +54,8 @@ export function readMetadataRequest(r: KafkaReader, v: number): MetadataRequest 
 export function writeMetadataRequest(w: KafkaWriter, v: number, m: MetadataRequestInput): void {
   const f = v >= 9
   f
-    ? w.compactArray(m.topics === undefined ? [] : m.topics, (w, x) =>
-        writeMetadataRequestMetadataRequestTopic(w, v, x),
-      )
-    : w.array(m.topics === undefined ? [] : m.topics, (w, x) => writeMetadataRequestMetadataRequestTopic(w, v, x))
+    ? w.compactArray(m.topics === undefined ? [] : m.topics, writeMetadataRequestMetadataRequestTopic, v)
+    : w.array(m.topics === undefined ? [] : m.topics, writeMetadataRequestMetadataRequestTopic, v)
   if (v >= 4) w.boolean(m.allowAutoTopicCreation ?? true)
   if (v >= 8 && v <= 10) w.boolean(m.includeClusterAuthorizedOperations ?? false)
   if (v >= 8) w.boolean(m.includeTopicAuthorizedOperations ?? false)
@@ -86,4 +84,4 @@ export function writeMetadataRequestMetadataRequestTopic(
   f ? w.compactString(m.name === undefined ? '' : m.name) : w.string(m.name === undefined ? '' : m.name)
   if (f) w.uvarint(0)
 }
-// body sha256 6172c665d07c6bdf2d76c2c47b5e4cdfd10378644739583bb2525374be02d8b7
+// body sha256 088c552501a17a4f5d273392e8cbccf3c1cf513873b76ddc7bb37128d34a127d

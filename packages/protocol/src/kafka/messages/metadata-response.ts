@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { ZERO_UUID, nullableIf, required } from '../message-runtime.js'
+import { ZERO_UUID, nullableIf, required, readInt32Item, writeInt32Item } from '../message-runtime.js'
 export interface MetadataResponse {
   throttleTimeMs: number
   brokers: MetadataResponseMetadataResponseBroker[]
@@ -85,8 +85,8 @@ export function readMetadataResponse(r: KafkaReader, v: number): MetadataRespons
   if (v >= 3) throttleTimeMs = r.int32()
   const brokers: MetadataResponseMetadataResponseBroker[] = required(
     f
-      ? r.compactArray((r) => readMetadataResponseMetadataResponseBroker(r, v))
-      : r.array((r) => readMetadataResponseMetadataResponseBroker(r, v)),
+      ? r.compactArray(readMetadataResponseMetadataResponseBroker, v)
+      : r.array(readMetadataResponseMetadataResponseBroker, v),
     'Brokers',
     r,
   )
@@ -96,8 +96,8 @@ export function readMetadataResponse(r: KafkaReader, v: number): MetadataRespons
   if (v >= 1) controllerId = r.int32()
   const topics: MetadataResponseMetadataResponseTopic[] = required(
     f
-      ? r.compactArray((r) => readMetadataResponseMetadataResponseTopic(r, v))
-      : r.array((r) => readMetadataResponseMetadataResponseTopic(r, v)),
+      ? r.compactArray(readMetadataResponseMetadataResponseTopic, v)
+      : r.array(readMetadataResponseMetadataResponseTopic, v),
     'Topics',
     r,
   )
@@ -111,16 +111,16 @@ export function writeMetadataResponse(w: KafkaWriter, v: number, m: MetadataResp
   const f = v >= 9
   if (v >= 3) w.int32(m.throttleTimeMs ?? 0)
   f
-    ? w.compactArray(m.brokers ?? [], (w, x) => writeMetadataResponseMetadataResponseBroker(w, v, x))
-    : w.array(m.brokers ?? [], (w, x) => writeMetadataResponseMetadataResponseBroker(w, v, x))
+    ? w.compactArray(m.brokers ?? [], writeMetadataResponseMetadataResponseBroker, v)
+    : w.array(m.brokers ?? [], writeMetadataResponseMetadataResponseBroker, v)
   if (v >= 2)
     f
       ? w.compactString(m.clusterId === undefined ? null : m.clusterId)
       : w.string(m.clusterId === undefined ? null : m.clusterId)
   if (v >= 1) w.int32(m.controllerId ?? -1)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeMetadataResponseMetadataResponseTopic(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeMetadataResponseMetadataResponseTopic(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeMetadataResponseMetadataResponseTopic, v)
+    : w.array(m.topics ?? [], writeMetadataResponseMetadataResponseTopic, v)
   if (v >= 8 && v <= 10) w.int32(m.clusterAuthorizedOperations ?? -2147483648)
   if (f) w.uvarint(0)
 }
@@ -165,8 +165,8 @@ export function readMetadataResponseMetadataResponseTopic(
   if (v >= 1) isInternal = r.boolean()
   const partitions: MetadataResponseMetadataResponsePartition[] = required(
     f
-      ? r.compactArray((r) => readMetadataResponseMetadataResponsePartition(r, v))
-      : r.array((r) => readMetadataResponseMetadataResponsePartition(r, v)),
+      ? r.compactArray(readMetadataResponseMetadataResponsePartition, v)
+      : r.array(readMetadataResponseMetadataResponsePartition, v),
     'Partitions',
     r,
   )
@@ -187,8 +187,8 @@ export function writeMetadataResponseMetadataResponseTopic(
   if (v >= 10) w.uuid(m.topicId ?? ZERO_UUID)
   if (v >= 1) w.boolean(m.isInternal ?? false)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeMetadataResponseMetadataResponsePartition(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeMetadataResponseMetadataResponsePartition(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeMetadataResponseMetadataResponsePartition, v)
+    : w.array(m.partitions ?? [], writeMetadataResponseMetadataResponsePartition, v)
   if (v >= 8) w.int32(m.topicAuthorizedOperations ?? -2147483648)
   if (f) w.uvarint(0)
 }
@@ -204,14 +204,14 @@ export function readMetadataResponseMetadataResponsePartition(
   let leaderEpoch: number = -1
   if (v >= 7) leaderEpoch = r.int32()
   const replicaNodes: number[] = required(
-    f ? r.compactArray((r) => r.int32()) : r.array((r) => r.int32()),
+    f ? r.compactArray(readInt32Item, v) : r.array(readInt32Item, v),
     'ReplicaNodes',
     r,
   )
-  const isrNodes: number[] = required(f ? r.compactArray((r) => r.int32()) : r.array((r) => r.int32()), 'IsrNodes', r)
+  const isrNodes: number[] = required(f ? r.compactArray(readInt32Item, v) : r.array(readInt32Item, v), 'IsrNodes', r)
   let offlineReplicas: number[] = []
   if (v >= 5)
-    offlineReplicas = required(f ? r.compactArray((r) => r.int32()) : r.array((r) => r.int32()), 'OfflineReplicas', r)
+    offlineReplicas = required(f ? r.compactArray(readInt32Item, v) : r.array(readInt32Item, v), 'OfflineReplicas', r)
   if (f) r.taggedFields()
   return { errorCode, partitionIndex, leaderId, leaderEpoch, replicaNodes, isrNodes, offlineReplicas }
 }
@@ -226,12 +226,10 @@ export function writeMetadataResponseMetadataResponsePartition(
   w.int32(m.partitionIndex)
   w.int32(m.leaderId)
   if (v >= 7) w.int32(m.leaderEpoch ?? -1)
-  f ? w.compactArray(m.replicaNodes ?? [], (w, x) => w.int32(x)) : w.array(m.replicaNodes ?? [], (w, x) => w.int32(x))
-  f ? w.compactArray(m.isrNodes ?? [], (w, x) => w.int32(x)) : w.array(m.isrNodes ?? [], (w, x) => w.int32(x))
+  f ? w.compactArray(m.replicaNodes ?? [], writeInt32Item, v) : w.array(m.replicaNodes ?? [], writeInt32Item, v)
+  f ? w.compactArray(m.isrNodes ?? [], writeInt32Item, v) : w.array(m.isrNodes ?? [], writeInt32Item, v)
   if (v >= 5)
-    f
-      ? w.compactArray(m.offlineReplicas ?? [], (w, x) => w.int32(x))
-      : w.array(m.offlineReplicas ?? [], (w, x) => w.int32(x))
+    f ? w.compactArray(m.offlineReplicas ?? [], writeInt32Item, v) : w.array(m.offlineReplicas ?? [], writeInt32Item, v)
   if (f) w.uvarint(0)
 }
-// body sha256 4f0b3a6be77353ec95ce43174e5b761bdf96907e88f1eab75178281bf3a4451b
+// body sha256 d517a7554b21005935eef4c065bfecb45b8dd7d8bc675387da39a8cd0fb884b7

@@ -65,8 +65,8 @@ export function readOffsetCommitRequest(r: KafkaReader, v: number): OffsetCommit
   if (v >= 2 && v <= 4) retentionTimeMs = r.int64()
   const topics: OffsetCommitRequestOffsetCommitRequestTopic[] = required(
     f
-      ? r.compactArray((r) => readOffsetCommitRequestOffsetCommitRequestTopic(r, v))
-      : r.array((r) => readOffsetCommitRequestOffsetCommitRequestTopic(r, v)),
+      ? r.compactArray(readOffsetCommitRequestOffsetCommitRequestTopic, v)
+      : r.array(readOffsetCommitRequestOffsetCommitRequestTopic, v),
     'Topics',
     r,
   )
@@ -85,8 +85,8 @@ export function writeOffsetCommitRequest(w: KafkaWriter, v: number, m: OffsetCom
       : w.string(m.groupInstanceId === undefined ? null : m.groupInstanceId)
   if (v >= 2 && v <= 4) w.int64(m.retentionTimeMs ?? -1n)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeOffsetCommitRequestOffsetCommitRequestTopic(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeOffsetCommitRequestOffsetCommitRequestTopic(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeOffsetCommitRequestOffsetCommitRequestTopic, v)
+    : w.array(m.topics ?? [], writeOffsetCommitRequestOffsetCommitRequestTopic, v)
   if (f) w.uvarint(0)
 }
 
@@ -98,8 +98,8 @@ export function readOffsetCommitRequestOffsetCommitRequestTopic(
   const name: string = required(f ? r.compactString() : r.string(), 'Name', r)
   const partitions: OffsetCommitRequestOffsetCommitRequestPartition[] = required(
     f
-      ? r.compactArray((r) => readOffsetCommitRequestOffsetCommitRequestPartition(r, v))
-      : r.array((r) => readOffsetCommitRequestOffsetCommitRequestPartition(r, v)),
+      ? r.compactArray(readOffsetCommitRequestOffsetCommitRequestPartition, v)
+      : r.array(readOffsetCommitRequestOffsetCommitRequestPartition, v),
     'Partitions',
     r,
   )
@@ -115,8 +115,8 @@ export function writeOffsetCommitRequestOffsetCommitRequestTopic(
   const f = v >= 8
   f ? w.compactString(m.name) : w.string(m.name)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeOffsetCommitRequestOffsetCommitRequestPartition(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeOffsetCommitRequestOffsetCommitRequestPartition(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeOffsetCommitRequestOffsetCommitRequestPartition, v)
+    : w.array(m.partitions ?? [], writeOffsetCommitRequestOffsetCommitRequestPartition, v)
   if (f) w.uvarint(0)
 }
 
@@ -151,4 +151,4 @@ export function writeOffsetCommitRequestOffsetCommitRequestPartition(
     : w.string(m.committedMetadata === undefined ? '' : m.committedMetadata)
   if (f) w.uvarint(0)
 }
-// body sha256 e7baa538560b02ec0eb6a44f07d987cbd8fc23d2ef07a90cf7526d0d6360e1be
+// body sha256 4ed0dcef9e2eeb792e09a2ef3f2db5d0e0eb91e36495af65f85023a3bdf3c033

@@ -44,8 +44,8 @@ export function readOffsetCommitResponse(r: KafkaReader, v: number): OffsetCommi
   if (v >= 3) throttleTimeMs = r.int32()
   const topics: OffsetCommitResponseOffsetCommitResponseTopic[] = required(
     f
-      ? r.compactArray((r) => readOffsetCommitResponseOffsetCommitResponseTopic(r, v))
-      : r.array((r) => readOffsetCommitResponseOffsetCommitResponseTopic(r, v)),
+      ? r.compactArray(readOffsetCommitResponseOffsetCommitResponseTopic, v)
+      : r.array(readOffsetCommitResponseOffsetCommitResponseTopic, v),
     'Topics',
     r,
   )
@@ -57,8 +57,8 @@ export function writeOffsetCommitResponse(w: KafkaWriter, v: number, m: OffsetCo
   const f = v >= 8
   if (v >= 3) w.int32(m.throttleTimeMs ?? 0)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeOffsetCommitResponseOffsetCommitResponseTopic(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeOffsetCommitResponseOffsetCommitResponseTopic(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeOffsetCommitResponseOffsetCommitResponseTopic, v)
+    : w.array(m.topics ?? [], writeOffsetCommitResponseOffsetCommitResponseTopic, v)
   if (f) w.uvarint(0)
 }
 
@@ -70,8 +70,8 @@ export function readOffsetCommitResponseOffsetCommitResponseTopic(
   const name: string = required(f ? r.compactString() : r.string(), 'Name', r)
   const partitions: OffsetCommitResponseOffsetCommitResponsePartition[] = required(
     f
-      ? r.compactArray((r) => readOffsetCommitResponseOffsetCommitResponsePartition(r, v))
-      : r.array((r) => readOffsetCommitResponseOffsetCommitResponsePartition(r, v)),
+      ? r.compactArray(readOffsetCommitResponseOffsetCommitResponsePartition, v)
+      : r.array(readOffsetCommitResponseOffsetCommitResponsePartition, v),
     'Partitions',
     r,
   )
@@ -87,8 +87,8 @@ export function writeOffsetCommitResponseOffsetCommitResponseTopic(
   const f = v >= 8
   f ? w.compactString(m.name) : w.string(m.name)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeOffsetCommitResponseOffsetCommitResponsePartition(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeOffsetCommitResponseOffsetCommitResponsePartition(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeOffsetCommitResponseOffsetCommitResponsePartition, v)
+    : w.array(m.partitions ?? [], writeOffsetCommitResponseOffsetCommitResponsePartition, v)
   if (f) w.uvarint(0)
 }
 
@@ -113,4 +113,4 @@ export function writeOffsetCommitResponseOffsetCommitResponsePartition(
   w.int16(m.errorCode)
   if (f) w.uvarint(0)
 }
-// body sha256 a3fb4650100964955f803391d7faae7a64e9beef80d06627388faca97a1e210a
+// body sha256 641b4e931334e31f9921661e52919c2313720408a7f82e28f051a0b1bdbbaff1

@@ -4,7 +4,7 @@
 /* biome-ignore-all lint: generated code */
 import { KafkaReader } from '../kafka-reader.js'
 import { KafkaWriter } from '../kafka-writer.js'
-import { nullableIf, required } from '../message-runtime.js'
+import { nullableIf, required, readInt32Item, writeInt32Item } from '../message-runtime.js'
 export interface OffsetFetchRequest {
   groupId: string
   topics: OffsetFetchRequestOffsetFetchRequestTopic[] | null
@@ -66,8 +66,8 @@ export function readOffsetFetchRequest(r: KafkaReader, v: number): OffsetFetchRe
     topics = nullableIf(
       v >= 2,
       f
-        ? r.compactArray((r) => readOffsetFetchRequestOffsetFetchRequestTopic(r, v))
-        : r.array((r) => readOffsetFetchRequestOffsetFetchRequestTopic(r, v)),
+        ? r.compactArray(readOffsetFetchRequestOffsetFetchRequestTopic, v)
+        : r.array(readOffsetFetchRequestOffsetFetchRequestTopic, v),
       'Topics',
       r,
     )
@@ -75,8 +75,8 @@ export function readOffsetFetchRequest(r: KafkaReader, v: number): OffsetFetchRe
   if (v >= 8)
     groups = required(
       f
-        ? r.compactArray((r) => readOffsetFetchRequestOffsetFetchRequestGroup(r, v))
-        : r.array((r) => readOffsetFetchRequestOffsetFetchRequestGroup(r, v)),
+        ? r.compactArray(readOffsetFetchRequestOffsetFetchRequestGroup, v)
+        : r.array(readOffsetFetchRequestOffsetFetchRequestGroup, v),
       'Groups',
       r,
     )
@@ -91,16 +91,12 @@ export function writeOffsetFetchRequest(w: KafkaWriter, v: number, m: OffsetFetc
   if (v <= 7) f ? w.compactString(m.groupId ?? '') : w.string(m.groupId ?? '')
   if (v <= 7)
     f
-      ? w.compactArray(m.topics === undefined ? [] : m.topics, (w, x) =>
-          writeOffsetFetchRequestOffsetFetchRequestTopic(w, v, x),
-        )
-      : w.array(m.topics === undefined ? [] : m.topics, (w, x) =>
-          writeOffsetFetchRequestOffsetFetchRequestTopic(w, v, x),
-        )
+      ? w.compactArray(m.topics === undefined ? [] : m.topics, writeOffsetFetchRequestOffsetFetchRequestTopic, v)
+      : w.array(m.topics === undefined ? [] : m.topics, writeOffsetFetchRequestOffsetFetchRequestTopic, v)
   if (v >= 8)
     f
-      ? w.compactArray(m.groups ?? [], (w, x) => writeOffsetFetchRequestOffsetFetchRequestGroup(w, v, x))
-      : w.array(m.groups ?? [], (w, x) => writeOffsetFetchRequestOffsetFetchRequestGroup(w, v, x))
+      ? w.compactArray(m.groups ?? [], writeOffsetFetchRequestOffsetFetchRequestGroup, v)
+      : w.array(m.groups ?? [], writeOffsetFetchRequestOffsetFetchRequestGroup, v)
   if (v >= 7) w.boolean(m.requireStable ?? false)
   if (f) w.uvarint(0)
 }
@@ -114,7 +110,7 @@ export function readOffsetFetchRequestOffsetFetchRequestTopic(
   if (v <= 7) name = required(f ? r.compactString() : r.string(), 'Name', r)
   let partitionIndexes: number[] = []
   if (v <= 7)
-    partitionIndexes = required(f ? r.compactArray((r) => r.int32()) : r.array((r) => r.int32()), 'PartitionIndexes', r)
+    partitionIndexes = required(f ? r.compactArray(readInt32Item, v) : r.array(readInt32Item, v), 'PartitionIndexes', r)
   if (f) r.taggedFields()
   return { name, partitionIndexes }
 }
@@ -128,8 +124,8 @@ export function writeOffsetFetchRequestOffsetFetchRequestTopic(
   if (v <= 7) f ? w.compactString(m.name ?? '') : w.string(m.name ?? '')
   if (v <= 7)
     f
-      ? w.compactArray(m.partitionIndexes ?? [], (w, x) => w.int32(x))
-      : w.array(m.partitionIndexes ?? [], (w, x) => w.int32(x))
+      ? w.compactArray(m.partitionIndexes ?? [], writeInt32Item, v)
+      : w.array(m.partitionIndexes ?? [], writeInt32Item, v)
   if (f) w.uvarint(0)
 }
 
@@ -147,8 +143,8 @@ export function readOffsetFetchRequestOffsetFetchRequestGroup(
   let topics: OffsetFetchRequestOffsetFetchRequestTopics[] | null = []
   if (v >= 8)
     topics = f
-      ? r.compactArray((r) => readOffsetFetchRequestOffsetFetchRequestTopics(r, v))
-      : r.array((r) => readOffsetFetchRequestOffsetFetchRequestTopics(r, v))
+      ? r.compactArray(readOffsetFetchRequestOffsetFetchRequestTopics, v)
+      : r.array(readOffsetFetchRequestOffsetFetchRequestTopics, v)
   if (f) r.taggedFields()
   return { groupId, memberId, memberEpoch, topics }
 }
@@ -167,12 +163,8 @@ export function writeOffsetFetchRequestOffsetFetchRequestGroup(
   if (v >= 9) w.int32(m.memberEpoch ?? -1)
   if (v >= 8)
     f
-      ? w.compactArray(m.topics === undefined ? [] : m.topics, (w, x) =>
-          writeOffsetFetchRequestOffsetFetchRequestTopics(w, v, x),
-        )
-      : w.array(m.topics === undefined ? [] : m.topics, (w, x) =>
-          writeOffsetFetchRequestOffsetFetchRequestTopics(w, v, x),
-        )
+      ? w.compactArray(m.topics === undefined ? [] : m.topics, writeOffsetFetchRequestOffsetFetchRequestTopics, v)
+      : w.array(m.topics === undefined ? [] : m.topics, writeOffsetFetchRequestOffsetFetchRequestTopics, v)
   if (f) w.uvarint(0)
 }
 
@@ -185,7 +177,7 @@ export function readOffsetFetchRequestOffsetFetchRequestTopics(
   if (v >= 8) name = required(f ? r.compactString() : r.string(), 'Name', r)
   let partitionIndexes: number[] = []
   if (v >= 8)
-    partitionIndexes = required(f ? r.compactArray((r) => r.int32()) : r.array((r) => r.int32()), 'PartitionIndexes', r)
+    partitionIndexes = required(f ? r.compactArray(readInt32Item, v) : r.array(readInt32Item, v), 'PartitionIndexes', r)
   if (f) r.taggedFields()
   return { name, partitionIndexes }
 }
@@ -199,8 +191,8 @@ export function writeOffsetFetchRequestOffsetFetchRequestTopics(
   if (v >= 8) f ? w.compactString(m.name ?? '') : w.string(m.name ?? '')
   if (v >= 8)
     f
-      ? w.compactArray(m.partitionIndexes ?? [], (w, x) => w.int32(x))
-      : w.array(m.partitionIndexes ?? [], (w, x) => w.int32(x))
+      ? w.compactArray(m.partitionIndexes ?? [], writeInt32Item, v)
+      : w.array(m.partitionIndexes ?? [], writeInt32Item, v)
   if (f) w.uvarint(0)
 }
-// body sha256 772ddff1d66a63869d88f35d6e63e8e929e361c6df3f3228cf377309e0b39781
+// body sha256 48061e477cd677742d106e967cce25bbc21e188b9fd55daf737a2b6bc46aebaa

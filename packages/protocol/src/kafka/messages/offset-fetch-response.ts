@@ -97,8 +97,8 @@ export function readOffsetFetchResponse(r: KafkaReader, v: number): OffsetFetchR
   if (v <= 7)
     topics = required(
       f
-        ? r.compactArray((r) => readOffsetFetchResponseOffsetFetchResponseTopic(r, v))
-        : r.array((r) => readOffsetFetchResponseOffsetFetchResponseTopic(r, v)),
+        ? r.compactArray(readOffsetFetchResponseOffsetFetchResponseTopic, v)
+        : r.array(readOffsetFetchResponseOffsetFetchResponseTopic, v),
       'Topics',
       r,
     )
@@ -108,8 +108,8 @@ export function readOffsetFetchResponse(r: KafkaReader, v: number): OffsetFetchR
   if (v >= 8)
     groups = required(
       f
-        ? r.compactArray((r) => readOffsetFetchResponseOffsetFetchResponseGroup(r, v))
-        : r.array((r) => readOffsetFetchResponseOffsetFetchResponseGroup(r, v)),
+        ? r.compactArray(readOffsetFetchResponseOffsetFetchResponseGroup, v)
+        : r.array(readOffsetFetchResponseOffsetFetchResponseGroup, v),
       'Groups',
       r,
     )
@@ -122,13 +122,13 @@ export function writeOffsetFetchResponse(w: KafkaWriter, v: number, m: OffsetFet
   if (v >= 3) w.int32(m.throttleTimeMs ?? 0)
   if (v <= 7)
     f
-      ? w.compactArray(m.topics ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponseTopic(w, v, x))
-      : w.array(m.topics ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponseTopic(w, v, x))
+      ? w.compactArray(m.topics ?? [], writeOffsetFetchResponseOffsetFetchResponseTopic, v)
+      : w.array(m.topics ?? [], writeOffsetFetchResponseOffsetFetchResponseTopic, v)
   if (v >= 2 && v <= 7) w.int16(m.errorCode ?? 0)
   if (v >= 8)
     f
-      ? w.compactArray(m.groups ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponseGroup(w, v, x))
-      : w.array(m.groups ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponseGroup(w, v, x))
+      ? w.compactArray(m.groups ?? [], writeOffsetFetchResponseOffsetFetchResponseGroup, v)
+      : w.array(m.groups ?? [], writeOffsetFetchResponseOffsetFetchResponseGroup, v)
   if (f) w.uvarint(0)
 }
 
@@ -143,8 +143,8 @@ export function readOffsetFetchResponseOffsetFetchResponseTopic(
   if (v <= 7)
     partitions = required(
       f
-        ? r.compactArray((r) => readOffsetFetchResponseOffsetFetchResponsePartition(r, v))
-        : r.array((r) => readOffsetFetchResponseOffsetFetchResponsePartition(r, v)),
+        ? r.compactArray(readOffsetFetchResponseOffsetFetchResponsePartition, v)
+        : r.array(readOffsetFetchResponseOffsetFetchResponsePartition, v),
       'Partitions',
       r,
     )
@@ -161,8 +161,8 @@ export function writeOffsetFetchResponseOffsetFetchResponseTopic(
   if (v <= 7) f ? w.compactString(m.name ?? '') : w.string(m.name ?? '')
   if (v <= 7)
     f
-      ? w.compactArray(m.partitions ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponsePartition(w, v, x))
-      : w.array(m.partitions ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponsePartition(w, v, x))
+      ? w.compactArray(m.partitions ?? [], writeOffsetFetchResponseOffsetFetchResponsePartition, v)
+      : w.array(m.partitions ?? [], writeOffsetFetchResponseOffsetFetchResponsePartition, v)
   if (f) w.uvarint(0)
 }
 
@@ -213,8 +213,8 @@ export function readOffsetFetchResponseOffsetFetchResponseGroup(
   if (v >= 8)
     topics = required(
       f
-        ? r.compactArray((r) => readOffsetFetchResponseOffsetFetchResponseTopics(r, v))
-        : r.array((r) => readOffsetFetchResponseOffsetFetchResponseTopics(r, v)),
+        ? r.compactArray(readOffsetFetchResponseOffsetFetchResponseTopics, v)
+        : r.array(readOffsetFetchResponseOffsetFetchResponseTopics, v),
       'Topics',
       r,
     )
@@ -233,8 +233,8 @@ export function writeOffsetFetchResponseOffsetFetchResponseGroup(
   if (v >= 8) f ? w.compactString(m.groupId ?? '') : w.string(m.groupId ?? '')
   if (v >= 8)
     f
-      ? w.compactArray(m.topics ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponseTopics(w, v, x))
-      : w.array(m.topics ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponseTopics(w, v, x))
+      ? w.compactArray(m.topics ?? [], writeOffsetFetchResponseOffsetFetchResponseTopics, v)
+      : w.array(m.topics ?? [], writeOffsetFetchResponseOffsetFetchResponseTopics, v)
   if (v >= 8) w.int16(m.errorCode ?? 0)
   if (f) w.uvarint(0)
 }
@@ -250,8 +250,8 @@ export function readOffsetFetchResponseOffsetFetchResponseTopics(
   if (v >= 8)
     partitions = required(
       f
-        ? r.compactArray((r) => readOffsetFetchResponseOffsetFetchResponsePartitions(r, v))
-        : r.array((r) => readOffsetFetchResponseOffsetFetchResponsePartitions(r, v)),
+        ? r.compactArray(readOffsetFetchResponseOffsetFetchResponsePartitions, v)
+        : r.array(readOffsetFetchResponseOffsetFetchResponsePartitions, v),
       'Partitions',
       r,
     )
@@ -268,8 +268,8 @@ export function writeOffsetFetchResponseOffsetFetchResponseTopics(
   if (v >= 8) f ? w.compactString(m.name ?? '') : w.string(m.name ?? '')
   if (v >= 8)
     f
-      ? w.compactArray(m.partitions ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponsePartitions(w, v, x))
-      : w.array(m.partitions ?? [], (w, x) => writeOffsetFetchResponseOffsetFetchResponsePartitions(w, v, x))
+      ? w.compactArray(m.partitions ?? [], writeOffsetFetchResponseOffsetFetchResponsePartitions, v)
+      : w.array(m.partitions ?? [], writeOffsetFetchResponseOffsetFetchResponsePartitions, v)
   if (f) w.uvarint(0)
 }
 
@@ -308,4 +308,4 @@ export function writeOffsetFetchResponseOffsetFetchResponsePartitions(
   if (v >= 8) w.int16(m.errorCode ?? 0)
   if (f) w.uvarint(0)
 }
-// body sha256 1a52f1864740f7cbd408b545f74e1f9e525d879025841ac64650587694718657
+// body sha256 e82284d74e133581ca24e3ce26d2e51fe48d8219be8fbcbde6643985c07e979a

@@ -46,8 +46,8 @@ export function readOffsetForLeaderEpochRequest(r: KafkaReader, v: number): Offs
   if (v >= 3) replicaId = r.int32()
   const topics: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = required(
     f
-      ? r.compactArray((r) => readOffsetForLeaderEpochRequestOffsetForLeaderTopic(r, v))
-      : r.array((r) => readOffsetForLeaderEpochRequestOffsetForLeaderTopic(r, v)),
+      ? r.compactArray(readOffsetForLeaderEpochRequestOffsetForLeaderTopic, v)
+      : r.array(readOffsetForLeaderEpochRequestOffsetForLeaderTopic, v),
     'Topics',
     r,
   )
@@ -59,8 +59,8 @@ export function writeOffsetForLeaderEpochRequest(w: KafkaWriter, v: number, m: O
   const f = v >= 4
   if (v >= 3) w.int32(m.replicaId ?? -2)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeOffsetForLeaderEpochRequestOffsetForLeaderTopic(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeOffsetForLeaderEpochRequestOffsetForLeaderTopic(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeOffsetForLeaderEpochRequestOffsetForLeaderTopic, v)
+    : w.array(m.topics ?? [], writeOffsetForLeaderEpochRequestOffsetForLeaderTopic, v)
   if (f) w.uvarint(0)
 }
 
@@ -72,8 +72,8 @@ export function readOffsetForLeaderEpochRequestOffsetForLeaderTopic(
   const topic: string = required(f ? r.compactString() : r.string(), 'Topic', r)
   const partitions: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = required(
     f
-      ? r.compactArray((r) => readOffsetForLeaderEpochRequestOffsetForLeaderPartition(r, v))
-      : r.array((r) => readOffsetForLeaderEpochRequestOffsetForLeaderPartition(r, v)),
+      ? r.compactArray(readOffsetForLeaderEpochRequestOffsetForLeaderPartition, v)
+      : r.array(readOffsetForLeaderEpochRequestOffsetForLeaderPartition, v),
     'Partitions',
     r,
   )
@@ -89,8 +89,8 @@ export function writeOffsetForLeaderEpochRequestOffsetForLeaderTopic(
   const f = v >= 4
   f ? w.compactString(m.topic) : w.string(m.topic)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeOffsetForLeaderEpochRequestOffsetForLeaderPartition(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeOffsetForLeaderEpochRequestOffsetForLeaderPartition(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeOffsetForLeaderEpochRequestOffsetForLeaderPartition, v)
+    : w.array(m.partitions ?? [], writeOffsetForLeaderEpochRequestOffsetForLeaderPartition, v)
   if (f) w.uvarint(0)
 }
 
@@ -118,4 +118,4 @@ export function writeOffsetForLeaderEpochRequestOffsetForLeaderPartition(
   w.int32(m.leaderEpoch)
   if (f) w.uvarint(0)
 }
-// body sha256 c3fd3f94e2c593959d876b0c93671d0182f4436caf207142b56d9c6437ab96c5
+// body sha256 da85b3af8754479294d42a2ba661656a4c2381cfbd231a6fb1c8b946fdf66be5

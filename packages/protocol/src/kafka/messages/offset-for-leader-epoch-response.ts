@@ -48,8 +48,8 @@ export function readOffsetForLeaderEpochResponse(r: KafkaReader, v: number): Off
   if (v >= 2) throttleTimeMs = r.int32()
   const topics: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = required(
     f
-      ? r.compactArray((r) => readOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(r, v))
-      : r.array((r) => readOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(r, v)),
+      ? r.compactArray(readOffsetForLeaderEpochResponseOffsetForLeaderTopicResult, v)
+      : r.array(readOffsetForLeaderEpochResponseOffsetForLeaderTopicResult, v),
     'Topics',
     r,
   )
@@ -65,8 +65,8 @@ export function writeOffsetForLeaderEpochResponse(
   const f = v >= 4
   if (v >= 2) w.int32(m.throttleTimeMs ?? 0)
   f
-    ? w.compactArray(m.topics ?? [], (w, x) => writeOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(w, v, x))
-    : w.array(m.topics ?? [], (w, x) => writeOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(w, v, x))
+    ? w.compactArray(m.topics ?? [], writeOffsetForLeaderEpochResponseOffsetForLeaderTopicResult, v)
+    : w.array(m.topics ?? [], writeOffsetForLeaderEpochResponseOffsetForLeaderTopicResult, v)
   if (f) w.uvarint(0)
 }
 
@@ -78,8 +78,8 @@ export function readOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(
   const topic: string = required(f ? r.compactString() : r.string(), 'Topic', r)
   const partitions: OffsetForLeaderEpochResponseEpochEndOffset[] = required(
     f
-      ? r.compactArray((r) => readOffsetForLeaderEpochResponseEpochEndOffset(r, v))
-      : r.array((r) => readOffsetForLeaderEpochResponseEpochEndOffset(r, v)),
+      ? r.compactArray(readOffsetForLeaderEpochResponseEpochEndOffset, v)
+      : r.array(readOffsetForLeaderEpochResponseEpochEndOffset, v),
     'Partitions',
     r,
   )
@@ -95,8 +95,8 @@ export function writeOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(
   const f = v >= 4
   f ? w.compactString(m.topic) : w.string(m.topic)
   f
-    ? w.compactArray(m.partitions ?? [], (w, x) => writeOffsetForLeaderEpochResponseEpochEndOffset(w, v, x))
-    : w.array(m.partitions ?? [], (w, x) => writeOffsetForLeaderEpochResponseEpochEndOffset(w, v, x))
+    ? w.compactArray(m.partitions ?? [], writeOffsetForLeaderEpochResponseEpochEndOffset, v)
+    : w.array(m.partitions ?? [], writeOffsetForLeaderEpochResponseEpochEndOffset, v)
   if (f) w.uvarint(0)
 }
 
@@ -126,4 +126,4 @@ export function writeOffsetForLeaderEpochResponseEpochEndOffset(
   w.int64(m.endOffset ?? -1n)
   if (f) w.uvarint(0)
 }
-// body sha256 93d669cc7b2be756386258e6ad6a0fdc331f35aa27f95a1429ff66deac0f32c6
+// body sha256 bae5e1736935d17f636556bfb21ebd5d1374cb410dcf4b41d782959169fffb6d

@@ -49,9 +49,7 @@ export function readProduceRequest(r: KafkaReader, v: number): ProduceRequest {
   const acks: number = r.int16()
   const timeoutMs: number = r.int32()
   const topicData: ProduceRequestTopicProduceData[] = required(
-    f
-      ? r.compactArray((r) => readProduceRequestTopicProduceData(r, v))
-      : r.array((r) => readProduceRequestTopicProduceData(r, v)),
+    f ? r.compactArray(readProduceRequestTopicProduceData, v) : r.array(readProduceRequestTopicProduceData, v),
     'TopicData',
     r,
   )
@@ -68,8 +66,8 @@ export function writeProduceRequest(w: KafkaWriter, v: number, m: ProduceRequest
   w.int16(m.acks)
   w.int32(m.timeoutMs)
   f
-    ? w.compactArray(m.topicData ?? [], (w, x) => writeProduceRequestTopicProduceData(w, v, x))
-    : w.array(m.topicData ?? [], (w, x) => writeProduceRequestTopicProduceData(w, v, x))
+    ? w.compactArray(m.topicData ?? [], writeProduceRequestTopicProduceData, v)
+    : w.array(m.topicData ?? [], writeProduceRequestTopicProduceData, v)
   if (f) w.uvarint(0)
 }
 
@@ -77,9 +75,7 @@ export function readProduceRequestTopicProduceData(r: KafkaReader, v: number): P
   const f = v >= 9
   const name: string = required(f ? r.compactString() : r.string(), 'Name', r)
   const partitionData: ProduceRequestPartitionProduceData[] = required(
-    f
-      ? r.compactArray((r) => readProduceRequestPartitionProduceData(r, v))
-      : r.array((r) => readProduceRequestPartitionProduceData(r, v)),
+    f ? r.compactArray(readProduceRequestPartitionProduceData, v) : r.array(readProduceRequestPartitionProduceData, v),
     'PartitionData',
     r,
   )
@@ -95,8 +91,8 @@ export function writeProduceRequestTopicProduceData(
   const f = v >= 9
   f ? w.compactString(m.name) : w.string(m.name)
   f
-    ? w.compactArray(m.partitionData ?? [], (w, x) => writeProduceRequestPartitionProduceData(w, v, x))
-    : w.array(m.partitionData ?? [], (w, x) => writeProduceRequestPartitionProduceData(w, v, x))
+    ? w.compactArray(m.partitionData ?? [], writeProduceRequestPartitionProduceData, v)
+    : w.array(m.partitionData ?? [], writeProduceRequestPartitionProduceData, v)
   if (f) w.uvarint(0)
 }
 
@@ -118,4 +114,4 @@ export function writeProduceRequestPartitionProduceData(
   f ? w.compactBytes(m.records === undefined ? null : m.records) : w.bytes(m.records === undefined ? null : m.records)
   if (f) w.uvarint(0)
 }
-// body sha256 41302aa3b396021b48b23acad27b94376ce9e5bfe27329ba63a760601e73b95c
+// body sha256 d1e328ce0e0373b6e9471af241849bb0db1c3a97474d907d11c1be156cbb5adf

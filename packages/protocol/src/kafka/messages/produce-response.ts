@@ -93,8 +93,8 @@ export function readProduceResponse(r: KafkaReader, v: number): ProduceResponse 
   const f = v >= 9
   const responses: ProduceResponseTopicProduceResponse[] = required(
     f
-      ? r.compactArray((r) => readProduceResponseTopicProduceResponse(r, v))
-      : r.array((r) => readProduceResponseTopicProduceResponse(r, v)),
+      ? r.compactArray(readProduceResponseTopicProduceResponse, v)
+      : r.array(readProduceResponseTopicProduceResponse, v),
     'Responses',
     r,
   )
@@ -106,11 +106,7 @@ export function readProduceResponse(r: KafkaReader, v: number): ProduceResponse 
     const tag0 = v >= 10 ? tags.get(0) : undefined
     if (tag0 !== undefined) {
       const r = new KafkaReader(tag0)
-      nodeEndpoints = required(
-        r.compactArray((r) => readProduceResponseNodeEndpoint(r, v)),
-        'NodeEndpoints',
-        r,
-      )
+      nodeEndpoints = required(r.compactArray(readProduceResponseNodeEndpoint, v), 'NodeEndpoints', r)
     }
   }
   return { responses, throttleTimeMs, nodeEndpoints }
@@ -119,15 +115,16 @@ export function readProduceResponse(r: KafkaReader, v: number): ProduceResponse 
 export function writeProduceResponse(w: KafkaWriter, v: number, m: ProduceResponseInput): void {
   const f = v >= 9
   f
-    ? w.compactArray(m.responses ?? [], (w, x) => writeProduceResponseTopicProduceResponse(w, v, x))
-    : w.array(m.responses ?? [], (w, x) => writeProduceResponseTopicProduceResponse(w, v, x))
+    ? w.compactArray(m.responses ?? [], writeProduceResponseTopicProduceResponse, v)
+    : w.array(m.responses ?? [], writeProduceResponseTopicProduceResponse, v)
   if (v >= 1) w.int32(m.throttleTimeMs ?? 0)
   if (f) {
-    const tags = new Map<number, Buffer>()
+    let tags: Map<number, Buffer> | undefined
     const t0 = m.nodeEndpoints ?? []
     if (v >= 10 && t0.length > 0) {
       const w = new KafkaWriter(64)
-      w.compactArray(t0, (w, x) => writeProduceResponseNodeEndpoint(w, v, x))
+      w.compactArray(t0, writeProduceResponseNodeEndpoint, v)
+      tags ??= new Map()
       tags.set(0, w.toBuffer())
     }
     w.taggedFields(tags)
@@ -142,8 +139,8 @@ export function readProduceResponseTopicProduceResponse(
   const name: string = required(f ? r.compactString() : r.string(), 'Name', r)
   const partitionResponses: ProduceResponsePartitionProduceResponse[] = required(
     f
-      ? r.compactArray((r) => readProduceResponsePartitionProduceResponse(r, v))
-      : r.array((r) => readProduceResponsePartitionProduceResponse(r, v)),
+      ? r.compactArray(readProduceResponsePartitionProduceResponse, v)
+      : r.array(readProduceResponsePartitionProduceResponse, v),
     'PartitionResponses',
     r,
   )
@@ -159,8 +156,8 @@ export function writeProduceResponseTopicProduceResponse(
   const f = v >= 9
   f ? w.compactString(m.name) : w.string(m.name)
   f
-    ? w.compactArray(m.partitionResponses ?? [], (w, x) => writeProduceResponsePartitionProduceResponse(w, v, x))
-    : w.array(m.partitionResponses ?? [], (w, x) => writeProduceResponsePartitionProduceResponse(w, v, x))
+    ? w.compactArray(m.partitionResponses ?? [], writeProduceResponsePartitionProduceResponse, v)
+    : w.array(m.partitionResponses ?? [], writeProduceResponsePartitionProduceResponse, v)
   if (f) w.uvarint(0)
 }
 
@@ -180,8 +177,8 @@ export function readProduceResponsePartitionProduceResponse(
   if (v >= 8)
     recordErrors = required(
       f
-        ? r.compactArray((r) => readProduceResponseBatchIndexAndErrorMessage(r, v))
-        : r.array((r) => readProduceResponseBatchIndexAndErrorMessage(r, v)),
+        ? r.compactArray(readProduceResponseBatchIndexAndErrorMessage, v)
+        : r.array(readProduceResponseBatchIndexAndErrorMessage, v),
       'RecordErrors',
       r,
     )
@@ -212,18 +209,19 @@ export function writeProduceResponsePartitionProduceResponse(
   if (v >= 5) w.int64(m.logStartOffset ?? -1n)
   if (v >= 8)
     f
-      ? w.compactArray(m.recordErrors ?? [], (w, x) => writeProduceResponseBatchIndexAndErrorMessage(w, v, x))
-      : w.array(m.recordErrors ?? [], (w, x) => writeProduceResponseBatchIndexAndErrorMessage(w, v, x))
+      ? w.compactArray(m.recordErrors ?? [], writeProduceResponseBatchIndexAndErrorMessage, v)
+      : w.array(m.recordErrors ?? [], writeProduceResponseBatchIndexAndErrorMessage, v)
   if (v >= 8)
     f
       ? w.compactString(m.errorMessage === undefined ? null : m.errorMessage)
       : w.string(m.errorMessage === undefined ? null : m.errorMessage)
   if (f) {
-    const tags = new Map<number, Buffer>()
+    let tags: Map<number, Buffer> | undefined
     const t0 = m.currentLeader ?? defaultProduceResponseLeaderIdAndEpoch()
     if (v >= 10 && !isDefaultProduceResponseLeaderIdAndEpoch(t0)) {
       const w = new KafkaWriter(64)
       writeProduceResponseLeaderIdAndEpoch(w, v, t0)
+      tags ??= new Map()
       tags.set(0, w.toBuffer())
     }
     w.taggedFields(tags)
@@ -310,4 +308,4 @@ export function writeProduceResponseNodeEndpoint(w: KafkaWriter, v: number, m: P
     f ? w.compactString(m.rack === undefined ? null : m.rack) : w.string(m.rack === undefined ? null : m.rack)
   if (f) w.uvarint(0)
 }
-// body sha256 a68d2242659d50516d86da0788268e008b15b930a31b4687b119f56f26bed992
+// body sha256 1fd834a48894d81a94f95c808a5e58a1dbc8051844c6cf917c10b99f1d45f05c

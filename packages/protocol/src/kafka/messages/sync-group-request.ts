@@ -50,8 +50,8 @@ export function readSyncGroupRequest(r: KafkaReader, v: number): SyncGroupReques
   if (v >= 5) protocolName = f ? r.compactString() : r.string()
   const assignments: SyncGroupRequestSyncGroupRequestAssignment[] = required(
     f
-      ? r.compactArray((r) => readSyncGroupRequestSyncGroupRequestAssignment(r, v))
-      : r.array((r) => readSyncGroupRequestSyncGroupRequestAssignment(r, v)),
+      ? r.compactArray(readSyncGroupRequestSyncGroupRequestAssignment, v)
+      : r.array(readSyncGroupRequestSyncGroupRequestAssignment, v),
     'Assignments',
     r,
   )
@@ -77,8 +77,8 @@ export function writeSyncGroupRequest(w: KafkaWriter, v: number, m: SyncGroupReq
       ? w.compactString(m.protocolName === undefined ? null : m.protocolName)
       : w.string(m.protocolName === undefined ? null : m.protocolName)
   f
-    ? w.compactArray(m.assignments ?? [], (w, x) => writeSyncGroupRequestSyncGroupRequestAssignment(w, v, x))
-    : w.array(m.assignments ?? [], (w, x) => writeSyncGroupRequestSyncGroupRequestAssignment(w, v, x))
+    ? w.compactArray(m.assignments ?? [], writeSyncGroupRequestSyncGroupRequestAssignment, v)
+    : w.array(m.assignments ?? [], writeSyncGroupRequestSyncGroupRequestAssignment, v)
   if (f) w.uvarint(0)
 }
 
@@ -103,4 +103,4 @@ export function writeSyncGroupRequestSyncGroupRequestAssignment(
   f ? w.compactBytes(m.assignment) : w.bytes(m.assignment)
   if (f) w.uvarint(0)
 }
-// body sha256 671314381580402fe5d5fe5d7eda2ad68cda4e11c35c6caa6fff27b4d2a12221
+// body sha256 ac9307cb3195bbe774ee8832510b9e3555be4713773e6ae2ce0a4dc684f585a4
