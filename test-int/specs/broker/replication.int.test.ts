@@ -50,7 +50,8 @@ async function consume(client: Client, topic: string): Promise<{ values: string[
 /**
  * A follower fetch sent to broker `to` the way a follower under `transport` sends it: on the
  * gRPC Fetch, or as Kafka Fetch v15 to its Kafka listener (through the fetcher's own Kafka
- * connection, which answers in the gRPC shape, so both are checked with the same expectations).
+ * connection, whose bigint answer is put in the gRPC shape here, so both are checked with the
+ * same expectations).
  */
 async function followerFetch(
   c: ReplicationCluster,
@@ -84,17 +85,54 @@ async function followerFetch(
     topicIdOf: (t) => cache.topicIdOf(t),
   })
   try {
-    return await connection.fetch({
-      correlation_id: '1',
-      replica_id: replicaId,
-      replica_epoch: replicaEpoch,
-      max_wait_ms: 0,
-      min_bytes: 1,
-      max_bytes: 1 << 20,
-      isolation_level: 0,
-      client_id: 'replication-test',
-      topics: [{ topic, partitions: [partition] }],
+    const answer = await connection.fetch({
+      correlationId: 1n,
+      replicaId,
+      replicaEpoch: BigInt(replicaEpoch),
+      maxWaitMs: 0,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      clientId: 'replication-test',
+      topics: [
+        {
+          topic,
+          partitions: [
+            {
+              partition: partition.partition,
+              currentLeaderEpoch: partition.current_leader_epoch,
+              fetchOffset: BigInt(partition.fetch_offset),
+              lastFetchedEpoch: partition.last_fetched_epoch,
+              logStartOffset: BigInt(partition.log_start_offset),
+              partitionMaxBytes: partition.partition_max_bytes,
+            },
+          ],
+        },
+      ],
     })
+    return {
+      correlation_id: String(answer.correlationId),
+      error_code: answer.errorCode,
+      error_message: answer.errorMessage,
+      throttle_time_ms: 0,
+      topics: answer.topics.map((t) => ({
+        topic: t.topic,
+        partitions: t.partitions.map((p) => ({
+          partition: p.partition,
+          error_code: p.errorCode,
+          error_message: p.errorMessage,
+          high_watermark: String(p.highWatermark),
+          last_stable_offset: '-1',
+          log_start_offset: String(p.logStartOffset),
+          log_end_offset: String(p.logEndOffset),
+          records: p.records,
+          diverging_epoch:
+            p.divergingEpoch === undefined
+              ? null
+              : { epoch: p.divergingEpoch.epoch, end_offset: String(p.divergingEpoch.endOffset) },
+          leader_epoch: -1,
+        })),
+      })),
+    }
   } finally {
     connection.close(new Error('test done'))
   }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
 import { Registry } from 'prom-client'
 import { encodeRecordBatch, errorId, validateBatches } from '@sluice/protocol'
+import { partitionAnswer } from '../server/fetch-types.js'
 import {
   BrokerMetrics,
   countRecords,
@@ -69,23 +70,22 @@ describe('BrokerMetrics', () => {
         ],
       },
     ])
+    const answer = (partition: number, errorCode: number, records: Buffer) =>
+      partitionAnswer(partition, { error_code: errorCode, error_message: '' }, undefined, records)
     m.fetchAnswered(false, {
-      correlation_id: 1,
-      error_code: 0,
+      errorCode: 0,
+      errorMessage: '',
       topics: [
         {
           topic: 'a',
-          partitions: [
-            { partition: 0, error_code: 0, records: data },
-            { partition: 1, error_code: errorId('OFFSET_OUT_OF_RANGE') },
-          ],
+          partitions: [answer(0, 0, data), answer(1, errorId('OFFSET_OUT_OF_RANGE'), Buffer.alloc(0))],
         },
       ],
     })
     m.fetchAnswered(true, {
-      correlation_id: 2,
-      error_code: 0,
-      topics: [{ topic: 'a', partitions: [{ partition: 0, error_code: 0, records: data }] }],
+      errorCode: 0,
+      errorMessage: '',
+      topics: [{ topic: 'a', partitions: [answer(0, 0, data)] }],
     })
     m.partitionEvent(ISR_SHRINK_EVENT)
     m.partitionEvent(ISR_EXPAND_EVENT)

@@ -22,6 +22,7 @@ import {
   type wire,
 } from '@sluice/protocol'
 import { CellCounter, RpcMetrics, childCache, createMetricsRegistry } from '@sluice/server-kit'
+import type { FetchAnswer } from '../server/fetch-types.js'
 
 /** What the scrape-time gauges read: the broker's hosted replicas and its metadata view. */
 export interface BrokerMetricsSources {
@@ -129,23 +130,21 @@ export class BrokerMetrics {
   }
 
   /** A Fetch answer about to be sent: per-topic traffic to consumers and errors per code. */
-  fetchAnswered(fromFollower: boolean, res: wire.FetchResponse): void {
-    const top = res.error_code ?? 0
-    if (top !== 0) this.fetchErrors.get(top).inc()
-    for (const t of res.topics ?? []) {
+  fetchAnswered(fromFollower: boolean, res: FetchAnswer): void {
+    if (res.errorCode !== 0) this.fetchErrors.get(res.errorCode).inc()
+    for (const t of res.topics) {
       let bytes = 0
       let records = 0
-      for (const p of t.partitions ?? []) {
-        const code = p.error_code ?? 0
-        if (code !== 0) {
-          this.fetchErrors.get(code).inc()
+      for (const p of t.partitions) {
+        if (p.errorCode !== 0) {
+          this.fetchErrors.get(p.errorCode).inc()
           continue
         }
-        if (fromFollower || !(p.records instanceof Buffer) || p.records.length === 0) continue
+        if (fromFollower || p.records.length === 0) continue
         bytes += p.records.length
         records += countRecords(p.records)
       }
-      if (bytes > 0 && t.topic !== undefined) {
+      if (bytes > 0) {
         this.bytesOut.get(t.topic).inc(bytes)
         this.recordsOut.get(t.topic).inc(records)
       }

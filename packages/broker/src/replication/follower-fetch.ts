@@ -1,30 +1,30 @@
 /**
- * The leader's side of a follower fetch (FetchRequest with replica_id >= 0, docs/kafka-facts.md §3.2):
+ * The leader's side of a follower fetch (a fetch with replicaId >= 0, docs/kafka-facts.md §3.2):
  * one partition of the request, after the fetch handler found the partition and checked that
  * this broker leads it.
  *
  * Checks, in order, each answered with a typed error and no state change:
- *   REPLICA_NOT_AVAILABLE      replica_id is this broker or not in the partition's replica set
- *   STALE_BROKER_EPOCH         replica_epoch is older than the broker epoch the metadata shows
- *   FENCED_LEADER_EPOCH /      current_leader_epoch older / newer than this leader's epoch
+ *   REPLICA_NOT_AVAILABLE      replicaId is this broker or not in the partition's replica set
+ *   STALE_BROKER_EPOCH         replicaEpoch is older than the broker epoch the metadata shows
+ *   FENCED_LEADER_EPOCH /      currentLeaderEpoch older / newer than this leader's epoch
  *   UNKNOWN_LEADER_EPOCH       (-1 is not accepted from a follower: its epoch must be known)
- *   diverging_epoch            last_fetched_epoch shows the follower's tail is not our history
- *   OFFSET_OUT_OF_RANGE        fetch_offset outside [logStartOffset, logEndOffset]
- * Then the follower's fetch offset is recorded as its LEO and its log_start_offset as its log
+ *   divergingEpoch             lastFetchedEpoch shows the follower's tail is not our history
+ *   OFFSET_OUT_OF_RANGE        fetchOffset outside [logStartOffset, logEndOffset]
+ * Then the follower's fetch offset is recorded as its LEO and its logStartOffset as its log
  * start (ISR expansion, HW advance, DeleteRecords completion; only on the
  * first read of a request, not again when a parked long poll is re-read), and records are read up
  * to the log end offset (followers may read past the high watermark; consumers may not).
  */
-import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
 import type { ReadResult } from '../log/index.js'
 import type { Partition } from '../partition.js'
+import { errorFields, NO_ERROR, type BrokerContext } from '../server/context.js'
 import {
-  errorFields,
-  NO_ERROR,
-  partitionFetchFailure,
-  type BrokerContext,
+  partitionAnswer,
+  type FetchAsk,
   type FetchOffsets,
-} from '../server/context.js'
+  type FetchPartitionAnswer,
+  type FetchPartitionAsk,
+} from '../server/fetch-types.js'
 import { findDivergence } from './divergence.js'
 
 /** The purgatory key follower fetches of a partition park on (they wait for appends, not the HW). */
@@ -45,57 +45,53 @@ export interface FollowerReadOptions {
  */
 export function readForFollower(
   ctx: BrokerContext,
-  req: wire.FetchRequest__Output,
+  req: FetchAsk,
   replica: Partition,
-  p: wire.PartitionFetchData__Output,
+  p: FetchPartitionAsk,
   o: FollowerReadOptions,
-): wire.PartitionFetchResponse | Promise<wire.PartitionFetchResponse> {
-  const followerId = req.replica_id
-  const offsets = (): FetchOffsets => ({
-    hw: replica.highWatermark,
-    lso: replica.logStartOffset,
-    leo: replica.logEndOffset,
-  })
+): FetchPartitionAnswer | Promise<FetchPartitionAnswer> {
+  const followerId = req.replicaId
   if (followerId === ctx.brokerId || !replica.replicas.includes(followerId)) {
-    return partitionFetchFailure(
+    return partitionAnswer(
       p.partition,
       errorFields(
         'REPLICA_NOT_AVAILABLE',
         `broker ${followerId} is not a follower of ${replica.topic}-${replica.partition} (replicas ${JSON.stringify(replica.replicas)})`,
       ),
+      undefined,
     )
   }
   const known = ctx.cache.broker(followerId)?.brokerEpoch
-  const sent = epochValue(req.replica_epoch)
   const current = known === undefined || known === '' ? undefined : epochValue(known)
-  if (sent === undefined || (current !== undefined && sent < current)) {
-    return partitionFetchFailure(
+  if (current !== undefined && req.replicaEpoch < current) {
+    return partitionAnswer(
       p.partition,
       errorFields(
         'STALE_BROKER_EPOCH',
-        `broker epoch ${req.replica_epoch} of broker ${followerId} is older than its current ${known}`,
+        `broker epoch ${req.replicaEpoch} of broker ${followerId} is older than its current ${known}`,
       ),
+      undefined,
     )
   }
-  if (p.current_leader_epoch !== replica.leaderEpoch) {
-    const code = p.current_leader_epoch < replica.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH'
-    return partitionFetchFailure(
+  if (p.currentLeaderEpoch !== replica.leaderEpoch) {
+    const code = p.currentLeaderEpoch < replica.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH'
+    return partitionAnswer(
       p.partition,
-      errorFields(code, `leader epoch ${p.current_leader_epoch} in the request, ${replica.leaderEpoch} on the leader`),
+      errorFields(code, `leader epoch ${p.currentLeaderEpoch} in the request, ${replica.leaderEpoch} on the leader`),
+      undefined,
     )
   }
-  const offset = toBigInt(p.fetch_offset)
-  const diverging = findDivergence(replica.log, p.last_fetched_epoch, offset)
+  const offset = p.fetchOffset
+  const diverging = findDivergence(replica.log, p.lastFetchedEpoch, offset)
   if (diverging !== undefined) {
-    return {
-      ...partitionFetchFailure(p.partition, NO_ERROR, offsets()),
-      leader_epoch: replica.leaderEpoch,
-      diverging_epoch: { epoch: diverging.epoch, end_offset: toInt64String(diverging.endOffset) },
-    }
+    return partitionAnswer(p.partition, NO_ERROR, offsetsOf(replica), undefined, replica.leaderEpoch, {
+      epoch: diverging.epoch,
+      endOffset: diverging.endOffset,
+    })
   }
-  const before = offsets()
+  const before = offsetsOf(replica)
   if (offset < before.lso || offset > before.leo) {
-    return partitionFetchFailure(
+    return partitionAnswer(
       p.partition,
       errorFields(
         'OFFSET_OUT_OF_RANGE',
@@ -104,24 +100,26 @@ export function readForFollower(
       before,
     )
   }
-  if (o.recordPosition) replica.recordFollowerFetch(followerId, offset, parseOffset(p.log_start_offset) ?? -1n)
-  const answer = (read: ReadResult): wire.PartitionFetchResponse => ({
-    ...partitionFetchFailure(p.partition, NO_ERROR, offsets()),
-    records: read.records,
-    leader_epoch: replica.leaderEpoch,
-  })
+  if (o.recordPosition) replica.recordFollowerFetch(followerId, offset, p.logStartOffset >= 0n ? p.logStartOffset : -1n)
   const readOptions = { minOneBatch: o.minOneBatch }
   const read = replica.log.readSync(offset, o.maxBytes, readOptions)
-  return read !== undefined ? answer(read) : replica.log.read(offset, o.maxBytes, readOptions).then(answer)
+  if (read !== undefined) return followerAnswer(p.partition, replica, read)
+  return replica.log.read(offset, o.maxBytes, readOptions).then((r) => followerAnswer(p.partition, replica, r))
 }
 
-function parseOffset(text: string): bigint | undefined {
-  return /^\d{1,19}$/.test(text) ? BigInt(text) : undefined
+/** Records up to the log end, with the offsets after the read (the follower's position may have moved the HW). */
+function followerAnswer(partition: number, replica: Partition, read: ReadResult): FetchPartitionAnswer {
+  return partitionAnswer(partition, NO_ERROR, offsetsOf(replica), read.records, replica.leaderEpoch)
+}
+
+function offsetsOf(replica: Partition): FetchOffsets {
+  return { hw: replica.highWatermark, lso: replica.logStartOffset, leo: replica.logEndOffset }
 }
 
 /**
- * Broker epochs by their text: every partition of every follower fetch checks one, and a broker
- * keeps its epoch for its whole session, so each text is parsed once (bounded: cleared when full).
+ * Broker epochs of the metadata cache by their text: every partition of every follower fetch
+ * checks one, and a broker keeps its epoch for its whole session, so each text is parsed once
+ * (bounded: cleared when full).
  */
 const epochs = new Map<string, bigint | undefined>()
 const EPOCHS_MAX = 1024

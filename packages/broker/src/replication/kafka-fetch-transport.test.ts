@@ -1,32 +1,52 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
-import { kafka, SluiceError, type wire } from '@sluice/protocol'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
+import { kafka, SluiceError } from '@sluice/protocol'
 import { kafkaTopicId } from '../kafka/topic-id.js'
 import { fakeLeader } from './__fixtures__/fake-kafka-leader.js'
-import { fromKafkaFetch, KafkaFetchConnection, REPLICA_FETCH_VERSION, toKafkaFetch } from './kafka-fetch-transport.js'
+import type { FollowerFetchRequest } from './follower-fetch-types.js'
+import {
+  fromKafkaFetch,
+  KafkaFetchConnection,
+  KafkaTopicIds,
+  REPLICA_FETCH_VERSION,
+  toKafkaFetch,
+} from './kafka-fetch-transport.js'
+
+// Counts the parses of topic ids (kafkaTopicId), to see which of them the transport saves.
+const topicIdParses = vi.hoisted(() => ({ count: 0 }))
+vi.mock('../kafka/topic-id.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../kafka/topic-id.js')>()
+  return {
+    ...real,
+    kafkaTopicId: (id: string | undefined): Buffer => {
+      topicIdParses.count++
+      return real.kafkaTopicId(id)
+    },
+  }
+})
 
 const ID_A = 'AAECAwQFBgcICQoLDA0ODw' // 16 bytes 0..15 in URL-safe base64
+const ID_B = 'EBESExQVFhcYGRobHB0eHw' // 16 bytes 16..31
 
-function followerRequest(): wire.FetchRequest__Output {
+function followerRequest(): FollowerFetchRequest {
   return {
-    correlation_id: '9',
-    replica_id: 2,
-    replica_epoch: '41',
-    max_wait_ms: 500,
-    min_bytes: 1,
-    max_bytes: 10 << 20,
-    isolation_level: 0,
-    client_id: 'replica-fetcher-2',
+    correlationId: 9n,
+    replicaId: 2,
+    replicaEpoch: 41n,
+    maxWaitMs: 500,
+    minBytes: 1,
+    maxBytes: 10 << 20,
+    clientId: 'replica-fetcher-2',
     topics: [
       {
         topic: 'a',
         partitions: [
           {
             partition: 3,
-            fetch_offset: '17',
-            current_leader_epoch: 4,
-            partition_max_bytes: 1 << 20,
-            last_fetched_epoch: 3,
-            log_start_offset: '5',
+            fetchOffset: 17n,
+            currentLeaderEpoch: 4,
+            partitionMaxBytes: 1 << 20,
+            lastFetchedEpoch: 3,
+            logStartOffset: 5n,
           },
         ],
       },
@@ -35,17 +55,20 @@ function followerRequest(): wire.FetchRequest__Output {
         partitions: [
           {
             partition: 0,
-            fetch_offset: '0',
-            current_leader_epoch: 0,
-            partition_max_bytes: 1024,
-            last_fetched_epoch: -1,
-            log_start_offset: '0',
+            fetchOffset: 0n,
+            currentLeaderEpoch: 0,
+            partitionMaxBytes: 1024,
+            lastFetchedEpoch: -1,
+            logStartOffset: 0n,
           },
         ],
       },
     ],
   }
 }
+
+/** Topic 'a' has ID_A; no other topic has an id. */
+const idsOfA = (): KafkaTopicIds => new KafkaTopicIds((t) => (t === 'a' ? ID_A : undefined))
 
 /** Through the generated codec, as the leader's Kafka listener reads it. */
 function onTheWire<T>(write: (w: kafka.KafkaWriter) => void, read: (r: kafka.KafkaReader) => T): T {
@@ -56,7 +79,10 @@ function onTheWire<T>(write: (w: kafka.KafkaWriter) => void, read: (r: kafka.Kaf
 
 describe('the Kafka transport of follower fetches', () => {
   it('sends Fetch v15 with the follower id and broker epoch in ReplicaState and topics by id', () => {
-    const body = toKafkaFetch(followerRequest(), (t) => (t === 'a' ? ID_A : undefined))
+    const req = followerRequest()
+    const body = toKafkaFetch(req, idsOfA())
+    // The request's partitions are Kafka's already: sent as they are, not copied.
+    expect(body.topics[0]!.partitions).toBe(req.topics[0]!.partitions)
     const read = onTheWire(
       (w) => kafka.FetchApi.writeRequest(w, REPLICA_FETCH_VERSION, body),
       (r) => kafka.FetchApi.readRequest(r, REPLICA_FETCH_VERSION),
@@ -83,9 +109,39 @@ describe('the Kafka transport of follower fetches', () => {
     expect(read.topics[1]!.topicId.equals(Buffer.alloc(16))).toBe(true)
   })
 
-  it('answers in the gRPC shape: records, the high watermark, a diverging epoch, no log end offset', () => {
+  it("parses a topic's id once, and again only when the metadata's id for the name changes", () => {
+    const idOf = new Map<string, string>([['a', ID_A]])
+    let lookups = 0
+    const ids = new KafkaTopicIds((t) => {
+      lookups++
+      return idOf.get(t)
+    })
+    const idBytes = (text: string): Buffer => Buffer.from(text, 'base64url')
+    const parsesBefore = topicIdParses.count
+    const parsesSince = (): number => topicIdParses.count - parsesBefore
+    const first = ids.of('a')
+    expect(first.equals(idBytes(ID_A))).toBe(true)
+    for (let i = 0; i < 3; i++) expect(ids.of('a')).toBe(first)
+    expect(parsesSince()).toBe(1) // once, not per fetch
+    expect(lookups).toBe(4) // but the metadata is asked every time, so a change is seen
+    expect(ids.of('gone').equals(Buffer.alloc(16))).toBe(true)
+    expect(ids.of('gone').equals(Buffer.alloc(16))).toBe(true)
+    expect(parsesSince()).toBe(2) // a topic without an id is remembered too
+    // Deleted and created again under the same name: a new id.
+    idOf.set('a', ID_B)
+    const second = ids.of('a')
+    expect(second.equals(idBytes(ID_B))).toBe(true)
+    expect(ids.of('a')).toBe(second)
+    expect(parsesSince()).toBe(3)
+    // An id that appears for a topic that had none.
+    idOf.set('gone', ID_A)
+    expect(ids.of('gone').equals(idBytes(ID_A))).toBe(true)
+    expect(parsesSince()).toBe(4)
+  })
+
+  it("answers in the fetcher's shape with Kafka's bigints: records, the high watermark, a diverging epoch, no log end offset", () => {
     const req = followerRequest()
-    const sent = toKafkaFetch(req, (t) => (t === 'a' ? ID_A : undefined))
+    const sent = toKafkaFetch(req, idsOfA())
     const records = Buffer.from('batch bytes')
     const partition = (partitionIndex: number, more: Partial<kafka.FetchResponsePartitionDataInput>) => ({
       partitionIndex,
@@ -114,23 +170,24 @@ describe('the Kafka transport of follower fetches', () => {
       (r) => kafka.FetchApi.readResponse(r, REPLICA_FETCH_VERSION),
     )
     const res = fromKafkaFetch(req, sent, answer)
-    expect(res.correlation_id).toBe('9')
+    expect(res.correlationId).toBe(9n)
+    expect(res.errorCode).toBe(0)
     expect(res.topics.map((t) => t.topic)).toEqual(['a'])
     const [withRecords, diverging, noCommonEpoch, stale] = res.topics[0]!.partitions
     expect(withRecords).toMatchObject({
       partition: 3,
-      error_code: 0,
-      high_watermark: '12',
-      log_start_offset: '5',
-      log_end_offset: '-1',
-      diverging_epoch: null,
+      errorCode: 0,
+      highWatermark: 12n,
+      logStartOffset: 5n,
+      logEndOffset: -1n, // Kafka's answer has none: unknown
+      divergingEpoch: undefined,
     })
     expect(withRecords!.records.equals(records)).toBe(true)
-    expect(diverging!.diverging_epoch).toEqual({ epoch: 2, end_offset: '9' })
+    expect(diverging!.divergingEpoch).toEqual({ epoch: 2, endOffset: 9n })
     expect(diverging!.records.length).toBe(0)
     // "No common epoch" is sent as (-1, 0) because (-1, -1) is the field's default and not written.
-    expect(noCommonEpoch!.diverging_epoch).toEqual({ epoch: -1, end_offset: '0' })
-    expect(stale!.error_code).toBe(77)
+    expect(noCommonEpoch!.divergingEpoch).toEqual({ epoch: -1, endOffset: 0n })
+    expect(stale!.errorCode).toBe(77)
   })
 })
 
@@ -165,7 +222,7 @@ describe('KafkaFetchConnection', () => {
       onUnsupported: () => unsupported++,
     })
     const res = await served.fetch(followerRequest())
-    expect([res.correlation_id, res.error_code, res.topics]).toEqual(['9', 0, []])
+    expect([res.correlationId, res.errorCode, res.topics]).toEqual([9n, 0, []])
     expect(unsupported).toBe(1)
     served.close(new Error('done'))
   })

@@ -15,13 +15,24 @@
  * Kafka's Fetch answer has no log end offset: it is answered as -1 (unknown), which the fetcher
  * handles (replica-fetcher.ts). Fetch sessions are not used: every request is a full fetch.
  *
+ * This is the default transport, so a fetch converts nothing on its way through (issue 16): the
+ * fetcher's request and answer (follower-fetch-types.ts) hold offsets as bigints, as Kafka's
+ * codec does, and each topic's id bytes are kept per connection (KafkaTopicIds), parsed again
+ * only when the metadata's id for the name changes.
+ *
  * A new connection first asks ApiVersions (one round trip per connection, not per fetch): a
  * leader that does not serve Fetch v15 (a broker from before follower fetches over Kafka, during
  * a rolling upgrade) fails the fetch with UNSUPPORTED_VERSION and is reported through
  * `onUnsupported`, so the fetcher manager fetches from it over gRPC instead.
  */
-import { kafka, SluiceError, type wire } from '@sluice/protocol'
+import { kafka, SluiceError } from '@sluice/protocol'
 import { isZeroTopicId, kafkaTopicId } from '../kafka/topic-id.js'
+import type {
+  FollowerFetchAnswer,
+  FollowerFetchPartitionAnswer,
+  FollowerFetchRequest,
+  FollowerFetchTopicAnswer,
+} from './follower-fetch-types.js'
 import type { ReplicaFetchConnection } from './replica-fetch-transport.js'
 
 /** Fetch v15: the first version with ReplicaState (the follower's broker epoch). */
@@ -32,6 +43,17 @@ const API_VERSIONS_VERSION = 3
 
 /** Answers up to 64 MiB (the leader caps a fetch answer below that, as on gRPC). */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024
+
+/** A follower reads everything up to the leader's log end, transactional or not. */
+const READ_UNCOMMITTED = 0
+
+/** What the fetcher reads as "the leader's log end offset is not known" (replica-fetcher.ts). */
+const UNKNOWN_LOG_END_OFFSET = -1n
+
+/** Topic ids one connection remembers (KafkaTopicIds) before it starts over. */
+const TOPIC_IDS_MAX = 10_000
+
+const NO_RECORDS = Buffer.alloc(0)
 
 export interface KafkaFetchConnectionOptions {
   readonly address: string
@@ -44,10 +66,12 @@ export interface KafkaFetchConnectionOptions {
 
 export class KafkaFetchConnection implements ReplicaFetchConnection {
   private readonly connecting: Promise<kafka.KafkaClientConnection>
+  private readonly topicIds: KafkaTopicIds
   private connection: kafka.KafkaClientConnection | undefined
   private closedBy: Error | undefined
 
   constructor(private readonly options: KafkaFetchConnectionOptions) {
+    this.topicIds = new KafkaTopicIds(options.topicIdOf)
     const { host, port } = splitAddress(options.address)
     this.connecting = kafka.KafkaClientConnection.connect({
       host,
@@ -65,11 +89,11 @@ export class KafkaFetchConnection implements ReplicaFetchConnection {
     this.connecting.catch(() => {})
   }
 
-  async fetch(request: wire.FetchRequest__Output): Promise<wire.FetchResponse__Output> {
+  async fetch(request: FollowerFetchRequest): Promise<FollowerFetchAnswer> {
     if (this.closedBy !== undefined) throw this.closedBy
     const connection = await this.connecting
     if (this.closedBy !== undefined) throw this.closedBy
-    const body = toKafkaFetch(request, this.options.topicIdOf)
+    const body = toKafkaFetch(request, this.topicIds)
     const answer = await connection.request(kafka.FetchApi, REPLICA_FETCH_VERSION, body)
     return fromKafkaFetch(request, body, answer)
   }
@@ -104,56 +128,76 @@ export class KafkaFetchConnection implements ReplicaFetchConnection {
   }
 }
 
-/** The Kafka Fetch v15 body of a follower fetch: `req`'s topics, in order, by id. */
-export function toKafkaFetch(
-  req: wire.FetchRequest__Output,
-  topicIdOf: (topic: string) => string | undefined,
-): KafkaFollowerFetch {
-  return {
-    replicaState: { replicaId: req.replica_id, replicaEpoch: BigInt(req.replica_epoch) },
-    maxWaitMs: req.max_wait_ms,
-    minBytes: req.min_bytes,
-    maxBytes: req.max_bytes,
-    isolationLevel: req.isolation_level,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: req.topics.map((t) => {
-      return {
-        topicId: kafkaTopicId(topicIdOf(t.topic)),
-        partitions: t.partitions.map((p) => ({
-          partition: p.partition,
-          currentLeaderEpoch: p.current_leader_epoch,
-          fetchOffset: BigInt(p.fetch_offset),
-          lastFetchedEpoch: p.last_fetched_epoch,
-          logStartOffset: BigInt(p.log_start_offset),
-          partitionMaxBytes: p.partition_max_bytes,
-        })),
-      }
-    }),
+/**
+ * Topic ids in Kafka's 16-byte form by topic name, for one connection: every fetch names each
+ * of its topics by id, so an id's text is parsed only when the metadata's text for the name
+ * changes (a topic deleted and created again under its name has a new id), not per fetch.
+ */
+export class KafkaTopicIds {
+  private readonly byName = new Map<string, { text: string | undefined; id: Buffer }>()
+
+  constructor(private readonly topicIdOf: (topic: string) => string | undefined) {}
+
+  /** The id to send for `topic`: the zero id when the metadata knows none. */
+  of(topic: string): Buffer {
+    const text = this.topicIdOf(topic)
+    const known = this.byName.get(topic)
+    if (known !== undefined && known.text === text) return known.id
+    const id = kafkaTopicId(text)
+    // Cleared when full: a bound on what a long-lived connection keeps for topics since deleted.
+    if (known === undefined && this.byName.size >= TOPIC_IDS_MAX) this.byName.clear()
+    this.byName.set(topic, { text, id })
+    return id
   }
 }
 
-/** The answer in the shape the fetcher applies (the gRPC wire types), topics named as in `req`. */
+/** The Kafka Fetch v15 body of a follower fetch: `req`'s topics, in order, by id. */
+export function toKafkaFetch(req: FollowerFetchRequest, topicIds: KafkaTopicIds): KafkaFollowerFetch {
+  const topics: KafkaFollowerFetch['topics'] = []
+  // The request's partitions are Kafka's FetchPartition already (follower-fetch-types.ts): sent as they are.
+  for (const t of req.topics) topics.push({ topicId: topicIds.of(t.topic), partitions: t.partitions })
+  return {
+    replicaState: { replicaId: req.replicaId, replicaEpoch: req.replicaEpoch },
+    maxWaitMs: req.maxWaitMs,
+    minBytes: req.minBytes,
+    maxBytes: req.maxBytes,
+    isolationLevel: READ_UNCOMMITTED,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics,
+  }
+}
+
+/** The answer in the fetcher's shape, topics named as in `req`; the offsets are Kafka's bigints as they are. */
 export function fromKafkaFetch(
-  req: wire.FetchRequest__Output,
+  req: FollowerFetchRequest,
   sent: KafkaFollowerFetch,
   res: kafka.FetchResponse,
-): wire.FetchResponse__Output {
-  const topics: wire.TopicFetchResponse__Output[] = []
-  res.responses.forEach((t, i) => {
+): FollowerFetchAnswer {
+  const topics: FollowerFetchTopicAnswer[] = []
+  for (let i = 0; i < res.responses.length; i++) {
+    const t = res.responses[i]!
     const topic = sentTopicName(req, sent, t.topicId, i)
-    if (topic === undefined) return // not a topic this request named by id: nothing to apply it to
-    topics.push({
-      topic,
-      partitions: t.partitions.map((p) => kafka.wireFetchPartition(p, 'unknown')),
-    })
-  })
+    if (topic === undefined) continue // not a topic this request named by id: nothing to apply it to
+    const partitions: FollowerFetchPartitionAnswer[] = []
+    for (const p of t.partitions) partitions.push(partitionAnswer(p))
+    topics.push({ topic, partitions })
+  }
+  return { correlationId: req.correlationId, errorCode: res.errorCode, errorMessage: '', topics }
+}
+
+/** Kafka's answer carries no log end offset and no error message. */
+function partitionAnswer(p: kafka.FetchResponsePartitionData): FollowerFetchPartitionAnswer {
   return {
-    correlation_id: req.correlation_id,
-    error_code: res.errorCode,
-    error_message: '',
-    topics,
-    throttle_time_ms: res.throttleTimeMs,
+    partition: p.partitionIndex,
+    errorCode: p.errorCode,
+    errorMessage: '',
+    highWatermark: p.highWatermark,
+    logStartOffset: p.logStartOffset,
+    logEndOffset: UNKNOWN_LOG_END_OFFSET,
+    records: p.records ?? NO_RECORDS,
+    // Kafka's default (-1, -1) is no divergence (protocol's fetch-partition-answer.ts).
+    divergingEpoch: kafka.divergingEpochRead(p.divergingEpoch),
   }
 }
 
@@ -164,15 +208,15 @@ interface KafkaFollowerFetch extends kafka.FetchRequestInput {
 
 /** The name of the sent topic with this id, looked up at the answer's position first; never the zero id. */
 function sentTopicName(
-  req: wire.FetchRequest__Output,
+  req: FollowerFetchRequest,
   sent: KafkaFollowerFetch,
   id: Buffer,
   index: number,
 ): string | undefined {
   if (isZeroTopicId(id)) return undefined
   if (sent.topics[index]?.topicId.equals(id) === true) return req.topics[index]!.topic
-  const i = sent.topics.findIndex((t) => t.topicId.equals(id))
-  return i < 0 ? undefined : req.topics[i]!.topic
+  for (let i = 0; i < sent.topics.length; i++) if (sent.topics[i]!.topicId.equals(id)) return req.topics[i]!.topic
+  return undefined
 }
 
 function splitAddress(address: string): { host: string; port: number } {

@@ -6,10 +6,12 @@
  * - 'kafka': Kafka's own Fetch (v15, which carries the follower's broker epoch in ReplicaState)
  *   over a framed TCP connection to the leader's Kafka listener (kafka-fetch-transport.ts);
  * - 'grpc': Sluice's Broker.Fetch bidi stream to the leader's gRPC port (grpc-fetch-transport.ts).
- * Both hand the fetcher the answer in the same shape (the gRPC wire types), and the leader serves
- * both with the same fetch operation (server/fetch-handler.ts).
+ * Both take the request and hand back the answer in the same shape (follower-fetch-types.ts:
+ * Kafka's field names, offsets as bigints), so the Kafka transport converts no offset and the
+ * gRPC transport converts to and from its wire types at its edge. The leader serves both with the
+ * same fetch operation (server/fetch-handler.ts).
  */
-import type { wire } from '@sluice/protocol'
+import type { FollowerFetchAnswer, FollowerFetchRequest } from './follower-fetch-types.js'
 
 export type ReplicaFetchTransportKind = 'kafka' | 'grpc'
 
@@ -28,7 +30,7 @@ export interface ReplicaFetchConnection {
    * Sends one follower fetch and resolves with its answer; rejects when the connection fails or
    * closes before the answer (the fetcher then closes it and reconnects after a backoff).
    */
-  fetch(request: wire.FetchRequest__Output): Promise<wire.FetchResponse__Output>
+  fetch(request: FollowerFetchRequest): Promise<FollowerFetchAnswer>
   /** Closes the connection; a fetch in flight rejects with `reason`. Idempotent. */
   close(reason: Error): void
 }

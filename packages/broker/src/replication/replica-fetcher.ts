@@ -1,18 +1,20 @@
 /**
  * One replica fetcher per source broker (docs/kafka-facts.md §3.2): it follows every partition this
  * broker replicates from that leader, in one long-poll Fetch request at a time
- * (replica_id = own broker id, replica_epoch = broker epoch, current_leader_epoch and
- * last_fetched_epoch per partition) on one long-lived connection to the leader.
+ * (replicaId = own broker id, replicaEpoch = broker epoch, currentLeaderEpoch and
+ * lastFetchedEpoch per partition) on one long-lived connection to the leader.
  *
  * Per partition of a response: records are appended unchanged (appendAsFollower) and the
- * follower's HW becomes min(leader HW, own LEO); a diverging_epoch answer truncates the log
+ * follower's HW becomes min(leader HW, own LEO); a divergingEpoch answer truncates the log
  * (divergence.ts) and the next request fetches again from there; errors put the partition in a
  * short backoff (a metadata update re-adds it with its new leader and epoch, which clears it).
  * A response is applied to a partition only if it is still followed in the same leader epoch
  * and its log end offset is still the offset that was fetched.
  *
  * The connection is a transport (replica-fetch-transport.ts: Kafka's Fetch over TCP, or the
- * gRPC Fetch stream); this loop is the same for both. It is (re)opened to the leader's endpoint
+ * gRPC Fetch stream); this loop is the same for both. It asks and reads answers with bigint
+ * offsets (follower-fetch-types.ts), which the Kafka transport sends and answers as they are
+ * (no text on the default path, issue 16). The connection is (re)opened to the leader's endpoint
  * (replicaConnectOverrides first, else the advertised address of the transport) and reopened
  * with a jittered backoff after any failure, or when the endpoint changes. Event-loop only;
  * `stop()` ends the loop and the connection.
@@ -20,20 +22,18 @@
  * (a dead-connection guard, like a gRPC deadline) stays on Node's timers.
  */
 import type { Logger } from 'pino'
-import {
-  errorId,
-  errorNameFromId,
-  systemClock,
-  toBigInt,
-  toInt64String,
-  traceOn,
-  type Clock,
-  type wire,
-} from '@sluice/protocol'
+import { errorId, errorNameFromId, systemClock, traceOn, type Clock } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
 import type { Partition } from '../partition.js'
 import { traceFollowerResponse } from '../server/trace-points.js'
 import { truncationFor } from './divergence.js'
+import type {
+  FollowerFetchAnswer,
+  FollowerFetchPartition,
+  FollowerFetchPartitionAnswer,
+  FollowerFetchRequest,
+  FollowerFetchTopic,
+} from './follower-fetch-types.js'
 import {
   endpointKey,
   type ReplicaEndpoint,
@@ -67,6 +67,12 @@ interface Followed {
   retryAtMs: number
 }
 
+/** A partition of the fetch in flight: who asked, from which offset. */
+interface Sent {
+  readonly f: Followed
+  readonly offset: bigint
+}
+
 const RESPONSE_MAX_BYTES = 10 * 1024 * 1024
 const BACKOFF_MIN_MS = 50
 const BACKOFF_MAX_MS = 1000
@@ -87,9 +93,11 @@ export class ReplicaFetcher {
   private onResponseTimeout: (() => void) | undefined
   private readonly loop: Promise<void>
   private readonly clock: Clock
+  private readonly clientId: string
 
   constructor(private readonly options: ReplicaFetcherOptions) {
     this.clock = options.clock ?? systemClock
+    this.clientId = `replica-fetcher-${options.brokerId}-${options.sourceBrokerId}`
     this.loop = this.run()
   }
 
@@ -149,7 +157,7 @@ export class ReplicaFetcher {
         await this.sleep(endpoint === undefined || epoch === undefined ? backoffMs : this.idleWaitMs())
         continue
       }
-      let response: wire.FetchResponse__Output
+      let response: FollowerFetchAnswer
       try {
         response = await this.exchange(endpoint, request.message)
         if (traceOn) traceFollowerResponse(this.options.brokerId, response)
@@ -178,12 +186,10 @@ export class ReplicaFetcher {
     return Math.max(10, Math.min(earliest === Infinity ? 1000 : earliest, 1000))
   }
 
-  private buildRequest(
-    brokerEpoch: bigint,
-  ): { message: wire.FetchRequest__Output; sent: Map<string, { f: Followed; offset: bigint }> } | undefined {
+  private buildRequest(brokerEpoch: bigint): { message: FollowerFetchRequest; sent: Map<string, Sent> } | undefined {
     const now = this.clock.nowMs()
-    const byTopic = new Map<string, wire.PartitionFetchData__Output[]>()
-    const sent = new Map<string, { f: Followed; offset: bigint }>()
+    const byTopic = new Map<string, FollowerFetchPartition[]>()
+    const sent = new Map<string, Sent>()
     for (const [key, f] of this.followed) {
       if (f.retryAtMs > now) continue
       const r = f.replica
@@ -195,33 +201,34 @@ export class ReplicaFetcher {
       }
       list.push({
         partition: r.partition,
-        fetch_offset: toInt64String(offset),
-        current_leader_epoch: f.leaderEpoch,
-        partition_max_bytes: this.options.maxBytesPerPartition,
-        last_fetched_epoch: r.lastFetchedEpoch,
-        log_start_offset: toInt64String(r.logStartOffset),
+        currentLeaderEpoch: f.leaderEpoch,
+        fetchOffset: offset,
+        lastFetchedEpoch: r.lastFetchedEpoch,
+        logStartOffset: r.logStartOffset,
+        partitionMaxBytes: this.options.maxBytesPerPartition,
       })
       sent.set(key, { f, offset })
     }
     if (sent.size === 0) return undefined
+    const topics: FollowerFetchTopic[] = []
+    for (const [topic, partitions] of byTopic) topics.push({ topic, partitions })
     return {
       sent,
       message: {
-        correlation_id: String(this.nextCorrelationId++),
-        replica_id: this.options.brokerId,
-        replica_epoch: toInt64String(brokerEpoch),
-        max_wait_ms: this.options.waitMaxMs,
-        min_bytes: this.options.minBytes,
-        max_bytes: RESPONSE_MAX_BYTES,
-        isolation_level: 0,
-        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
-        client_id: `replica-fetcher-${this.options.brokerId}-${this.options.sourceBrokerId}`,
+        correlationId: this.nextCorrelationId++,
+        replicaId: this.options.brokerId,
+        replicaEpoch: brokerEpoch,
+        maxWaitMs: this.options.waitMaxMs,
+        minBytes: this.options.minBytes,
+        maxBytes: RESPONSE_MAX_BYTES,
+        clientId: this.clientId,
+        topics,
       },
     }
   }
 
   /** One fetch on the connection to `endpoint` (opened first if there is none, or it is to elsewhere). */
-  private exchange(endpoint: ReplicaEndpoint, message: wire.FetchRequest__Output): Promise<wire.FetchResponse__Output> {
+  private exchange(endpoint: ReplicaEndpoint, message: FollowerFetchRequest): Promise<FollowerFetchAnswer> {
     const connection = this.openConnection(endpoint)
     return new Promise((resolve, reject) => {
       const deadline = this.armResponseTimer(reject)
@@ -281,16 +288,13 @@ export class ReplicaFetcher {
     connection?.close(err)
   }
 
-  private async apply(
-    sent: Map<string, { f: Followed; offset: bigint }>,
-    response: wire.FetchResponse__Output,
-  ): Promise<void> {
-    if (response.error_code !== 0) {
+  private async apply(sent: Map<string, Sent>, response: FollowerFetchAnswer): Promise<void> {
+    if (response.errorCode !== 0) {
       this.options.logger.warn(
         {
           source: this.options.sourceBrokerId,
-          error: errorNameFromId(response.error_code),
-          message: response.error_message,
+          error: errorNameFromId(response.errorCode),
+          message: response.errorMessage,
         },
         'replica fetch refused',
       )
@@ -304,56 +308,54 @@ export class ReplicaFetcher {
         const entry = sent.get(key)
         if (entry === undefined || this.followed.get(key) !== entry.f) continue // no longer followed from here
         if (entry.f.replica.logEndOffset !== entry.offset) continue
-        work.push(
-          this.applyPartition(entry.f, entry.offset, p).catch((err: unknown) => {
-            entry.f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
-            this.options.logger.warn(
-              { err, topic: t.topic, partition: p.partition },
-              'could not apply fetched data; will fetch again',
-            )
-          }),
-        )
+        work.push(this.applyOrRetry(entry, t.topic, p))
       }
     }
     await Promise.all(work)
   }
 
-  private async applyPartition(
-    f: Followed,
-    fetchOffset: bigint,
-    p: wire.PartitionFetchResponse__Output,
-  ): Promise<void> {
+  /** Applies one partition's answer; when that fails, the partition backs off and is fetched again. */
+  private async applyOrRetry(entry: Sent, topic: string, p: FollowerFetchPartitionAnswer): Promise<void> {
+    try {
+      await this.applyPartition(entry.f, entry.offset, p)
+    } catch (err) {
+      entry.f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
+      this.options.logger.warn({ err, topic, partition: p.partition }, 'could not apply fetched data; will fetch again')
+    }
+  }
+
+  private async applyPartition(f: Followed, fetchOffset: bigint, p: FollowerFetchPartitionAnswer): Promise<void> {
     const r = f.replica
-    if (p.error_code !== 0) {
+    if (p.errorCode !== 0) {
       const leaderEnd = leaderEndOf(p)
-      if (p.error_code === OFFSET_OUT_OF_RANGE && leaderEnd >= 0n && fetchOffset > leaderEnd) {
+      if (p.errorCode === OFFSET_OUT_OF_RANGE && leaderEnd >= 0n && fetchOffset > leaderEnd) {
         // Only reachable without an epoch to compare (an empty epoch cache): Kafka truncates to the leader's end.
         await r.truncateTo(leaderEnd, f.leaderEpoch)
         return
       }
-      if (p.error_code === OFFSET_OUT_OF_RANGE && fetchOffset < toBigInt(p.log_start_offset)) {
+      if (p.errorCode === OFFSET_OUT_OF_RANGE && fetchOffset < p.logStartOffset) {
         // Behind the leader's retention: what is missing is gone; start over at the leader's start.
         this.options.logger.warn(
           {
             topic: r.topic,
             partition: r.partition,
             fetchOffset: String(fetchOffset),
-            leaderLogStart: p.log_start_offset,
+            leaderLogStart: String(p.logStartOffset),
           },
           "follower fell behind the leader's log start offset; restarting its log there",
         )
-        await r.followLeaderLogStart(toBigInt(p.log_start_offset), f.leaderEpoch)
+        await r.followLeaderLogStart(p.logStartOffset, f.leaderEpoch)
         return
       }
       f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
       this.options.logger.debug(
-        { topic: r.topic, partition: r.partition, error: errorNameFromId(p.error_code), message: p.error_message },
+        { topic: r.topic, partition: r.partition, error: errorNameFromId(p.errorCode), message: p.errorMessage },
         'replica fetch error for a partition',
       )
       return
     }
-    if (p.diverging_epoch != null) {
-      const diverging = { epoch: p.diverging_epoch.epoch, endOffset: toBigInt(p.diverging_epoch.end_offset) }
+    const diverging = p.divergingEpoch
+    if (diverging !== undefined) {
       const plan = truncationFor(
         {
           endOffsetForEpoch: (e) => r.log.endOffsetForEpoch(e),
@@ -377,9 +379,8 @@ export class ReplicaFetcher {
       return
     }
     if (p.records.length > 0) await r.appendAsFollower(p.records, f.leaderEpoch)
-    r.updateFollowerHighWatermark(toBigInt(p.high_watermark))
-    const leaderLogStart = toBigInt(p.log_start_offset)
-    if (leaderLogStart > r.logStartOffset) await r.followLeaderLogStart(leaderLogStart, f.leaderEpoch)
+    r.updateFollowerHighWatermark(p.highWatermark)
+    if (p.logStartOffset > r.logStartOffset) await r.followLeaderLogStart(p.logStartOffset, f.leaderEpoch)
   }
 }
 
@@ -389,7 +390,6 @@ export class ReplicaFetcher {
  * watermark is never past it, so truncating there is safe; the records between it and the
  * leader's end are fetched again). -1 when neither is known.
  */
-function leaderEndOf(p: wire.PartitionFetchResponse__Output): bigint {
-  const leo = toBigInt(p.log_end_offset)
-  return leo >= 0n ? leo : toBigInt(p.high_watermark)
+function leaderEndOf(p: FollowerFetchPartitionAnswer): bigint {
+  return p.logEndOffset >= 0n ? p.logEndOffset : p.highWatermark
 }

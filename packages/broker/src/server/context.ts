@@ -3,7 +3,7 @@
  * purgatory, plus the mapping from thrown errors to per-item error fields.
  */
 import type { Logger } from 'pino'
-import { ErrorCode, SluiceError, toInt64String, type ErrorCodeName, type wire } from '@sluice/protocol'
+import { ErrorCode, SluiceError, type ErrorCodeName } from '@sluice/protocol'
 import type { MetadataCache } from '../metadata-cache.js'
 import type { Partition } from '../partition.js'
 import type { BrokerMetrics } from '../metrics/broker-metrics.js'
@@ -67,31 +67,4 @@ export function leaderEpochMismatch(replica: Partition, currentLeaderEpoch: numb
   if (currentLeaderEpoch === -1 || currentLeaderEpoch === replica.leaderEpoch) return undefined
   const code = currentLeaderEpoch < replica.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH'
   return errorFields(code, `leader epoch ${currentLeaderEpoch} in the request, ${replica.leaderEpoch} on the broker`)
-}
-
-/** The offsets a failed partition fetch reports (so OFFSET_OUT_OF_RANGE tells the valid range). */
-export interface FetchOffsets {
-  hw: bigint
-  lso: bigint
-  leo: bigint
-}
-
-const NO_RECORDS = Buffer.alloc(0)
-
-/** A partition fetch answer without records: an error, with the partition's offsets when known. */
-export function partitionFetchFailure(
-  partition: number,
-  f: ErrorFields,
-  o?: FetchOffsets,
-): wire.PartitionFetchResponse {
-  return {
-    partition,
-    ...f,
-    high_watermark: o === undefined ? '-1' : toInt64String(o.hw),
-    last_stable_offset: o === undefined ? '-1' : toInt64String(o.hw),
-    log_start_offset: o === undefined ? '-1' : toInt64String(o.lso),
-    log_end_offset: o === undefined ? '-1' : toInt64String(o.leo),
-    records: NO_RECORDS,
-    leader_epoch: -1,
-  }
 }

@@ -1,28 +1,30 @@
 /**
- * Fetch (proto/sluice/v1/broker.proto FetchRequest -> FetchResponse), docs/design.md §2.
+ * The fetch operation (docs/design.md §2), served to the Kafka listener's Fetch and the gRPC
+ * Fetch alike, in its own types (fetch-types.ts: offsets as bigints; each edge converts).
  *
  * Per partition: UNKNOWN_TOPIC_OR_PARTITION when not in the metadata cache,
  * NOT_LEADER_OR_FOLLOWER unless this broker leads it, FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH
  * when the request names another leader epoch, OFFSET_OUT_OF_RANGE (with log start, log end and
- * high watermark filled in) when fetch_offset is outside [logStartOffset, logEndOffset]; else
- * whole stored batches from log.read, never decoded. Consumers (replica_id < 0) read only below
+ * high watermark filled in) when fetchOffset is outside [logStartOffset, logEndOffset]; else
+ * whole stored batches from log.read, never decoded. Consumers (replicaId < 0) read only below
  * the high watermark.
  *
- * Sizes (KIP-74): partitions are read in request order against the remaining max_bytes; the
+ * Sizes (KIP-74): partitions are read in request order against the remaining maxBytes; the
  * first partition that returns data may exceed its limits by one whole batch, so a consumer can
  * always make progress.
  *
- * Long poll: when fewer than min_bytes are available and nothing failed, the request parks in the
- * delayed-fetch purgatory until appends to its partitions bring enough bytes or max_wait_ms
+ * Long poll: when fewer than minBytes are available and nothing failed, the request parks in the
+ * delayed-fetch purgatory until appends to its partitions bring enough bytes or maxWaitMs
  * passes, then reads again. Parking never blocks later requests on the same stream.
  *
- * Follower fetches (replica_id >= 0, replication): after the leader check, each partition is
+ * Follower fetches (replicaId >= 0, replication): after the leader check, each partition is
  * served by replication/follower-fetch.ts (replica and epoch checks, divergence, the follower's
  * position for the ISR and HW, records up to the log end offset). They park on the partitions'
  * follower keys, which leader appends notify; a diverging answer is returned at once.
  */
-import { SluiceError, toBigInt, toInt64String, traceOn, type wire } from '@sluice/protocol'
+import { SluiceError, traceOn } from '@sluice/protocol'
 import { partitionKey } from '../metadata-cache.js'
+import type { Partition } from '../partition.js'
 import { followerFetchKey, readForFollower } from '../replication/follower-fetch.js'
 import { onAbort } from './abort-hooks.js'
 import {
@@ -31,11 +33,18 @@ import {
   leaderEpochMismatch,
   leaderReplica,
   NO_ERROR,
-  partitionFetchFailure,
   type BrokerContext,
   type ErrorFields,
-  type FetchOffsets,
 } from './context.js'
+import {
+  partitionAnswer,
+  type FetchAnswer,
+  type FetchAsk,
+  type FetchOffsets,
+  type FetchPartitionAnswer,
+  type FetchPartitionAsk,
+  type FetchTopicAnswer,
+} from './fetch-types.js'
 import { traceFetchAnswered, traceFetchReceived } from './trace-points.js'
 
 /** A response must fit in one gRPC message (64 MiB); leave room for framing and headers. */
@@ -44,36 +53,31 @@ const PARTITION_BYTES_DEFAULT = 1024 * 1024
 const EMPTY = Buffer.alloc(0)
 
 interface ReadOutcome {
-  readonly topics: wire.TopicFetchResponse[]
+  readonly topics: FetchTopicAnswer[]
   readonly bytes: number
   readonly failed: boolean
 }
 
 export async function handleFetch(
   ctx: BrokerContext,
-  req: wire.FetchRequest__Output,
+  req: FetchAsk,
   signal: AbortSignal,
-): Promise<wire.FetchResponse | undefined> {
+): Promise<FetchAnswer | undefined> {
   if (traceOn) traceFetchReceived(req)
   const reading = readAll(ctx, req, true)
   // Awaited only when a read went to the thread pool: an await costs a microtask hop even on a value.
   const first = reading instanceof Promise ? await reading : reading
-  const fromFollower = req.replica_id >= 0
-  const keys = req.topics.flatMap((t) =>
-    t.partitions.map((p) => {
-      const key = partitionKey(t.topic, p.partition)
-      return fromFollower ? followerFetchKey(key) : key
-    }),
-  )
-  if (first.failed || first.bytes >= req.min_bytes || req.max_wait_ms <= 0 || keys.length === 0 || signal.aborted) {
+  if (first.failed || first.bytes >= req.minBytes || req.maxWaitMs <= 0 || signal.aborted) {
     return response(ctx, req, first)
   }
+  const keys = parkKeys(req)
+  if (keys.length === 0) return response(ctx, req, first)
   const outcome = await new Promise<string>((resolve) => {
     let stopListening: (() => void) | undefined
     const handle = ctx.purgatory.park({
       keys,
-      bytesNeeded: req.min_bytes - first.bytes,
-      maxWaitMs: req.max_wait_ms,
+      bytesNeeded: req.minBytes - first.bytes,
+      maxWaitMs: req.maxWaitMs,
       onComplete: (o) => {
         // The stream's signal lives as long as the stream: drop the callback with the request.
         stopListening?.()
@@ -87,8 +91,21 @@ export async function handleFetch(
   return response(ctx, req, again instanceof Promise ? await again : again)
 }
 
-function response(ctx: BrokerContext, req: wire.FetchRequest__Output, outcome: ReadOutcome): wire.FetchResponse {
-  const res = { correlation_id: req.correlation_id, ...NO_ERROR, topics: outcome.topics, throttle_time_ms: 0 }
+/** The purgatory keys a parked request waits on: its partitions' (follower keys for a follower). */
+function parkKeys(req: FetchAsk): string[] {
+  const keys: string[] = []
+  const fromFollower = req.replicaId >= 0
+  for (const t of req.topics) {
+    for (const p of t.partitions) {
+      const key = partitionKey(t.topic, p.partition)
+      keys.push(fromFollower ? followerFetchKey(key) : key)
+    }
+  }
+  return keys
+}
+
+function response(ctx: BrokerContext, req: FetchAsk, outcome: ReadOutcome): FetchAnswer {
+  const res: FetchAnswer = { errorCode: 0, errorMessage: '', topics: outcome.topics }
   if (traceOn) traceFetchAnswered(ctx.brokerId, req, res)
   return res
 }
@@ -97,16 +114,14 @@ function response(ctx: BrokerContext, req: wire.FetchRequest__Output, outcome: R
  * Reads every partition of the request in order; a promise only once some partition's read went
  * to the thread pool (readPartition), from which point the rest continue after it.
  */
-function readAll(
-  ctx: BrokerContext,
-  req: wire.FetchRequest__Output,
-  firstRead: boolean,
-): ReadOutcome | Promise<ReadOutcome> {
+function readAll(ctx: BrokerContext, req: FetchAsk, firstRead: boolean): ReadOutcome | Promise<ReadOutcome> {
+  const topics: FetchTopicAnswer[] = new Array(req.topics.length)
+  for (let i = 0; i < req.topics.length; i++) topics[i] = { topic: req.topics[i]!.topic, partitions: [] }
   const state: ReadState = {
-    remaining: req.max_bytes > 0 ? Math.min(req.max_bytes, RESPONSE_BYTES_MAX) : RESPONSE_BYTES_MAX,
+    remaining: req.maxBytes > 0 ? Math.min(req.maxBytes, RESPONSE_BYTES_MAX) : RESPONSE_BYTES_MAX,
     bytes: 0,
     failed: false,
-    topics: req.topics.map((t) => ({ topic: t.topic, partitions: [] })),
+    topics,
   }
   return readFrom(ctx, req, firstRead, state, 0, 0)
 }
@@ -115,12 +130,12 @@ interface ReadState {
   remaining: number
   bytes: number
   failed: boolean
-  readonly topics: Array<{ topic: string; partitions: wire.PartitionFetchResponse[] }>
+  readonly topics: FetchTopicAnswer[]
 }
 
 function readFrom(
   ctx: BrokerContext,
-  req: wire.FetchRequest__Output,
+  req: FetchAsk,
   firstRead: boolean,
   state: ReadState,
   topicIndex: number,
@@ -130,10 +145,7 @@ function readFrom(
     const t = req.topics[ti]!
     for (let pi = ti === topicIndex ? partitionIndex : 0; pi < t.partitions.length; pi++) {
       const p = t.partitions[pi]!
-      const limit = Math.min(
-        p.partition_max_bytes > 0 ? p.partition_max_bytes : PARTITION_BYTES_DEFAULT,
-        state.remaining,
-      )
+      const limit = Math.min(p.partitionMaxBytes > 0 ? p.partitionMaxBytes : PARTITION_BYTES_DEFAULT, state.remaining)
       const r = readPartition(ctx, req, t.topic, p, limit, state.bytes === 0, firstRead)
       if (r instanceof Promise)
         return r.then((answer) => {
@@ -146,9 +158,9 @@ function readFrom(
   return { topics: state.topics, bytes: state.bytes, failed: state.failed }
 }
 
-function addAnswer(state: ReadState, topicIndex: number, r: wire.PartitionFetchResponse): void {
-  const size = r.records instanceof Buffer ? r.records.length : 0
-  if ((r.error_code ?? 0) !== 0 || r.diverging_epoch != null) state.failed = true
+function addAnswer(state: ReadState, topicIndex: number, r: FetchPartitionAnswer): void {
+  const size = r.records.length
+  if (r.errorCode !== 0 || r.divergingEpoch !== undefined) state.failed = true
   state.bytes += size
   state.remaining = Math.max(0, state.remaining - size)
   state.topics[topicIndex]!.partitions.push(r)
@@ -157,31 +169,30 @@ function addAnswer(state: ReadState, topicIndex: number, r: wire.PartitionFetchR
 /** One partition's answer; a promise only when its records are not at the active segment's tail. */
 function readPartition(
   ctx: BrokerContext,
-  req: wire.FetchRequest__Output,
+  req: FetchAsk,
   topic: string,
-  p: wire.PartitionFetchData__Output,
+  p: FetchPartitionAsk,
   maxBytes: number,
   minOneBatch: boolean,
   firstRead: boolean,
-): wire.PartitionFetchResponse | Promise<wire.PartitionFetchResponse> {
+): FetchPartitionAnswer | Promise<FetchPartitionAnswer> {
   const partition = p.partition
-  const fail = (f: ErrorFields, offsets?: FetchOffsets): wire.PartitionFetchResponse =>
-    partitionFetchFailure(partition, f, offsets)
-  const failWith = (err: unknown): wire.PartitionFetchResponse =>
-    fail(errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Fetch' }))
   try {
     const replica = leaderReplica(ctx, topic, partition)
-    if ('error_code' in replica) return fail(replica)
-    if (req.replica_id >= 0) {
+    if ('error_code' in replica) return partitionAnswer(partition, replica, undefined)
+    if (req.replicaId >= 0) {
       const answer = readForFollower(ctx, req, replica, p, { maxBytes, minOneBatch, recordPosition: firstRead })
-      return answer instanceof Promise ? answer.catch(failWith) : answer
+      return answer instanceof Promise
+        ? answer.catch((err: unknown) => readFailure(ctx, topic, partition, err))
+        : answer
     }
-    const epochError = leaderEpochMismatch(replica, p.current_leader_epoch)
-    if (epochError !== undefined) return fail(epochError)
-    const offsets = { hw: replica.highWatermark, lso: replica.logStartOffset, leo: replica.logEndOffset }
-    const offset = toBigInt(p.fetch_offset)
+    const epochError = leaderEpochMismatch(replica, p.currentLeaderEpoch)
+    if (epochError !== undefined) return partitionAnswer(partition, epochError, undefined)
+    const offsets: FetchOffsets = { hw: replica.highWatermark, lso: replica.logStartOffset, leo: replica.logEndOffset }
+    const offset = p.fetchOffset
     if (offset < offsets.lso || offset > offsets.leo) {
-      return fail(
+      return partitionAnswer(
+        partition,
         errorFields(
           'OFFSET_OUT_OF_RANGE',
           `offset ${offset} is outside [${offsets.lso}, ${offsets.leo}] of ${topic}-${partition}`,
@@ -189,30 +200,39 @@ function readPartition(
         offsets,
       )
     }
+    // Consumers read below the high watermark only.
     const maxOffset = offsets.hw
-    const answer = (records: Buffer): wire.PartitionFetchResponse => ({
-      partition,
-      ...NO_ERROR,
-      high_watermark: toInt64String(offsets.hw),
-      last_stable_offset: toInt64String(offsets.hw),
-      log_start_offset: toInt64String(offsets.lso),
-      log_end_offset: toInt64String(offsets.leo),
-      records,
-      leader_epoch: replica.leaderEpoch,
-    })
-    if (offset >= maxOffset) return answer(EMPTY)
+    if (offset >= maxOffset) return consumerAnswer(partition, offsets, replica, EMPTY)
     const readOptions = { maxOffset, minOneBatch }
     const read = replica.log.readSync(offset, maxBytes, readOptions)
-    if (read !== undefined) return answer(read.records)
-    return replica.log.read(offset, maxBytes, readOptions).then((r) => answer(r.records), failWith)
+    if (read !== undefined) return consumerAnswer(partition, offsets, replica, read.records)
+    return replica.log.read(offset, maxBytes, readOptions).then(
+      (r) => consumerAnswer(partition, offsets, replica, r.records),
+      (err: unknown) => readFailure(ctx, topic, partition, err),
+    )
   } catch (err) {
-    return failWith(err)
+    return readFailure(ctx, topic, partition, err)
   }
 }
 
-/** A whole-request failure as a response (the per-partition reads never ran). */
-export function fetchErrorResponse(req: wire.FetchRequest__Output, err: unknown): wire.FetchResponse {
+function consumerAnswer(
+  partition: number,
+  offsets: FetchOffsets,
+  replica: Partition,
+  records: Buffer,
+): FetchPartitionAnswer {
+  return partitionAnswer(partition, NO_ERROR, offsets, records, replica.leaderEpoch)
+}
+
+function readFailure(ctx: BrokerContext, topic: string, partition: number, err: unknown): FetchPartitionAnswer {
+  const f: ErrorFields = errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Fetch' })
+  return partitionAnswer(partition, f, undefined)
+}
+
+/** A whole-request failure as an answer (the per-partition reads never ran). */
+export function fetchFailure(err: unknown): FetchAnswer {
   const e =
     err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String((err as Error)?.message ?? err))
-  return { correlation_id: req.correlation_id, ...errorFields(e.code, e.message), topics: [] }
+  const f = errorFields(e.code, e.message)
+  return { errorCode: f.error_code, errorMessage: f.error_message, topics: [] }
 }

@@ -17,7 +17,7 @@ import type { Logger } from 'pino'
 import { GRPC_SERVER_OPTIONS, loadSluiceProto, toGrpcError, type wire } from '@sluice/protocol'
 import { serveBidiStream, type ServedStream } from './bidi-stream.js'
 import type { BrokerContext } from './context.js'
-import { fetchErrorResponse, handleFetch } from './fetch-handler.js'
+import { handleWireFetch, wireFetchFailure } from './fetch-wire.js'
 import { handleListOffsets } from './list-offsets-handler.js'
 import { handleDeleteRecords, handleMetadata } from './metadata-handler.js'
 import { handleProduce, produceErrorResponse } from './produce-handler.js'
@@ -43,7 +43,6 @@ export async function startGrpcServer(ctx: BrokerContext, host: string, port: nu
   }
 
   const m = instrumentation(ctx)
-  const metrics = ctx.metrics
   const handlers: wire.BrokerHandlers = {
     Produce: (call) =>
       track(
@@ -63,16 +62,8 @@ export async function startGrpcServer(ctx: BrokerContext, host: string, port: nu
           call,
           logger,
           maxInFlight: STREAM_IN_FLIGHT_MAX,
-          handle: m.Fetch(
-            metrics === undefined
-              ? (req, signal) => handleFetch(ctx, req, signal)
-              : async (req, signal) => {
-                  const res = await handleFetch(ctx, req, signal)
-                  if (res !== undefined) metrics.fetchAnswered(req.replica_id >= 0, res)
-                  return res
-                },
-          ),
-          errorResponse: fetchErrorResponse,
+          handle: m.Fetch((req, signal) => handleWireFetch(ctx, req, signal)),
+          errorResponse: wireFetchFailure,
         }),
       ),
     ListOffsets: unary(

@@ -4,15 +4,16 @@
  * so none of this work happens when tracing is off.
  */
 import { batchesEndOffset, toBigInt, traceHop, traceNow, type wire } from '@sluice/protocol'
+import type { FollowerFetchAnswer } from '../replication/follower-fetch-types.js'
+import type { FetchAnswer, FetchAsk } from './fetch-types.js'
 
 /** A follower's fetch arrived: one event per partition at its fetch offset (node: the follower). */
-export function traceFetchReceived(req: wire.FetchRequest__Output): void {
-  if (req.replica_id < 0) return
+export function traceFetchReceived(req: FetchAsk): void {
+  if (req.replicaId < 0) return
   const ns = traceNow()
   for (const t of req.topics) {
     for (const p of t.partitions) {
-      const offset = toBigInt(p.fetch_offset)
-      traceHop('follower-fetch-received', req.replica_id, t.topic, p.partition, offset, offset, ns)
+      traceHop('follower-fetch-received', req.replicaId, t.topic, p.partition, p.fetchOffset, p.fetchOffset, ns)
     }
   }
 }
@@ -21,21 +22,18 @@ export function traceFetchReceived(req: wire.FetchRequest__Output): void {
  * A fetch is answered: one event per partition that carries records, covering them (node: the
  * follower for a follower fetch, this broker for a consumer's).
  */
-export function traceFetchAnswered(brokerId: number, req: wire.FetchRequest__Output, res: wire.FetchResponse): void {
+export function traceFetchAnswered(brokerId: number, req: FetchAsk, res: FetchAnswer): void {
   const ns = traceNow()
-  const follower = req.replica_id >= 0
+  const follower = req.replicaId >= 0
   const offsets = new Map<string, bigint>()
-  for (const t of req.topics)
-    for (const p of t.partitions) offsets.set(`${t.topic} ${p.partition}`, toBigInt(p.fetch_offset))
-  for (const t of res.topics ?? []) {
-    for (const p of t.partitions ?? []) {
-      const records = p.records
-      if (!(records instanceof Buffer) || records.length === 0) continue
-      const partition = p.partition ?? 0
-      const from = offsets.get(`${t.topic} ${partition}`) ?? 0n
-      const to = batchesEndOffset(records, from)
-      if (follower) traceHop('follower-fetch-answered', req.replica_id, t.topic ?? '', partition, from, to, ns)
-      else traceHop('consumer-fetch-answered', brokerId, t.topic ?? '', partition, from, to, ns)
+  for (const t of req.topics) for (const p of t.partitions) offsets.set(`${t.topic} ${p.partition}`, p.fetchOffset)
+  for (const t of res.topics) {
+    for (const p of t.partitions) {
+      if (p.records.length === 0) continue
+      const from = offsets.get(`${t.topic} ${p.partition}`) ?? 0n
+      const to = batchesEndOffset(p.records, from)
+      if (follower) traceHop('follower-fetch-answered', req.replicaId, t.topic, p.partition, from, to, ns)
+      else traceHop('consumer-fetch-answered', brokerId, t.topic, p.partition, from, to, ns)
     }
   }
 }
@@ -44,7 +42,7 @@ export function traceFetchAnswered(brokerId: number, req: wire.FetchRequest__Out
  * A follower's fetch response arrived (the replica fetcher, before applying it): one event per
  * partition that carries records, covering them (node: this follower).
  */
-export function traceFollowerResponse(brokerId: number, res: wire.FetchResponse__Output): void {
+export function traceFollowerResponse(brokerId: number, res: FollowerFetchAnswer): void {
   const ns = traceNow()
   for (const t of res.topics) {
     for (const p of t.partitions) {

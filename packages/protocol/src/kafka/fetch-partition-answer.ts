@@ -23,9 +23,15 @@ export function kafkaDivergingEpoch(epoch: number, endOffset: bigint): FetchResp
   return epoch < 0 && endOffset < 0n ? { epoch: -1, endOffset: 0n } : { epoch, endOffset }
 }
 
-/** A reader's view of DivergingEpoch: null when the answer reports none. */
+/** A reader's view of DivergingEpoch: undefined when the answer reports none. */
+export function divergingEpochRead(d: FetchResponseEpochEndOffset): FetchResponseEpochEndOffset | undefined {
+  return d.epoch >= 0 || d.endOffset >= 0n ? d : undefined
+}
+
+/** divergingEpochRead in the wire type: null when the answer reports none. */
 export function wireDivergingEpoch(d: FetchResponseEpochEndOffset): wire.EpochEndOffset__Output | null {
-  return d.epoch >= 0 || d.endOffset >= 0n ? { epoch: d.epoch, end_offset: toInt64String(d.endOffset) } : null
+  const read = divergingEpochRead(d)
+  return read === undefined ? null : { epoch: read.epoch, end_offset: toInt64String(read.endOffset) }
 }
 
 /**

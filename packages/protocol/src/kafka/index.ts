@@ -20,4 +20,9 @@ export {
   type KafkaRequestOptions,
 } from './kafka-client-connection.js'
 export * from './messages/index.js'
-export { kafkaDivergingEpoch, wireDivergingEpoch, wireFetchPartition } from './fetch-partition-answer.js'
+export {
+  divergingEpochRead,
+  kafkaDivergingEpoch,
+  wireDivergingEpoch,
+  wireFetchPartition,
+} from './fetch-partition-answer.js'

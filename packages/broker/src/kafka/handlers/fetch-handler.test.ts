@@ -20,11 +20,11 @@ function throughTheWire(divergingEpoch: kafka.FetchResponseEpochEndOffsetInput |
 
 describe('the Kafka Fetch answer to a follower', () => {
   it('carries a diverging epoch, no diverging epoch, and "no common epoch" distinguishably', () => {
-    expect(throughTheWire(divergingEpochOf({ epoch: 4, end_offset: '3' }))).toEqual({ epoch: 4, endOffset: 3n })
+    expect(throughTheWire(divergingEpochOf({ epoch: 4, endOffset: 3n }))).toEqual({ epoch: 4, endOffset: 3n })
     // None: the field is left out and reads as its default (-1, -1).
-    expect(divergingEpochOf(null)).toBeUndefined()
-    expect(throughTheWire(divergingEpochOf(null))).toEqual({ epoch: -1, endOffset: -1n })
+    expect(divergingEpochOf(undefined)).toBeUndefined()
+    expect(throughTheWire(divergingEpochOf(undefined))).toEqual({ epoch: -1, endOffset: -1n })
     // The leader knows no epoch at or below the follower's: (-1, -1) would read as "none", so (-1, 0).
-    expect(throughTheWire(divergingEpochOf({ epoch: -1, end_offset: '-1' }))).toEqual({ epoch: -1, endOffset: 0n })
+    expect(throughTheWire(divergingEpochOf({ epoch: -1, endOffset: -1n }))).toEqual({ epoch: -1, endOffset: 0n })
   })
 })

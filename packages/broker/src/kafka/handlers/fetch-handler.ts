@@ -26,12 +26,12 @@
  *   topic whose id the cache does not know is UNKNOWN_TOPIC_ID for each of its partitions.
  *   @platformatic/kafka needs v13: at v12 it sends the topic id's text where the name belongs.
  */
-import { errorId, kafka, type wire } from '@sluice/protocol'
+import { errorId, kafka } from '@sluice/protocol'
 import type { MetadataCache } from '../../metadata-cache.js'
-import { fetchErrorResponse, handleFetch } from '../../server/fetch-handler.js'
+import { fetchFailure, handleFetch } from '../../server/fetch-handler.js'
+import type { DivergingEpoch, FetchAnswer, FetchAsk, FetchTopicAsk } from '../../server/fetch-types.js'
 import type { KafkaApiHandler, KafkaRequestContext } from '../kafka-api-handler.js'
 import { kafkaErrorCode } from '../kafka-error-code.js'
-import { bufferFromWire, int64FromWire, int64ToWire } from '../wire-values.js'
 
 const READ_COMMITTED = 1
 /** Kafka's FetchMetadata epochs that need no session: a full fetch (0) and a sessionless one (-1). */
@@ -52,15 +52,15 @@ export const fetchHandler: KafkaApiHandler<kafka.FetchRequest, kafka.FetchRespon
     // v13+: the name of each requested topic id ('' for an unknown id, which no topic has).
     const names =
       version >= TOPIC_IDS_FROM ? req.topics.map((t) => topicNameOf(ctx.broker.cache, t.topicId)) : undefined
-    const wireReq = toWireFetch(req, ctx, names)
-    let res: wire.FetchResponse | undefined
+    const ask = fetchAsk(req, ctx, names)
+    let res: FetchAnswer | undefined
     try {
-      res = await handleFetch(ctx.broker, wireReq, ctx.signal)
+      res = await handleFetch(ctx.broker, ask, ctx.signal)
     } catch (err) {
-      res = fetchErrorResponse(wireReq, err)
+      res = fetchFailure(err)
     }
     if (res === undefined) return undefined // the connection closed or the broker is stopping
-    ctx.broker.metrics?.fetchAnswered(wireReq.replica_id >= 0, res)
+    ctx.broker.metrics?.fetchAnswered(ask.replicaId >= 0, res)
     const answer = toKafkaFetch(res, ctx.broker.cache, req.isolationLevel === READ_COMMITTED)
     if (names !== undefined) withTopicIds(answer, req, names)
     return answer
@@ -105,65 +105,52 @@ function requestRefusal(req: kafka.FetchRequest, version: number, ctx: KafkaRequ
   return undefined
 }
 
-function toWireFetch(
-  req: kafka.FetchRequest,
-  ctx: KafkaRequestContext,
-  names: readonly string[] | undefined,
-): wire.FetchRequest__Output {
+function fetchAsk(req: kafka.FetchRequest, ctx: KafkaRequestContext, names: readonly string[] | undefined): FetchAsk {
   // From v15 the follower's id and broker epoch travel in ReplicaState (-1 and -1 for consumers).
   const replicaState = ctx.header.apiVersion >= REPLICA_STATE_FROM
+  const topics: FetchTopicAsk[] = new Array(req.topics.length)
+  for (let i = 0; i < req.topics.length; i++) {
+    const t = req.topics[i]!
+    // Kafka's partition fields are the operation's, by other names: the request's own objects are
+    // read as they are, without a copy per partition.
+    topics[i] = { topic: names?.[i] ?? t.topic, partitions: t.partitions }
+  }
   return {
-    correlation_id: String(ctx.header.correlationId),
-    replica_id: replicaState ? req.replicaState.replicaId : req.replicaId,
-    max_wait_ms: req.maxWaitMs,
-    min_bytes: req.minBytes,
-    max_bytes: req.maxBytes,
-    isolation_level: req.isolationLevel,
-    client_id: ctx.clientId ?? '',
-    replica_epoch: replicaState ? int64ToWire(req.replicaState.replicaEpoch) : '-1',
-    topics: req.topics.map((t, i) => ({
-      topic: names?.[i] ?? t.topic,
-      partitions: t.partitions.map((p) => ({
-        partition: p.partition,
-        fetch_offset: int64ToWire(p.fetchOffset),
-        current_leader_epoch: p.currentLeaderEpoch,
-        partition_max_bytes: p.partitionMaxBytes,
-        last_fetched_epoch: p.lastFetchedEpoch,
-        log_start_offset: int64ToWire(p.logStartOffset),
-      })),
-    })),
+    replicaId: replicaState ? req.replicaState.replicaId : req.replicaId,
+    replicaEpoch: replicaState ? req.replicaState.replicaEpoch : -1n,
+    maxWaitMs: req.maxWaitMs,
+    minBytes: req.minBytes,
+    maxBytes: req.maxBytes,
+    topics,
   }
 }
 
-function toKafkaFetch(res: wire.FetchResponse, cache: MetadataCache, readCommitted: boolean): kafka.FetchResponseInput {
-  return {
-    throttleTimeMs: res.throttle_time_ms ?? 0,
-    errorCode: kafkaErrorCode(res.error_code),
-    sessionId: 0,
-    responses: (res.topics ?? []).map((t) => {
-      const topic = t.topic ?? ''
-      return {
-        topic,
-        partitions: (t.partitions ?? []).map((p) => {
-          const partitionIndex = p.partition ?? 0
-          const errorCode = kafkaErrorCode(p.error_code)
-          return {
-            partitionIndex,
-            errorCode,
-            highWatermark: int64FromWire(p.high_watermark),
-            lastStableOffset: int64FromWire(p.last_stable_offset),
-            logStartOffset: int64FromWire(p.log_start_offset),
-            // Kafka lists aborted transactions only to read_committed consumers; there are none.
-            abortedTransactions: readCommitted ? [] : null,
-            preferredReadReplica: -1,
-            records: bufferFromWire(p.records),
-            divergingEpoch: divergingEpochOf(p.diverging_epoch),
-            currentLeader: LEADER_HINT_ERRORS.has(errorCode) ? leaderHint(cache, topic, partitionIndex) : undefined,
-          }
-        }),
+function toKafkaFetch(res: FetchAnswer, cache: MetadataCache, readCommitted: boolean): kafka.FetchResponseInput {
+  const responses: kafka.FetchResponseFetchableTopicResponseInput[] = new Array(res.topics.length)
+  for (let i = 0; i < res.topics.length; i++) {
+    const t = res.topics[i]!
+    const partitions: kafka.FetchResponsePartitionDataInput[] = new Array(t.partitions.length)
+    for (let j = 0; j < t.partitions.length; j++) {
+      const p = t.partitions[j]!
+      const errorCode = kafkaErrorCode(p.errorCode)
+      partitions[j] = {
+        partitionIndex: p.partition,
+        errorCode,
+        highWatermark: p.highWatermark,
+        // No transactions: the last stable offset is the high watermark.
+        lastStableOffset: p.highWatermark,
+        logStartOffset: p.logStartOffset,
+        // Kafka lists aborted transactions only to read_committed consumers; there are none.
+        abortedTransactions: readCommitted ? [] : null,
+        preferredReadReplica: -1,
+        records: p.records,
+        divergingEpoch: divergingEpochOf(p.divergingEpoch),
+        currentLeader: LEADER_HINT_ERRORS.has(errorCode) ? leaderHint(cache, t.topic, p.partition) : undefined,
       }
-    }),
+    }
+    responses[i] = { topic: t.topic, partitions }
   }
+  return { throttleTimeMs: 0, errorCode: kafkaErrorCode(res.errorCode), sessionId: 0, responses }
 }
 
 function leaderHint(cache: MetadataCache, topic: string, partition: number): kafka.FetchResponseLeaderIdAndEpochInput {
@@ -175,9 +162,6 @@ function leaderHint(cache: MetadataCache, topic: string, partition: number): kaf
  * The v12+ DivergingEpoch of a follower's answer (absent = none; see the file comment for (-1, -1)).
  * @internal exported for testing
  */
-export function divergingEpochOf(
-  d: wire.EpochEndOffset | null | undefined,
-): kafka.FetchResponseEpochEndOffsetInput | undefined {
-  if (d === undefined || d === null) return undefined
-  return kafka.kafkaDivergingEpoch(d.epoch ?? -1, int64FromWire(d.end_offset))
+export function divergingEpochOf(d: DivergingEpoch | undefined): kafka.FetchResponseEpochEndOffsetInput | undefined {
+  return d === undefined ? undefined : kafka.kafkaDivergingEpoch(d.epoch, d.endOffset)
 }
