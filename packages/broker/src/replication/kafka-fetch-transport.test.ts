@@ -1,31 +1,11 @@
-import { describe, expect, it, onTestFinished, vi } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { kafka, SluiceError } from '@sluice/protocol'
 import { kafkaTopicId } from '../kafka/topic-id.js'
 import { fakeLeader } from './__fixtures__/fake-kafka-leader.js'
 import type { FollowerFetchRequest } from './follower-fetch-types.js'
-import {
-  fromKafkaFetch,
-  KafkaFetchConnection,
-  KafkaTopicIds,
-  REPLICA_FETCH_VERSION,
-  toKafkaFetch,
-} from './kafka-fetch-transport.js'
-
-// Counts the parses of topic ids (kafkaTopicId), to see which of them the transport saves.
-const topicIdParses = vi.hoisted(() => ({ count: 0 }))
-vi.mock('../kafka/topic-id.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../kafka/topic-id.js')>()
-  return {
-    ...real,
-    kafkaTopicId: (id: string | undefined): Buffer => {
-      topicIdParses.count++
-      return real.kafkaTopicId(id)
-    },
-  }
-})
+import { fromKafkaFetch, KafkaFetchConnection, REPLICA_FETCH_VERSION, toKafkaFetch } from './kafka-fetch-transport.js'
 
 const ID_A = 'AAECAwQFBgcICQoLDA0ODw' // 16 bytes 0..15 in URL-safe base64
-const ID_B = 'EBESExQVFhcYGRobHB0eHw' // 16 bytes 16..31
 
 function followerRequest(): FollowerFetchRequest {
   return {
@@ -68,7 +48,7 @@ function followerRequest(): FollowerFetchRequest {
 }
 
 /** Topic 'a' has ID_A; no other topic has an id. */
-const idsOfA = (): KafkaTopicIds => new KafkaTopicIds((t) => (t === 'a' ? ID_A : undefined))
+const idsOfA = (): ((topic: string) => string | undefined) => (t) => (t === 'a' ? ID_A : undefined)
 
 /** Through the generated codec, as the leader's Kafka listener reads it. */
 function onTheWire<T>(write: (w: kafka.KafkaWriter) => void, read: (r: kafka.KafkaReader) => T): T {
@@ -107,36 +87,6 @@ describe('the Kafka transport of follower fetches', () => {
     })
     // A topic without a known id goes out with the zero id (the leader answers UNKNOWN_TOPIC_ID).
     expect(read.topics[1]!.topicId.equals(Buffer.alloc(16))).toBe(true)
-  })
-
-  it("parses a topic's id once, and again only when the metadata's id for the name changes", () => {
-    const idOf = new Map<string, string>([['a', ID_A]])
-    let lookups = 0
-    const ids = new KafkaTopicIds((t) => {
-      lookups++
-      return idOf.get(t)
-    })
-    const idBytes = (text: string): Buffer => Buffer.from(text, 'base64url')
-    const parsesBefore = topicIdParses.count
-    const parsesSince = (): number => topicIdParses.count - parsesBefore
-    const first = ids.of('a')
-    expect(first.equals(idBytes(ID_A))).toBe(true)
-    for (let i = 0; i < 3; i++) expect(ids.of('a')).toBe(first)
-    expect(parsesSince()).toBe(1) // once, not per fetch
-    expect(lookups).toBe(4) // but the metadata is asked every time, so a change is seen
-    expect(ids.of('gone').equals(Buffer.alloc(16))).toBe(true)
-    expect(ids.of('gone').equals(Buffer.alloc(16))).toBe(true)
-    expect(parsesSince()).toBe(2) // a topic without an id is remembered too
-    // Deleted and created again under the same name: a new id.
-    idOf.set('a', ID_B)
-    const second = ids.of('a')
-    expect(second.equals(idBytes(ID_B))).toBe(true)
-    expect(ids.of('a')).toBe(second)
-    expect(parsesSince()).toBe(3)
-    // An id that appears for a topic that had none.
-    idOf.set('gone', ID_A)
-    expect(ids.of('gone').equals(idBytes(ID_A))).toBe(true)
-    expect(parsesSince()).toBe(4)
   })
 
   it("answers in the fetcher's shape with Kafka's bigints: records, the high watermark, a diverging epoch, no log end offset", () => {

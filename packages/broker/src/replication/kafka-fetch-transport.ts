@@ -17,8 +17,7 @@
  *
  * This is the default transport, so a fetch converts nothing on its way through (issue 16): the
  * fetcher's request and answer (follower-fetch-types.ts) hold offsets as bigints, as Kafka's
- * codec does, and each topic's id bytes are kept per connection (KafkaTopicIds), parsed again
- * only when the metadata's id for the name changes.
+ * codec does (topic ids in Kafka's form are remembered by kafka/topic-id.ts).
  *
  * A new connection first asks ApiVersions (one round trip per connection, not per fetch): a
  * leader that does not serve Fetch v15 (a broker from before follower fetches over Kafka, during
@@ -50,9 +49,6 @@ const READ_UNCOMMITTED = 0
 /** What the fetcher reads as "the leader's log end offset is not known" (replica-fetcher.ts). */
 const UNKNOWN_LOG_END_OFFSET = -1n
 
-/** Topic ids one connection remembers (KafkaTopicIds) before it starts over. */
-const TOPIC_IDS_MAX = 10_000
-
 const NO_RECORDS = Buffer.alloc(0)
 
 export interface KafkaFetchConnectionOptions {
@@ -66,12 +62,10 @@ export interface KafkaFetchConnectionOptions {
 
 export class KafkaFetchConnection implements ReplicaFetchConnection {
   private readonly connecting: Promise<kafka.KafkaClientConnection>
-  private readonly topicIds: KafkaTopicIds
   private connection: kafka.KafkaClientConnection | undefined
   private closedBy: Error | undefined
 
   constructor(private readonly options: KafkaFetchConnectionOptions) {
-    this.topicIds = new KafkaTopicIds(options.topicIdOf)
     const { host, port } = splitAddress(options.address)
     this.connecting = kafka.KafkaClientConnection.connect({
       host,
@@ -93,7 +87,7 @@ export class KafkaFetchConnection implements ReplicaFetchConnection {
     if (this.closedBy !== undefined) throw this.closedBy
     const connection = await this.connecting
     if (this.closedBy !== undefined) throw this.closedBy
-    const body = toKafkaFetch(request, this.topicIds)
+    const body = toKafkaFetch(request, this.options.topicIdOf)
     const answer = await connection.request(kafka.FetchApi, REPLICA_FETCH_VERSION, body)
     return fromKafkaFetch(request, body, answer)
   }
@@ -128,34 +122,14 @@ export class KafkaFetchConnection implements ReplicaFetchConnection {
   }
 }
 
-/**
- * Topic ids in Kafka's 16-byte form by topic name, for one connection: every fetch names each
- * of its topics by id, so an id's text is parsed only when the metadata's text for the name
- * changes (a topic deleted and created again under its name has a new id), not per fetch.
- */
-export class KafkaTopicIds {
-  private readonly byName = new Map<string, { text: string | undefined; id: Buffer }>()
-
-  constructor(private readonly topicIdOf: (topic: string) => string | undefined) {}
-
-  /** The id to send for `topic`: the zero id when the metadata knows none. */
-  of(topic: string): Buffer {
-    const text = this.topicIdOf(topic)
-    const known = this.byName.get(topic)
-    if (known !== undefined && known.text === text) return known.id
-    const id = kafkaTopicId(text)
-    // Cleared when full: a bound on what a long-lived connection keeps for topics since deleted.
-    if (known === undefined && this.byName.size >= TOPIC_IDS_MAX) this.byName.clear()
-    this.byName.set(topic, { text, id })
-    return id
-  }
-}
-
 /** The Kafka Fetch v15 body of a follower fetch: `req`'s topics, in order, by id. */
-export function toKafkaFetch(req: FollowerFetchRequest, topicIds: KafkaTopicIds): KafkaFollowerFetch {
+export function toKafkaFetch(
+  req: FollowerFetchRequest,
+  topicIdOf: (topic: string) => string | undefined,
+): KafkaFollowerFetch {
   const topics: KafkaFollowerFetch['topics'] = []
   // The request's partitions are Kafka's FetchPartition already (follower-fetch-types.ts): sent as they are.
-  for (const t of req.topics) topics.push({ topicId: topicIds.of(t.topic), partitions: t.partitions })
+  for (const t of req.topics) topics.push({ topicId: kafkaTopicId(topicIdOf(t.topic)), partitions: t.partitions })
   return {
     replicaState: { replicaId: req.replicaId, replicaEpoch: req.replicaEpoch },
     maxWaitMs: req.maxWaitMs,
