@@ -7,6 +7,11 @@ export function toBigInt(v: string | number | bigint | null | undefined): bigint
   return typeof v === 'bigint' ? v : BigInt(v)
 }
 
+/** A decimal int64 text as a bigint; undefined when it is not one (no exception, unlike BigInt()). */
+export function int64FromText(text: string): bigint | undefined {
+  return /^-?\d{1,19}$/.test(text) ? BigInt(text) : undefined
+}
+
 export function toInt64String(v: bigint | number): string {
   return typeof v === 'bigint' ? v.toString() : String(Math.trunc(v))
 }

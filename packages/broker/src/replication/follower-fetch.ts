@@ -15,6 +15,7 @@
  * first read of a request, not again when a parked long poll is re-read), and records are read up
  * to the log end offset (followers may read past the high watermark; consumers may not).
  */
+import { int64FromText } from '@sluice/protocol'
 import type { ReadResult } from '../log/index.js'
 import type { Partition } from '../partition.js'
 import { errorFields, NO_ERROR, type BrokerContext } from '../server/context.js'
@@ -126,7 +127,7 @@ const EPOCHS_MAX = 1024
 
 function epochValue(text: string): bigint | undefined {
   if (epochs.has(text)) return epochs.get(text)
-  const value = /^-?\d{1,19}$/.test(text) ? BigInt(text) : undefined
+  const value = int64FromText(text)
   if (epochs.size >= EPOCHS_MAX) epochs.clear()
   epochs.set(text, value)
   return value

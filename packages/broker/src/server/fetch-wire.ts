@@ -3,7 +3,7 @@
  * FetchResponse): the proto's int64 decimal strings become the operation's bigints on the way in
  * and strings again on the way out (fetch-types.ts says why the operation has its own types).
  */
-import { toBigInt, toInt64String, type wire } from '@sluice/protocol'
+import { int64FromText, toBigInt, toInt64String, type wire } from '@sluice/protocol'
 import type { BrokerContext } from './context.js'
 import { fetchFailure, handleFetch } from './fetch-handler.js'
 import type { FetchAnswer, FetchAsk } from './fetch-types.js'
@@ -35,7 +35,7 @@ export function wireFetchFailure(req: wire.FetchRequest__Output, err: unknown): 
 export function fetchAskFromWire(req: wire.FetchRequest__Output): FetchAsk {
   return {
     replicaId: req.replica_id,
-    replicaEpoch: /^-?\d{1,19}$/.test(req.replica_epoch) ? BigInt(req.replica_epoch) : UNREADABLE_EPOCH,
+    replicaEpoch: int64FromText(req.replica_epoch) ?? UNREADABLE_EPOCH,
     maxWaitMs: req.max_wait_ms,
     minBytes: req.min_bytes,
     maxBytes: req.max_bytes,

@@ -29,7 +29,7 @@ export function divergingEpochRead(d: FetchResponseEpochEndOffset): FetchRespons
 }
 
 /** divergingEpochRead in the wire type: null when the answer reports none. */
-export function wireDivergingEpoch(d: FetchResponseEpochEndOffset): wire.EpochEndOffset__Output | null {
+function wireDivergingEpoch(d: FetchResponseEpochEndOffset): wire.EpochEndOffset__Output | null {
   const read = divergingEpochRead(d)
   return read === undefined ? null : { epoch: read.epoch, end_offset: toInt64String(read.endOffset) }
 }

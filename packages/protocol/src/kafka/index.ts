@@ -23,6 +23,5 @@ export * from './messages/index.js'
 export {
   divergingEpochRead,
   kafkaDivergingEpoch,
-  wireDivergingEpoch,
   wireFetchPartition,
 } from './fetch-partition-answer.js'
