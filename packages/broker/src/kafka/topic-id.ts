@@ -36,6 +36,43 @@ function convert(id: string): Buffer {
   return ZERO_ID
 }
 
+/**
+ * The text form (base64url) of a 16-byte id read from a request, remembered by content: the
+ * leader looks up every topic of every follower fetch by id, and encoding through Buffer's
+ * toString is a call into C++ each time. The bytes are usually a view of a request frame, so
+ * the memo keeps its own copy.
+ */
+export function topicIdText(id: Buffer): string {
+  if (id.length !== UUID_BYTES) return id.toString('base64url')
+  const hash = id.readInt32LE(0) ^ id.readInt32LE(4) ^ id.readInt32LE(8) ^ id.readInt32LE(12)
+  let bucket = texts.get(hash)
+  if (bucket !== undefined) {
+    for (const known of bucket) if (sameId(known.bytes, id)) return known.text
+  }
+  const text = id.toString('base64url')
+  if (textsHeld >= REMEMBERED_MAX) {
+    texts.clear()
+    textsHeld = 0
+    bucket = undefined
+  }
+  if (bucket === undefined) {
+    bucket = []
+    texts.set(hash, bucket)
+  }
+  bucket.push({ bytes: Buffer.from(id), text })
+  textsHeld++
+  return text
+}
+
+/** Ids that share a hash of their bytes (almost always one). */
+const texts = new Map<number, Array<{ readonly bytes: Buffer; readonly text: string }>>()
+let textsHeld = 0
+
+function sameId(a: Buffer, b: Buffer): boolean {
+  for (let i = 0; i < UUID_BYTES; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 export function isZeroTopicId(id: Buffer): boolean {
   return id === ZERO_ID || id.equals(ZERO_ID)
 }

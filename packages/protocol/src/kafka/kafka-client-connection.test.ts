@@ -131,6 +131,43 @@ describe('KafkaClientConnection', () => {
     expect(replicaState).toEqual({ replicaId: 2, replicaEpoch: 41n })
   })
 
+  it("keeps an answer's bytes intact across later reads, and decodes answers split or joined across reads", async () => {
+    // Answers are read into one reused buffer: an answer decoded earlier must not see the bytes
+    // of a later read. The second answer is larger than one read, so it spans several.
+    const held: Received[] = []
+    const fetchAnswer = (req: Received, fill: number, size: number): Buffer => {
+      const w = new KafkaWriter()
+      writeResponseHeader(w, FetchApi.responseHeaderVersion(12), req.header.correlationId)
+      FetchApi.writeResponse(w, 12, {
+        sessionId: 0,
+        responses: [
+          {
+            topic: 't',
+            partitions: [{ partitionIndex: 0, errorCode: 0, highWatermark: 1n, records: Buffer.alloc(size, fill) }],
+          },
+        ],
+      })
+      return Buffer.concat(w.toFrame())
+    }
+    const { port } = await tinyServer((req) => {
+      held.push(req)
+      if (held.length === 1) req.socket.write(fetchAnswer(req, 0x11, 100))
+      if (held.length === 3) {
+        // two answers in one write: one of 200 KiB, then a small one
+        req.socket.write(Buffer.concat([fetchAnswer(held[1]!, 0x22, 200 * 1024), fetchAnswer(held[2]!, 0x33, 10)]))
+      }
+    })
+    const c = await connect(port)
+    const ask = { maxWaitMs: 0, minBytes: 1, topics: [] }
+    const first = await c.request(FetchApi, 12, ask)
+    const firstRecords = first.responses[0]!.partitions[0]!.records!
+    const [second, third] = await Promise.all([c.request(FetchApi, 12, ask), c.request(FetchApi, 12, ask)])
+    expect(firstRecords.equals(Buffer.alloc(100, 0x11))).toBe(true)
+    expect(second.responses[0]!.partitions[0]!.records!.equals(Buffer.alloc(200 * 1024, 0x22))).toBe(true)
+    expect(third.responses[0]!.partitions[0]!.records!.equals(Buffer.alloc(10, 0x33))).toBe(true)
+    expect(c.inFlightCount).toBe(0)
+  })
+
   it('fails requests in flight, and later ones, with NETWORK_EXCEPTION when the server closes', async () => {
     const { port } = await tinyServer((req) => req.socket.destroy())
     const c = await connect(port)

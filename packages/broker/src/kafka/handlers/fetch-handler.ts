@@ -32,6 +32,7 @@ import { fetchFailure, handleFetch } from '../../server/fetch-handler.js'
 import type { DivergingEpoch, FetchAnswer, FetchAsk, FetchTopicAsk } from '../../server/fetch-types.js'
 import type { KafkaApiHandler, KafkaRequestContext } from '../kafka-api-handler.js'
 import { kafkaErrorCode } from '../kafka-error-code.js'
+import { topicIdText } from '../topic-id.js'
 
 const READ_COMMITTED = 1
 /** Kafka's FetchMetadata epochs that need no session: a full fetch (0) and a sessionless one (-1). */
@@ -71,7 +72,7 @@ export const fetchHandler: KafkaApiHandler<kafka.FetchRequest, kafka.FetchRespon
 const TOPIC_IDS_FROM = 13
 
 function topicNameOf(cache: MetadataCache, topicId: Buffer): string {
-  return cache.topicById(topicId.toString('base64url')) ?? ''
+  return cache.topicById(topicIdText(topicId)) ?? ''
 }
 
 /**
