@@ -5,7 +5,7 @@
  * unsupported frame becomes a `refused` result saying why, which the connection logs before it
  * closes (what Kafka does with a request it cannot parse).
  */
-import { kafka } from '@sluice/protocol'
+import { readInt16BE, readInt32BE, kafka } from '@sluice/protocol'
 import type { RpcProbe } from '@sluice/server-kit'
 import type { KafkaApiHandler, KafkaApiVersionRange } from './kafka-api-handler.js'
 
@@ -74,9 +74,9 @@ export class KafkaApiTable {
     if (frame.length < FIXED_HEADER_BYTES) {
       return { kind: 'refused', reason: `a ${frame.length}-byte frame is shorter than a request header` }
     }
-    const apiKey = frame.readInt16BE(0)
-    const apiVersion = frame.readInt16BE(2)
-    const correlationId = frame.readInt32BE(4)
+    const apiKey = readInt16BE(frame, 0)
+    const apiVersion = readInt16BE(frame, 2)
+    const correlationId = readInt32BE(frame, 4)
     const entry = this.entries.get(apiKey)
     if (entry === undefined) {
       return { kind: 'refused', reason: `unknown api key ${apiKey}`, apiKey, apiVersion, correlationId }

@@ -79,6 +79,11 @@ export class KafkaConnection {
     this.onSocketClosed = resolve
   })
 
+  /** The splitter's frame callback, made once: a closure per chunk costs a lazy compile per call. */
+  private readonly takeFrame = (frame: Buffer): void => {
+    this.frames.push(frame)
+  }
+
   constructor(private readonly options: KafkaConnectionOptions) {
     this.socket = options.socket
     this.splitter = new kafka.KafkaFrameSplitter(options.maxFrameBytes)
@@ -149,7 +154,7 @@ export class KafkaConnection {
     if (this.ended || this.draining) return
     this.activity++
     try {
-      this.splitter.pushEach(chunk, (f) => this.frames.push(f))
+      this.splitter.pushEach(chunk, this.takeFrame)
     } catch (err) {
       // The frames before the bad size are kept: pump() dispatches them, then the refusal ends the socket.
       this.pump()

@@ -20,6 +20,7 @@
  * - INVALID_REQUEST (KafkaWireError): an answer did not decode, or named no request in flight;
  *   the stream is out of step, so the connection is closed and everything in flight fails.
  */
+import { readInt32BE } from '../buffer-methods.js'
 import net from 'node:net'
 import { SluiceError } from '../errors.js'
 import type { KafkaApiCodec } from './kafka-api-codec.js'
@@ -68,6 +69,9 @@ export class KafkaClientConnection {
   readonly closed: Promise<SluiceError> = new Promise((resolve) => {
     this.onClosed = resolve
   })
+
+  /** The splitter's frame callback, made once: a closure per read costs a lazy compile per call. */
+  private readonly frameReceived = (frame: Buffer): void => this.onFrame(frame)
 
   private constructor(
     private readonly socket: net.Socket,
@@ -213,7 +217,7 @@ export class KafkaClientConnection {
   private onData(chunk: Buffer): void {
     if (this.closeReason !== undefined) return
     try {
-      this.splitter.pushEach(chunk, (frame) => this.onFrame(frame))
+      this.splitter.pushEach(chunk, this.frameReceived)
     } catch (err) {
       const reason =
         err instanceof SluiceError ? err : new SluiceError('INVALID_REQUEST', `bad answer: ${(err as Error).message}`)
@@ -224,7 +228,7 @@ export class KafkaClientConnection {
   private onFrame(frame: Buffer): void {
     const r = new KafkaReader(frame)
     // The correlation id comes first in every response header version.
-    const correlationId = frame.length >= 4 ? frame.readInt32BE(0) : -1
+    const correlationId = frame.length >= 4 ? readInt32BE(frame, 0) : -1
     const entry = this.inFlight.get(correlationId)
     if (entry === undefined) {
       throw new KafkaWireError(`answer with correlation id ${correlationId} matches no request in flight`, 0)

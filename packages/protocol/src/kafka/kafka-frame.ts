@@ -1,3 +1,4 @@
+import { readInt32BE } from '../buffer-methods.js'
 import { type KafkaReader, NO_TAGGED_FIELDS } from './kafka-reader.js'
 import { KafkaWireError } from './kafka-wire-error.js'
 import type { KafkaWriter } from './kafka-writer.js'
@@ -45,7 +46,7 @@ export class KafkaFrameSplitter {
     for (;;) {
       if (this.bodySize < 0) {
         if (this.pendingBytes < 4) break
-        const size = this.take(4).readInt32BE(0)
+        const size = readInt32BE(this.take(4), 0)
         if (size < 0 || size > this.maxFrameBytes) {
           throw new KafkaWireError(`frame size ${size} outside 0..${this.maxFrameBytes}`, this.streamOffset - 4)
         }

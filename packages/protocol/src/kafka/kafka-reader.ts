@@ -1,3 +1,4 @@
+import { readBigInt64BE, readDoubleBE, readInt16BE, readInt32BE, readInt8, readUInt32BE } from '../buffer-methods.js'
 import { KafkaWireError } from './kafka-wire-error.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: false })
@@ -40,40 +41,40 @@ export class KafkaReader {
 
   int8(): number {
     this.need(1, 'int8')
-    return this.buf.readInt8(this.pos++)
+    return readInt8(this.buf, this.pos++)
   }
 
   int16(): number {
     this.need(2, 'int16')
-    const v = this.buf.readInt16BE(this.pos)
+    const v = readInt16BE(this.buf, this.pos)
     this.pos += 2
     return v
   }
 
   int32(): number {
     this.need(4, 'int32')
-    const v = this.buf.readInt32BE(this.pos)
+    const v = readInt32BE(this.buf, this.pos)
     this.pos += 4
     return v
   }
 
   uint32(): number {
     this.need(4, 'uint32')
-    const v = this.buf.readUInt32BE(this.pos)
+    const v = readUInt32BE(this.buf, this.pos)
     this.pos += 4
     return v
   }
 
   int64(): bigint {
     this.need(8, 'int64')
-    const v = this.buf.readBigInt64BE(this.pos)
+    const v = readBigInt64BE(this.buf, this.pos)
     this.pos += 8
     return v
   }
 
   float64(): number {
     this.need(8, 'float64')
-    const v = this.buf.readDoubleBE(this.pos)
+    const v = readDoubleBE(this.buf, this.pos)
     this.pos += 8
     return v
   }

@@ -1,4 +1,12 @@
 import { SluiceError } from '../errors.js'
+import {
+  writeBigInt64BE,
+  writeDoubleBE,
+  writeInt16BE,
+  writeInt32BE,
+  writeInt8,
+  writeUInt32BE,
+} from '../buffer-methods.js'
 
 /** Raw byte runs at least this long are kept as their own chunk instead of being copied in. */
 const PASS_THROUGH_BYTES = 1024
@@ -46,37 +54,37 @@ export class KafkaWriter {
 
   int8(v: number): this {
     this.ensure(1)
-    this.pos = this.buf.writeInt8(v, this.pos)
+    this.pos = writeInt8(this.buf, v, this.pos)
     return this
   }
 
   int16(v: number): this {
     this.ensure(2)
-    this.pos = this.buf.writeInt16BE(v, this.pos)
+    this.pos = writeInt16BE(this.buf, v, this.pos)
     return this
   }
 
   int32(v: number): this {
     this.ensure(4)
-    this.pos = this.buf.writeInt32BE(v, this.pos)
+    this.pos = writeInt32BE(this.buf, v, this.pos)
     return this
   }
 
   uint32(v: number): this {
     this.ensure(4)
-    this.pos = this.buf.writeUInt32BE(v, this.pos)
+    this.pos = writeUInt32BE(this.buf, v, this.pos)
     return this
   }
 
   int64(v: bigint): this {
     this.ensure(8)
-    this.pos = this.buf.writeBigInt64BE(v, this.pos)
+    this.pos = writeBigInt64BE(this.buf, v, this.pos)
     return this
   }
 
   float64(v: number): this {
     this.ensure(8)
-    this.pos = this.buf.writeDoubleBE(v, this.pos)
+    this.pos = writeDoubleBE(this.buf, v, this.pos)
     return this
   }
 
@@ -229,11 +237,11 @@ export class KafkaWriter {
   toFrame(): Buffer[] {
     if (this.reserved === 0) {
       const size = Buffer.allocUnsafe(4)
-      size.writeInt32BE(this.length, 0)
+      writeInt32BE(size, this.length, 0)
       return [size, ...this.toChunks()]
     }
     // The reserved bytes lead the first chunk, or the buffer when no chunk was pushed yet.
-    ;(this.chunks[0] ?? this.buf).writeInt32BE(this.length, 0)
+    writeInt32BE(this.chunks[0] ?? this.buf, this.length, 0)
     return this.toChunks()
   }
 }

@@ -11,6 +11,15 @@
  * module is what brokers use on the produce, fetch and recovery paths: it reads and validates
  * headers and never looks at individual records.
  */
+import {
+  readBigInt64BE,
+  readInt16BE,
+  readInt32BE,
+  readInt8,
+  readUInt32BE,
+  writeBigInt64BE,
+  writeInt32BE,
+} from '../buffer-methods.js'
 import { crc32c } from '../crc32c.js'
 import { SluiceError } from '../errors.js'
 
@@ -65,23 +74,23 @@ export interface BatchHeader {
  */
 export function readBatchHeader(buf: Buffer, position = 0): BatchHeader | undefined {
   if (buf.length - position < BATCH_HEADER_BYTES) return undefined
-  const batchLength = buf.readInt32BE(position + OFF_BATCH_LENGTH)
+  const batchLength = readInt32BE(buf, position + OFF_BATCH_LENGTH)
   return {
     position,
     sizeBytes: LOG_OVERHEAD_BYTES + batchLength,
-    baseOffset: buf.readBigInt64BE(position + OFF_BASE_OFFSET),
+    baseOffset: readBigInt64BE(buf, position + OFF_BASE_OFFSET),
     batchLength,
-    partitionLeaderEpoch: buf.readInt32BE(position + OFF_PARTITION_LEADER_EPOCH),
-    magic: buf.readInt8(position + OFF_MAGIC),
-    crc: buf.readUInt32BE(position + OFF_CRC),
-    attributes: buf.readInt16BE(position + OFF_ATTRIBUTES),
-    lastOffsetDelta: buf.readInt32BE(position + OFF_LAST_OFFSET_DELTA),
-    baseTimestamp: buf.readBigInt64BE(position + OFF_BASE_TIMESTAMP),
-    maxTimestamp: buf.readBigInt64BE(position + OFF_MAX_TIMESTAMP),
-    producerId: buf.readBigInt64BE(position + OFF_PRODUCER_ID),
-    producerEpoch: buf.readInt16BE(position + OFF_PRODUCER_EPOCH),
-    baseSequence: buf.readInt32BE(position + OFF_BASE_SEQUENCE),
-    recordCount: buf.readInt32BE(position + OFF_RECORD_COUNT),
+    partitionLeaderEpoch: readInt32BE(buf, position + OFF_PARTITION_LEADER_EPOCH),
+    magic: readInt8(buf, position + OFF_MAGIC),
+    crc: readUInt32BE(buf, position + OFF_CRC),
+    attributes: readInt16BE(buf, position + OFF_ATTRIBUTES),
+    lastOffsetDelta: readInt32BE(buf, position + OFF_LAST_OFFSET_DELTA),
+    baseTimestamp: readBigInt64BE(buf, position + OFF_BASE_TIMESTAMP),
+    maxTimestamp: readBigInt64BE(buf, position + OFF_MAX_TIMESTAMP),
+    producerId: readBigInt64BE(buf, position + OFF_PRODUCER_ID),
+    producerEpoch: readInt16BE(buf, position + OFF_PRODUCER_EPOCH),
+    baseSequence: readInt32BE(buf, position + OFF_BASE_SEQUENCE),
+    recordCount: readInt32BE(buf, position + OFF_RECORD_COUNT),
   }
 }
 
@@ -100,7 +109,7 @@ export type BatchProblem =
 export function checkBatchAt(buf: Buffer, position: number): BatchProblem | undefined {
   return (
     checkBatchFraming(buf, position) ??
-    checkBatchContents(buf, position, LOG_OVERHEAD_BYTES + buf.readInt32BE(position + OFF_BATCH_LENGTH))
+    checkBatchContents(buf, position, LOG_OVERHEAD_BYTES + readInt32BE(buf, position + OFF_BATCH_LENGTH))
   )
 }
 
@@ -113,11 +122,11 @@ export function checkBatchFraming(buf: Buffer, position: number): BatchProblem |
   if (remaining < BATCH_HEADER_BYTES) {
     return { kind: 'truncated', message: `only ${remaining} bytes left, a batch header needs ${BATCH_HEADER_BYTES}` }
   }
-  const batchLength = buf.readInt32BE(position + OFF_BATCH_LENGTH)
+  const batchLength = readInt32BE(buf, position + OFF_BATCH_LENGTH)
   if (batchLength < BATCH_HEADER_BYTES - LOG_OVERHEAD_BYTES) {
     return { kind: 'bad-length', message: `batchLength ${batchLength} is smaller than a header` }
   }
-  const magic = buf.readInt8(position + OFF_MAGIC)
+  const magic = readInt8(buf, position + OFF_MAGIC)
   if (magic !== CURRENT_MAGIC) return { kind: 'bad-magic', message: `magic ${magic}, expected ${CURRENT_MAGIC}` }
   const size = LOG_OVERHEAD_BYTES + batchLength
   if (remaining < size) {
@@ -131,7 +140,7 @@ export function checkBatchFraming(buf: Buffer, position: number): BatchProblem |
  * `position`): the CRC-32C, and header fields that agree with each other.
  */
 export function checkBatchContents(buf: Buffer, position: number, size: number): BatchProblem | undefined {
-  const stored = buf.readUInt32BE(position + OFF_CRC)
+  const stored = readUInt32BE(buf, position + OFF_CRC)
   const actual = crc32c(buf.subarray(position + OFF_ATTRIBUTES, position + size))
   if (stored !== actual) {
     return {
@@ -139,12 +148,12 @@ export function checkBatchContents(buf: Buffer, position: number, size: number):
       message: `CRC-32C mismatch: stored ${stored.toString(16)}, computed ${actual.toString(16)}`,
     }
   }
-  const recordCount = buf.readInt32BE(position + OFF_RECORD_COUNT)
-  const lastOffsetDelta = buf.readInt32BE(position + OFF_LAST_OFFSET_DELTA)
+  const recordCount = readInt32BE(buf, position + OFF_RECORD_COUNT)
+  const lastOffsetDelta = readInt32BE(buf, position + OFF_LAST_OFFSET_DELTA)
   if (recordCount < 0 || lastOffsetDelta < 0 || (recordCount > 0 && lastOffsetDelta < recordCount - 1)) {
     return { kind: 'bad-header', message: `recordCount ${recordCount} and lastOffsetDelta ${lastOffsetDelta} disagree` }
   }
-  const attributes = buf.readInt16BE(position + OFF_ATTRIBUTES)
+  const attributes = readInt16BE(buf, position + OFF_ATTRIBUTES)
   if ((attributes & COMPRESSION_CODEC_MASK) > 4) {
     return { kind: 'bad-header', message: `unknown compression codec ${attributes & COMPRESSION_CODEC_MASK}` }
   }
@@ -208,6 +217,6 @@ export function validateBatches(buf: Buffer): BatchSpan[] {
 
 /** Writes the offset and leader epoch into a batch in place (not covered by the CRC). */
 export function stampBatch(buf: Buffer, position: number, baseOffset: bigint, leaderEpoch: number): void {
-  buf.writeBigInt64BE(baseOffset, position + OFF_BASE_OFFSET)
-  buf.writeInt32BE(leaderEpoch, position + OFF_PARTITION_LEADER_EPOCH)
+  writeBigInt64BE(buf, baseOffset, position + OFF_BASE_OFFSET)
+  writeInt32BE(buf, leaderEpoch, position + OFF_PARTITION_LEADER_EPOCH)
 }

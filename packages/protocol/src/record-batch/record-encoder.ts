@@ -22,6 +22,7 @@
  * batch). The copy is a second trip over ~250 KB of fresh memory; it costs more than the size
  * pass saves.
  */
+import { writeBigInt64BE, writeInt16BE, writeInt32BE, writeInt8, writeUInt32BE } from '../buffer-methods.js'
 import { crc32c } from '../crc32c.js'
 import { SluiceError } from '../errors.js'
 import {
@@ -213,18 +214,18 @@ function writeHeader(
   options: EncodeBatchOptions,
 ): void {
   try {
-    buf.writeBigInt64BE(options.baseOffset ?? 0n, OFF_BASE_OFFSET)
-    buf.writeInt32BE(buf.length - LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH)
-    buf.writeInt32BE(options.partitionLeaderEpoch ?? -1, OFF_PARTITION_LEADER_EPOCH)
-    buf.writeInt8(CURRENT_MAGIC, OFF_MAGIC)
-    buf.writeInt16BE(attributes, OFF_ATTRIBUTES)
-    buf.writeInt32BE(lastOffsetDelta, OFF_LAST_OFFSET_DELTA)
-    buf.writeBigInt64BE(baseTimestamp, OFF_BASE_TIMESTAMP)
-    buf.writeBigInt64BE(maxTimestamp, OFF_MAX_TIMESTAMP)
-    buf.writeBigInt64BE(options.producerId ?? -1n, OFF_PRODUCER_ID)
-    buf.writeInt16BE(options.producerEpoch ?? -1, OFF_PRODUCER_EPOCH)
-    buf.writeInt32BE(options.baseSequence ?? -1, OFF_BASE_SEQUENCE)
-    buf.writeInt32BE(count, OFF_RECORD_COUNT)
+    writeBigInt64BE(buf, options.baseOffset ?? 0n, OFF_BASE_OFFSET)
+    writeInt32BE(buf, buf.length - LOG_OVERHEAD_BYTES, OFF_BATCH_LENGTH)
+    writeInt32BE(buf, options.partitionLeaderEpoch ?? -1, OFF_PARTITION_LEADER_EPOCH)
+    writeInt8(buf, CURRENT_MAGIC, OFF_MAGIC)
+    writeInt16BE(buf, attributes, OFF_ATTRIBUTES)
+    writeInt32BE(buf, lastOffsetDelta, OFF_LAST_OFFSET_DELTA)
+    writeBigInt64BE(buf, baseTimestamp, OFF_BASE_TIMESTAMP)
+    writeBigInt64BE(buf, maxTimestamp, OFF_MAX_TIMESTAMP)
+    writeBigInt64BE(buf, options.producerId ?? -1n, OFF_PRODUCER_ID)
+    writeInt16BE(buf, options.producerEpoch ?? -1, OFF_PRODUCER_EPOCH)
+    writeInt32BE(buf, options.baseSequence ?? -1, OFF_BASE_SEQUENCE)
+    writeInt32BE(buf, count, OFF_RECORD_COUNT)
   } catch (err) {
     // Out-of-range option values (an epoch above int16, a timestamp beyond int64...).
     throw new SluiceError(
@@ -234,7 +235,7 @@ function writeHeader(
       { cause: err },
     )
   }
-  buf.writeUInt32BE(crc32c(buf.subarray(OFF_ATTRIBUTES)), OFF_CRC)
+  writeUInt32BE(buf, crc32c(buf.subarray(OFF_ATTRIBUTES)), OFF_CRC)
 }
 
 /** Encodes `records` as one RecordBatch v2; see the module comment for the layout. */

@@ -10,6 +10,7 @@
  * position and return the new position; nothing here allocates. Varlongs use plain numbers while
  * the zig-zag value stays below 2^53 (every realistic timestamp delta) and bigint beyond that.
  */
+import { readInt8 } from '../buffer-methods.js'
 import { SluiceError } from '../errors.js'
 
 /** Largest magnitude the number path handles exactly: zig-zag(±2^52) < 2^53. */
@@ -113,7 +114,7 @@ export class VarintReader {
 
   readInt8(): number {
     if (this.pos >= this.end) throw corrupt('record runs past the end of its batch')
-    return this.buf.readInt8(this.pos++)
+    return readInt8(this.buf, this.pos++)
   }
 
   /** Kafka's readVarint, including its tolerance of a fifth byte's high bits. */

@@ -19,7 +19,7 @@
  * append (planLeaderAppend); CRC, magic and offset order of a follower append (appendReplicated).
  * Idle, the object holds the segment list and a few numbers: no open file, timer or buffer.
  */
-import { SluiceError, stampBatch, validateBatches, type BatchSpan } from '@sluice/protocol'
+import { readBigInt64BE, SluiceError, stampBatch, validateBatches, type BatchSpan } from '@sluice/protocol'
 import {
   assertSpansTile,
   shouldRoll,
@@ -144,7 +144,7 @@ export class PartitionLog extends LogLifecycle {
     let expected = this.logEndOffset
     let gapped = false
     const plan: PlannedBatch[] = spans.map((s) => {
-      const baseOffset = batches.readBigInt64BE(s.position)
+      const baseOffset = readBigInt64BE(batches, s.position)
       // A gap is legal (the leader's log was compacted there); an overlap never is.
       if (baseOffset < expected) throw new UnexpectedAppendOffsetError(expected, baseOffset)
       if (baseOffset > expected) gapped = true

@@ -5,6 +5,7 @@
  * passed its CRC when it was appended or recovered, so the file changed under us).
  */
 import {
+  readInt32BE,
   BATCH_HEADER_BYTES,
   LOG_OVERHEAD_BYTES,
   OFF_BATCH_LENGTH,
@@ -66,7 +67,7 @@ export async function* segmentHeaders(seg: Segment, cache: FileHandleCache): Asy
 }
 
 function batchSize(buf: Buffer, at: number, seg: Segment, position: number): number {
-  const size = LOG_OVERHEAD_BYTES + buf.readInt32BE(at + OFF_BATCH_LENGTH)
+  const size = LOG_OVERHEAD_BYTES + readInt32BE(buf, at + OFF_BATCH_LENGTH)
   if (size < BATCH_HEADER_BYTES) throw badBatch(seg, position)
   return size
 }
