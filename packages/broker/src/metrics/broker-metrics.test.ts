@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { Registry } from 'prom-client'
 import { encodeRecordBatch, errorId, validateBatches } from '@sluice/protocol'
 import { partitionAnswer } from '../server/fetch-types.js'
+import { producePartitionAnswer } from '../server/produce-types.js'
 import {
   BrokerMetrics,
   countRecords,
@@ -65,8 +66,8 @@ describe('BrokerMetrics', () => {
       {
         topic: 'a',
         partitions: [
-          { partition: 0, error_code: 0 },
-          { partition: 1, error_code: errorId('NOT_LEADER_OR_FOLLOWER') },
+          producePartitionAnswer(0, { error_code: 0, error_message: '' }),
+          producePartitionAnswer(1, { error_code: errorId('NOT_LEADER_OR_FOLLOWER'), error_message: '' }),
         ],
       },
     ])

@@ -19,10 +19,10 @@ import {
   OFF_RECORD_COUNT,
   errorNameFromId,
   type BatchSpan,
-  type wire,
 } from '@sluice/protocol'
 import { CellCounter, RpcMetrics, childCache, createMetricsRegistry } from '@sluice/server-kit'
 import type { FetchAnswer } from '../server/fetch-types.js'
+import type { ProduceTopicAnswer } from '../server/produce-types.js'
 
 /** What the scrape-time gauges read: the broker's hosted replicas and its metadata view. */
 export interface BrokerMetricsSources {
@@ -120,12 +120,9 @@ export class BrokerMetrics {
   }
 
   /** Per-partition errors of a Produce answer (acks=0 included: called before dropping it). */
-  produceAnswered(topics: readonly wire.TopicProduceResponse[]): void {
+  produceAnswered(topics: readonly ProduceTopicAnswer[]): void {
     for (const t of topics) {
-      for (const p of t.partitions ?? []) {
-        const code = p.error_code ?? 0
-        if (code !== 0) this.produceErrors.get(code).inc()
-      }
+      for (const p of t.partitions) if (p.errorCode !== 0) this.produceErrors.get(p.errorCode).inc()
     }
   }
 

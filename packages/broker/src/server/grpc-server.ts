@@ -20,7 +20,7 @@ import type { BrokerContext } from './context.js'
 import { handleWireFetch, wireFetchFailure } from './fetch-wire.js'
 import { handleListOffsets } from './list-offsets-handler.js'
 import { handleDeleteRecords, handleMetadata } from './metadata-handler.js'
-import { handleProduce, produceErrorResponse } from './produce-handler.js'
+import { handleWireProduce, wireProduceFailure } from './produce-wire.js'
 
 const CONNECTION_WINDOW_BYTES = 64 * 1024 * 1024
 const STREAM_WINDOW_BYTES = 8 * 1024 * 1024
@@ -51,8 +51,8 @@ export async function startGrpcServer(ctx: BrokerContext, host: string, port: nu
           call,
           logger,
           maxInFlight: STREAM_IN_FLIGHT_MAX,
-          handle: m.Produce((req) => handleProduce(ctx, req)),
-          errorResponse: produceErrorResponse,
+          handle: m.Produce((req) => handleWireProduce(ctx, req)),
+          errorResponse: wireProduceFailure,
         }),
       ),
     Fetch: (call) =>

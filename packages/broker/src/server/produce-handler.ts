@@ -1,5 +1,6 @@
 /**
- * Produce (proto/sluice/v1/broker.proto ProduceRequest -> ProduceResponse), docs/design.md §2.
+ * The produce operation (docs/design.md §2), served to the Kafka listener's Produce and the gRPC
+ * Produce alike, in its own types (produce-types.ts: offsets as bigints; the gRPC edge converts).
  *
  * A request with acks outside -1, 0, 1 or with a transactional id fails every partition
  * (INVALID_REQUIRED_ACKS / TRANSACTIONAL_ID_AUTHORIZATION_FAILED). Otherwise per partition, in
@@ -22,14 +23,13 @@ import {
   TIMESTAMP_TYPE_MASK,
   SluiceError,
   crc32c,
-  toInt64String,
   traceHop,
   traceNow,
   traceOn,
   validateBatches,
   type BatchSpan,
-  type wire,
 } from '@sluice/protocol'
+import type { LeaderAppendResult, Partition } from '../partition.js'
 import {
   errorFields,
   errorFieldsFrom,
@@ -38,66 +38,99 @@ import {
   type BrokerContext,
   type ErrorFields,
 } from './context.js'
+import {
+  producePartitionAnswer,
+  type ProduceAnswer,
+  type ProduceAsk,
+  type ProducePartitionAnswer,
+  type ProducePartitionAsk,
+  type ProduceTopicAnswer,
+} from './produce-types.js'
 import { traceProduceAnswered } from './trace-points.js'
 
 const VALID_ACKS = new Set([-1, 0, 1])
 /** acks=-1 waits this long when the request names no timeout. */
 const DEFAULT_ACKS_TIMEOUT_MS = 30_000
+const NO_RECORDS = Buffer.alloc(0)
 
 /**
  * Handles one request; resolves to undefined when no answer is due (acks=0).
  *
- * Written with callbacks, not async functions: each partition reports its answer through `done`,
- * and the request resolves when the last one has. An acks=all partition's answer comes from the
+ * Written with callbacks, not async functions: each partition reports its answer once, and the
+ * request resolves when the last one has. An acks=all partition's answer comes from the
  * high-watermark waiter, which runs inside the call that advanced the HW (hw-waiters.ts), so the
  * request resolves there and its answer is queued ahead of the work that fetch answer started,
  * instead of after five promise hops behind it (issue 16: "HW advanced -> produce answered").
+ * The request and each partition are small objects with methods rather than a nest of closures
+ * made per request (a new closure's first call goes through V8's lazy-compile stub).
  */
-export function handleProduce(
-  ctx: BrokerContext,
-  req: wire.ProduceRequest__Output,
-): Promise<wire.ProduceResponse | undefined> {
-  return new Promise((resolve, reject) => {
-    const refusal = requestRefusal(req)
-    let pending = 0
-    const topics: wire.TopicProduceResponse[] = req.topics.map((t) => {
-      pending += t.partitions.length
-      return { topic: t.topic, partitions: new Array<wire.PartitionProduceResponse>(t.partitions.length) }
-    })
-    const finish = (): void => {
-      try {
-        ctx.metrics?.produceAnswered(topics)
-        if (traceOn) traceProduceAnswered(ctx.brokerId, topics)
-        resolve(req.acks === 0 ? undefined : { correlation_id: req.correlation_id, topics, throttle_time_ms: 0 })
-      } catch (err) {
-        reject(err)
-      }
-    }
-    if (pending === 0) {
-      finish()
-      return
-    }
-    req.topics.forEach((t, ti) => {
-      const answers = topics[ti]!.partitions!
-      t.partitions.forEach((p, pi) => {
-        const done = (r: wire.PartitionProduceResponse): void => {
-          answers[pi] = r
-          if (--pending === 0) finish()
-        }
-        if (refusal === undefined) producePartition(ctx, req, t.topic, p, once(done))
-        else done(failedWith(p.partition, refusal))
-      })
-    })
-  })
+export function handleProduce(ctx: BrokerContext, ask: ProduceAsk): Promise<ProduceAnswer | undefined> {
+  return new Promise((resolve, reject) => new ProduceRun(ctx, ask, resolve, reject).start())
 }
 
-/** `f` called at most once: a partition answers exactly once whatever path fails late. */
-function once<A>(f: (a: A) => void): (a: A) => void {
-  let called = false
-  return (a) => {
-    if (called) return
-    called = true
-    f(a)
+/** A whole-request failure: every partition of `ask` with one error (undefined for acks=0). */
+export function produceFailure(ask: ProduceAsk, err: unknown): ProduceAnswer | undefined {
+  if (ask.acks === 0) return undefined
+  const e =
+    err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String((err as Error)?.message ?? err))
+  const f = errorFields(e.code, e.message)
+  return {
+    topics: ask.topicData.map((t) => ({
+      topic: t.name,
+      partitions: t.partitionData.map((p) => producePartitionAnswer(p.index, f)),
+    })),
+  }
+}
+
+/** One request: its partitions' answers, filled in as each reports. */
+class ProduceRun {
+  readonly topics: ProduceTopicAnswer[]
+  private pending = 0
+
+  constructor(
+    readonly ctx: BrokerContext,
+    readonly ask: ProduceAsk,
+    private readonly resolve: (answer: ProduceAnswer | undefined) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    this.topics = new Array(ask.topicData.length)
+  }
+
+  start(): void {
+    const { topicData } = this.ask
+    for (let ti = 0; ti < topicData.length; ti++) {
+      const t = topicData[ti]!
+      this.pending += t.partitionData.length
+      this.topics[ti] = { topic: t.name, partitions: new Array(t.partitionData.length) }
+    }
+    if (this.pending === 0) {
+      this.finish()
+      return
+    }
+    const refusal = requestRefusal(this.ask)
+    for (let ti = 0; ti < topicData.length; ti++) {
+      const t = topicData[ti]!
+      for (let pi = 0; pi < t.partitionData.length; pi++) {
+        const p = t.partitionData[pi]!
+        if (refusal === undefined) new PartitionProduce(this, t.name, p, ti, pi).start()
+        else this.answer(ti, pi, producePartitionAnswer(p.index, refusal))
+      }
+    }
+  }
+
+  answer(ti: number, pi: number, a: ProducePartitionAnswer): void {
+    this.topics[ti]!.partitions[pi] = a
+    if (--this.pending === 0) this.finish()
+  }
+
+  private finish(): void {
+    try {
+      this.ctx.metrics?.produceAnswered(this.topics)
+      if (traceOn) traceProduceAnswered(this.ctx.brokerId, this.topics)
+      this.resolve(this.ask.acks === 0 ? undefined : { topics: this.topics })
+    } catch (err) {
+      this.reject(err)
+    }
   }
 }
 
@@ -105,88 +138,145 @@ function once<A>(f: (a: A) => void): (a: A) => void {
  * What makes every partition of a request fail before any is looked at: acks outside -1, 0, 1,
  * and a transactional id (Sluice has no transactions yet; docs/decisions.md says why this code).
  */
-function requestRefusal(req: wire.ProduceRequest__Output): ErrorFields | undefined {
-  if (!VALID_ACKS.has(req.acks)) return errorFields('INVALID_REQUIRED_ACKS', `acks must be -1, 0 or 1, not ${req.acks}`)
-  if (req.transactional_id !== '') {
+function requestRefusal(ask: ProduceAsk): ErrorFields | undefined {
+  if (!VALID_ACKS.has(ask.acks)) return errorFields('INVALID_REQUIRED_ACKS', `acks must be -1, 0 or 1, not ${ask.acks}`)
+  if (ask.transactionalId !== null && ask.transactionalId !== '') {
     return errorFields(
       'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
-      `transactional id "${req.transactional_id}": transactions are not supported`,
+      `transactional id "${ask.transactionalId}": transactions are not supported`,
     )
   }
   return undefined
 }
 
-/** Validates and appends one partition's batches; `done` gets its answer (after the HW wait for acks=all). */
-function producePartition(
-  ctx: BrokerContext,
-  req: wire.ProduceRequest__Output,
-  topic: string,
-  data: wire.PartitionProduceData__Output,
-  done: (r: wire.PartitionProduceResponse) => void,
-): void {
-  const partition = data.partition
-  const received = traceOn ? traceNow() : 0n
-  const fail = (err: unknown): void =>
-    done(failedWith(partition, errorFieldsFrom(err, ctx.logger, { topic, partition, rpc: 'Produce' })))
-  try {
-    const replica = leaderReplica(ctx, topic, partition)
-    if ('error_code' in replica) {
-      done(failedWith(partition, replica))
-      return
-    }
-    const config = ctx.cache.topicConfig(topic)
-    let spans = validateBatches(data.records)
-    for (const span of spans) {
-      if ((span.attributes & CONTROL_MASK) !== 0) {
-        done(failed(partition, 'INVALID_RECORD', 'producers may not send control batches'))
+/**
+ * One partition of a request: validates and appends its batches, then answers (after the HW
+ * wait for acks=all) exactly once, whatever path fails late.
+ */
+class PartitionProduce {
+  private answered = false
+  private readonly received = traceOn ? traceNow() : 0n
+  private readonly partition: number
+  private readonly records: Buffer
+  private replica: Partition | undefined
+  private result: LeaderAppendResult | undefined
+  private logAppendTimeMs = -1n
+  private minIsr = 1
+
+  constructor(
+    private readonly run: ProduceRun,
+    private readonly topic: string,
+    data: ProducePartitionAsk,
+    private readonly ti: number,
+    private readonly pi: number,
+  ) {
+    this.partition = data.index
+    this.records = data.records ?? NO_RECORDS
+  }
+
+  start(): void {
+    try {
+      const { ctx, ask } = this.run
+      const replica = leaderReplica(ctx, this.topic, this.partition)
+      if ('error_code' in replica) {
+        this.done(producePartitionAnswer(this.partition, replica))
         return
       }
-    }
-    let logAppendTimeMs = -1n
-    if (config['message.timestamp.type'] === 'LogAppendTime') {
-      logAppendTimeMs = BigInt(Date.now())
-      spans = stampLogAppendTime(data.records, spans, logAppendTimeMs)
-    }
-    const minIsr = config['min.insync.replicas']
-    replica.appendAsLeader(data.records, spans, req.acks === -1, minIsr).then((result) => {
-      try {
-        if (result.duplicate !== true) ctx.metrics?.produced(topic, data.records.length, spans)
-        if (traceOn) traceLeaderAppend(ctx.brokerId, topic, partition, result.firstOffset, result.lastOffset, received)
-        const answer = (): wire.PartitionProduceResponse => ({
-          partition,
-          ...NO_ERROR,
-          base_offset: toInt64String(result.firstOffset),
-          // A deduplicated retry answers with the original append time (producer-state/).
-          log_append_time_ms: toInt64String(
-            logAppendTimeMs >= 0n && result.duplicate === true ? result.maxTimestamp : logAppendTimeMs,
-          ),
-          log_start_offset: toInt64String(replica.logStartOffset),
-        })
-        if (req.acks !== -1) {
-          done(answer())
+      this.replica = replica
+      const config = ctx.cache.topicConfig(this.topic)
+      let spans = validateBatches(this.records)
+      for (const span of spans) {
+        if ((span.attributes & CONTROL_MASK) !== 0) {
+          this.done(
+            producePartitionAnswer(
+              this.partition,
+              errorFields('INVALID_RECORD', 'producers may not send control batches'),
+            ),
+          )
           return
         }
-        const timeoutMs = req.timeout_ms > 0 ? req.timeout_ms : DEFAULT_ACKS_TIMEOUT_MS
-        replica.watchHighWatermark(result.lastOffset + 1n, timeoutMs, (err, isrSize) => {
-          // Kafka's checkEnoughReplicasReachOffset: the HW passed the batch, but only because the
-          // ISR shrank below min.insync.replicas on the way. The records are in the log; say so.
-          if (err !== undefined) fail(err)
-          else if (isrSize < minIsr)
-            done(
-              failed(
-                partition,
-                'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
-                `appended at ${result.firstOffset}, but only ${isrSize} in-sync replicas remained (min.insync.replicas ${minIsr})`,
-              ),
-            )
-          else done(answer())
-        })
-      } catch (err) {
-        fail(err)
       }
-    }, fail)
-  } catch (err) {
-    fail(err)
+      if (config['message.timestamp.type'] === 'LogAppendTime') {
+        this.logAppendTimeMs = BigInt(Date.now())
+        spans = stampLogAppendTime(this.records, spans, this.logAppendTimeMs)
+      }
+      this.minIsr = config['min.insync.replicas']
+      replica.appendAsLeader(this.records, spans, ask.acks === -1, this.minIsr).then(
+        (result) => this.appended(result, spans),
+        (err: unknown) => this.failed(err),
+      )
+    } catch (err) {
+      this.failed(err)
+    }
+  }
+
+  private appended(result: LeaderAppendResult, spans: readonly BatchSpan[]): void {
+    try {
+      const { ctx, ask } = this.run
+      this.result = result
+      if (result.duplicate !== true) ctx.metrics?.produced(this.topic, this.records.length, spans)
+      if (traceOn) {
+        traceLeaderAppend(
+          ctx.brokerId,
+          this.topic,
+          this.partition,
+          result.firstOffset,
+          result.lastOffset,
+          this.received,
+        )
+      }
+      if (ask.acks !== -1) {
+        this.done(this.success())
+        return
+      }
+      const timeoutMs = ask.timeoutMs > 0 ? ask.timeoutMs : DEFAULT_ACKS_TIMEOUT_MS
+      this.replica!.watchHighWatermark(result.lastOffset + 1n, timeoutMs, (err, isrSize) =>
+        this.replicated(err, isrSize),
+      )
+    } catch (err) {
+      this.failed(err)
+    }
+  }
+
+  /**
+   * acks=all: the HW passed the batch. Kafka's checkEnoughReplicasReachOffset: when the ISR shrank
+   * below min.insync.replicas on the way, the records are in the log, and the answer says so.
+   */
+  private replicated(err: Error | undefined, isrSize: number): void {
+    if (err !== undefined) this.failed(err)
+    else if (isrSize < this.minIsr) {
+      const message = `appended at ${this.result!.firstOffset}, but only ${isrSize} in-sync replicas remained (min.insync.replicas ${this.minIsr})`
+      this.done(producePartitionAnswer(this.partition, errorFields('NOT_ENOUGH_REPLICAS_AFTER_APPEND', message)))
+    } else this.done(this.success())
+  }
+
+  private success(): ProducePartitionAnswer {
+    const result = this.result!
+    // A deduplicated retry answers with the original append time (producer-state/).
+    const appendTime =
+      this.logAppendTimeMs >= 0n && result.duplicate === true ? result.maxTimestamp : this.logAppendTimeMs
+    return producePartitionAnswer(
+      this.partition,
+      NO_ERROR,
+      result.firstOffset,
+      appendTime,
+      this.replica!.logStartOffset,
+    )
+  }
+
+  private failed(err: unknown): void {
+    const f = errorFieldsFrom(err, this.run.ctx.logger, {
+      topic: this.topic,
+      partition: this.partition,
+      rpc: 'Produce',
+    })
+    this.done(producePartitionAnswer(this.partition, f))
+  }
+
+  private done(a: ProducePartitionAnswer): void {
+    if (this.answered) return
+    this.answered = true
+    this.run.answer(this.ti, this.pi, a)
   }
 }
 
@@ -203,19 +293,6 @@ function traceLeaderAppend(
   traceHop('append-done', node, topic, partition, first, last + 1n)
 }
 
-function failed(
-  partition: number,
-  code: Parameters<typeof errorFields>[0],
-  message: string,
-): wire.PartitionProduceResponse {
-  return failedWith(partition, errorFields(code, message))
-}
-
-/** A partition's answer that appended nothing. */
-function failedWith(partition: number, f: ErrorFields): wire.PartitionProduceResponse {
-  return { partition, ...f, base_offset: '-1', log_append_time_ms: '-1', log_start_offset: '-1' }
-}
-
 /**
  * LogAppendTime topics: the broker's clock replaces maxTimestamp and the timestamp-type bit is
  * set (Kafka does the same). Both are covered by the CRC, so it is recomputed; the records
@@ -229,18 +306,4 @@ function stampLogAppendTime(buf: Buffer, spans: readonly BatchSpan[], nowMs: big
     buf.writeUInt32BE(crc32c(buf.subarray(s.position + OFF_ATTRIBUTES, s.position + s.sizeBytes)), s.position + OFF_CRC)
     return { ...s, attributes, maxTimestamp: nowMs }
   })
-}
-
-/** A response naming every partition of `req` with one error (the request as a whole failed). */
-export function produceErrorResponse(req: wire.ProduceRequest__Output, err: unknown): wire.ProduceResponse | undefined {
-  if (req.acks === 0) return undefined
-  const e =
-    err instanceof SluiceError ? err : new SluiceError('UNKNOWN_SERVER_ERROR', String((err as Error)?.message ?? err))
-  return {
-    correlation_id: req.correlation_id,
-    topics: req.topics.map((t) => ({
-      topic: t.topic,
-      partitions: t.partitions.map((p) => failed(p.partition, e.code, e.message)),
-    })),
-  }
 }

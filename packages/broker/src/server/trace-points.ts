@@ -3,9 +3,10 @@
  * itself is @sluice/protocol's trace.ts). Every function here is called only behind `traceOn`,
  * so none of this work happens when tracing is off.
  */
-import { batchesEndOffset, toBigInt, traceHop, traceNow, type wire } from '@sluice/protocol'
+import { batchesEndOffset, traceHop, traceNow } from '@sluice/protocol'
 import type { FollowerFetchAnswer } from '../replication/follower-fetch-types.js'
 import type { FetchAnswer, FetchAsk } from './fetch-types.js'
+import type { ProduceTopicAnswer } from './produce-types.js'
 
 /** A follower's fetch arrived: one event per partition at its fetch offset (node: the follower). */
 export function traceFetchReceived(req: FetchAsk): void {
@@ -62,13 +63,12 @@ export function traceFollowerResponse(brokerId: number, res: FollowerFetchAnswer
 }
 
 /** A produce answer leaves: one event per partition that succeeded, at its base offset. */
-export function traceProduceAnswered(brokerId: number, topics: readonly wire.TopicProduceResponse[]): void {
+export function traceProduceAnswered(brokerId: number, topics: readonly ProduceTopicAnswer[]): void {
   const ns = traceNow()
   for (const t of topics) {
-    for (const p of t.partitions ?? []) {
-      if ((p.error_code ?? 0) !== 0 || p.base_offset === undefined) continue
-      const base = toBigInt(String(p.base_offset))
-      traceHop('produce-answered', brokerId, t.topic ?? '', p.partition ?? 0, base, base + 1n, ns)
+    for (const p of t.partitions) {
+      if (p.errorCode !== 0) continue
+      traceHop('produce-answered', brokerId, t.topic, p.partition, p.baseOffset, p.baseOffset + 1n, ns)
     }
   }
 }

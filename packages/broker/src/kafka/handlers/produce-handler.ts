@@ -1,58 +1,47 @@
 /**
- * Kafka Produce v3-9 over the broker's produce operation (server/produce-handler.ts): the request
- * becomes the gRPC wire request and the operation's answer is turned back, error ids mapped to
- * Kafka codes. Acks, batch validation, idempotent sequences and the refusal of transactional
- * requests are the operation's; acks=0 answers nothing, as in Kafka.
+ * Kafka Produce v3-9 over the broker's produce operation (server/produce-handler.ts). The decoded
+ * request is the operation's ask as it is (produce-types.ts uses Kafka's field names); the
+ * answer's error ids become Kafka codes. Acks, batch validation, idempotent sequences and the
+ * refusal of transactional requests are the operation's; acks=0 answers nothing, as in Kafka.
  */
-import { kafka, type wire } from '@sluice/protocol'
-import { handleProduce, produceErrorResponse } from '../../server/produce-handler.js'
-import type { KafkaApiHandler, KafkaRequestContext } from '../kafka-api-handler.js'
+import { kafka } from '@sluice/protocol'
+import { handleProduce, produceFailure } from '../../server/produce-handler.js'
+import type { ProduceAnswer } from '../../server/produce-types.js'
+import type { KafkaApiHandler } from '../kafka-api-handler.js'
 import { kafkaErrorCode } from '../kafka-error-code.js'
-import { bufferFromWire, int64FromWire, messageOrNull } from '../wire-values.js'
 
 export const produceHandler: KafkaApiHandler<kafka.ProduceRequest, kafka.ProduceResponseInput> = {
   codec: kafka.ProduceApi,
   minVersion: 3,
   maxVersion: 9,
   async handle(req, _version, ctx) {
-    const wireReq = toWireProduce(req, ctx)
-    let res: wire.ProduceResponse | undefined
+    let res: ProduceAnswer | undefined
     try {
-      res = await handleProduce(ctx.broker, wireReq)
+      res = await handleProduce(ctx.broker, req)
     } catch (err) {
-      res = produceErrorResponse(wireReq, err)
+      res = produceFailure(req, err)
     }
     return res === undefined ? undefined : toKafkaProduce(res)
   },
 }
 
-function toWireProduce(req: kafka.ProduceRequest, ctx: KafkaRequestContext): wire.ProduceRequest__Output {
-  return {
-    correlation_id: String(ctx.header.correlationId),
-    acks: req.acks,
-    timeout_ms: req.timeoutMs,
-    client_id: ctx.clientId ?? '',
-    transactional_id: req.transactionalId ?? '',
-    topics: req.topicData.map((t) => ({
-      topic: t.name,
-      partitions: t.partitionData.map((p) => ({ partition: p.index, records: bufferFromWire(p.records ?? undefined) })),
-    })),
+function toKafkaProduce(res: ProduceAnswer): kafka.ProduceResponseInput {
+  const responses: kafka.ProduceResponseTopicProduceResponseInput[] = new Array(res.topics.length)
+  for (let i = 0; i < res.topics.length; i++) {
+    const t = res.topics[i]!
+    const partitionResponses: kafka.ProduceResponsePartitionProduceResponseInput[] = new Array(t.partitions.length)
+    for (let j = 0; j < t.partitions.length; j++) {
+      const p = t.partitions[j]!
+      partitionResponses[j] = {
+        index: p.partition,
+        errorCode: kafkaErrorCode(p.errorCode),
+        errorMessage: p.errorMessage === '' ? null : p.errorMessage,
+        baseOffset: p.baseOffset,
+        logAppendTimeMs: p.logAppendTimeMs,
+        logStartOffset: p.logStartOffset,
+      }
+    }
+    responses[i] = { name: t.topic, partitionResponses }
   }
-}
-
-function toKafkaProduce(res: wire.ProduceResponse): kafka.ProduceResponseInput {
-  return {
-    throttleTimeMs: res.throttle_time_ms ?? 0,
-    responses: (res.topics ?? []).map((t) => ({
-      name: t.topic ?? '',
-      partitionResponses: (t.partitions ?? []).map((p) => ({
-        index: p.partition ?? 0,
-        errorCode: kafkaErrorCode(p.error_code),
-        errorMessage: messageOrNull(p.error_message),
-        baseOffset: int64FromWire(p.base_offset),
-        logAppendTimeMs: int64FromWire(p.log_append_time_ms),
-        logStartOffset: int64FromWire(p.log_start_offset),
-      })),
-    })),
-  }
+  return { throttleTimeMs: 0, responses }
 }
