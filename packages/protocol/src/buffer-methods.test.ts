@@ -39,4 +39,17 @@ describe('buffer-methods', () => {
     expect(() => m.writeInt32BE(buf, 1, 2)).toThrow(RangeError)
     expect(buf).toEqual(Buffer.alloc(4))
   })
+
+  it('views, copies and encodes text as Buffer does', () => {
+    const buf = Buffer.from('0123456789')
+    const view = m.subarray(buf, 2, 5)
+    expect(view.toString()).toBe('234')
+    view[0] = 0x41 // a view, not a copy
+    expect(buf.toString()).toBe('01A3456789')
+    m.copyInto(buf, Uint8Array.of(0x78, 0x79), 8)
+    expect(buf.toString()).toBe('01A34567xy')
+    const out = Buffer.alloc(8)
+    expect(m.writeUtf8(out, 'héllo', 1, 4)).toBe(out.write('héllo', 1, 4, 'utf8'))
+    expect(out.subarray(1, 5)).toEqual(Buffer.from('héllo').subarray(0, 4))
+  })
 })

@@ -1,5 +1,6 @@
 /**
- * Buffer's fixed-width read and write methods as functions of the buffer.
+ * Buffer's fixed-width read and write methods (and its view, copy and text write) as functions
+ * of the buffer.
  *
  * Why not `buf.readInt32BE(at)`: in optimised code, Node 20's V8 does not inline the load of a
  * method from a typed array's prototype chain (a Buffer is a Uint8Array), so every such call
@@ -22,6 +23,9 @@ const writeInt32BEMethod = P.writeInt32BE
 const writeUInt32BEMethod = P.writeUInt32BE
 const writeBigInt64BEMethod = P.writeBigInt64BE
 const writeDoubleBEMethod = P.writeDoubleBE
+const subarrayMethod = P.subarray
+const setMethod = P.set
+const writeMethod = P.write
 
 export function readInt8(buf: Buffer, at: number): number {
   return readInt8Method.call(buf, at)
@@ -70,4 +74,19 @@ export function writeBigInt64BE(buf: Buffer, v: bigint, at: number): number {
 
 export function writeDoubleBE(buf: Buffer, v: number, at: number): number {
   return writeDoubleBEMethod.call(buf, v, at)
+}
+
+/** A view of buf[start, end) (Buffer's subarray: no copy). */
+export function subarray(buf: Buffer, start: number, end: number): Buffer {
+  return subarrayMethod.call(buf, start, end)
+}
+
+/** Copies `source` into `target` at `at` (Uint8Array's set). */
+export function copyInto(target: Buffer, source: Uint8Array, at: number): void {
+  setMethod.call(target, source, at)
+}
+
+/** Encodes `text` as UTF-8 into buf at `at`, at most `length` bytes; answers the bytes written. */
+export function writeUtf8(buf: Buffer, text: string, at: number, length: number): number {
+  return writeMethod.call(buf, text, at, length, 'utf8')
 }

@@ -1,4 +1,4 @@
-import { readInt32BE } from '../buffer-methods.js'
+import { readInt32BE, subarray } from '../buffer-methods.js'
 import { type KafkaReader, NO_TAGGED_FIELDS } from './kafka-reader.js'
 import { KafkaWireError } from './kafka-wire-error.js'
 import type { KafkaWriter } from './kafka-writer.js'
@@ -74,8 +74,8 @@ export class KafkaFrameSplitter {
     const first = this.pending[0]
     if (first !== undefined && first.length >= n) {
       if (first.length === n) this.pending.shift()
-      else this.pending[0] = first.subarray(n)
-      return first.subarray(0, n)
+      else this.pending[0] = subarray(first, n, first.length)
+      return subarray(first, 0, n)
     }
     // One buffer per frame: views into a shared slab made the log's writes of these records
     // cost more per MB (BENCHMARKS.md, issue 15), so every frame that spans chunks is its own.
@@ -87,7 +87,7 @@ export class KafkaFrameSplitter {
       c.copy(out, filled, 0, used)
       filled += used
       if (used === c.length) this.pending.shift()
-      else this.pending[0] = c.subarray(used)
+      else this.pending[0] = subarray(c, used, c.length)
     }
     return out
   }

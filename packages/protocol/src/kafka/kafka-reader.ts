@@ -1,4 +1,12 @@
-import { readBigInt64BE, readDoubleBE, readInt16BE, readInt32BE, readInt8, readUInt32BE } from '../buffer-methods.js'
+import {
+  readBigInt64BE,
+  readDoubleBE,
+  readInt16BE,
+  readInt32BE,
+  readInt8,
+  readUInt32BE,
+  subarray,
+} from '../buffer-methods.js'
 import { KafkaWireError } from './kafka-wire-error.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: false })
@@ -212,13 +220,13 @@ export class KafkaReader {
 
   private take(n: number, what: string): Buffer {
     this.need(n, what)
-    const v = this.buf.subarray(this.pos, this.pos + n)
+    const v = subarray(this.buf, this.pos, this.pos + n)
     this.pos += n
     return v
   }
 
   private text(n: number): string {
-    const v = utf8.decode(this.buf.subarray(this.pos, this.pos + n))
+    const v = utf8.decode(subarray(this.buf, this.pos, this.pos + n))
     this.pos += n
     return v
   }

@@ -1,11 +1,14 @@
 import { SluiceError } from '../errors.js'
 import {
+  copyInto,
+  subarray,
   writeBigInt64BE,
   writeDoubleBE,
   writeInt16BE,
   writeInt32BE,
   writeInt8,
   writeUInt32BE,
+  writeUtf8,
 } from '../buffer-methods.js'
 
 /** Raw byte runs at least this long are kept as their own chunk instead of being copied in. */
@@ -196,7 +199,7 @@ export class KafkaWriter {
   raw(v: Uint8Array): this {
     if (v.length < PASS_THROUGH_BYTES) return this.copyIn(v)
     if (this.pos > 0) {
-      this.chunks.push(this.buf.subarray(0, this.pos))
+      this.chunks.push(subarray(this.buf, 0, this.pos))
       this.chunkBytes += this.pos
       // The pushed chunk keeps the old buffer; later fields go into a fresh one.
       this.buf = Buffer.allocUnsafe(this.buf.length)
@@ -210,20 +213,20 @@ export class KafkaWriter {
   /** Encodes straight into the buffer: no intermediate array per string. */
   private utf8(v: string, n: number): this {
     this.ensure(n)
-    this.pos += this.buf.write(v, this.pos, n, 'utf8')
+    this.pos += writeUtf8(this.buf, v, this.pos, n)
     return this
   }
 
   private copyIn(v: Uint8Array): this {
     this.ensure(v.length)
-    this.buf.set(v, this.pos)
+    copyInto(this.buf, v, this.pos)
     this.pos += v.length
     return this
   }
 
   /** The body as chunks, in order, for writev; nothing is copied (a forFrame writer's lead with the prefix). */
   toChunks(): Buffer[] {
-    return this.pos > 0 ? [...this.chunks, this.buf.subarray(0, this.pos)] : [...this.chunks]
+    return this.pos > 0 ? [...this.chunks, subarray(this.buf, 0, this.pos)] : [...this.chunks]
   }
 
   /** The body as one buffer (copies only when there is more than one chunk). */

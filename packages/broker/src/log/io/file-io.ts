@@ -56,7 +56,10 @@ export async function writeFully(
   end: number,
   position: number,
 ): Promise<void> {
-  if (end - start <= SYNC_WRITE_MAX_BYTES) return writeFullySync(fh, buf, start, end, position)
+  if (end - start <= SYNC_WRITE_MAX_BYTES) {
+    writeFullySync(fh, buf, start, end, position)
+    return
+  }
   let done = start
   while (done < end) {
     const { bytesWritten } = await fh.write(buf, done, end - done, position + (done - start))
@@ -65,11 +68,13 @@ export async function writeFully(
   }
 }
 
-function writeFullySync(fh: FileHandle, buf: Buffer, start: number, end: number, position: number): void {
+/** writeFully on the event loop (up to SYNC_WRITE_MAX_BYTES); answers true once written. */
+export function writeFullySync(fh: FileHandle, buf: Buffer, start: number, end: number, position: number): true {
   let done = start
   while (done < end) {
     const bytesWritten = fs.writeSync(fh.fd, buf, done, end - done, position + (done - start))
     if (bytesWritten <= 0) throw new Error(`short write at position ${position + (done - start)}`)
     done += bytesWritten
   }
+  return true
 }

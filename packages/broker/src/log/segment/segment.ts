@@ -28,7 +28,7 @@ import type { PlannedBatch } from '../partition/append-plan.js'
 import type { FileHandleCache } from '../io/file-handle-cache.js'
 import { HeaderReader } from './header-scan.js'
 import { freshIndexCursor, maybeTimeEntry, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
-import { readAt, readAtSync, readExactly, writeFully } from '../io/file-io.js'
+import { readAt, readAtSync, readExactly, SYNC_WRITE_MAX_BYTES, writeFully, writeFullySync } from '../io/file-io.js'
 import { DELETED_SUFFIX, type SegmentPaths } from './log-files.js'
 import { RecentBatches } from './recent-batches.js'
 import type { ScanOutcome } from './segment-scan.js'
@@ -215,7 +215,12 @@ export class Segment {
     const start = first.position
     const end = last.position + last.sizeBytes
     const at = this.sizeBytes
-    await this.cache.use(this.paths.log, (fh) => writeFully(fh, buf, start, end, at), { create: true })
+    // The active .log stays open between appends: a small write runs at once, without use()'s promises.
+    const written =
+      end - start <= SYNC_WRITE_MAX_BYTES &&
+      this.cache.useSync(this.paths.log, (fh) => writeFullySync(fh, buf, start, end, at))
+    if (written !== true)
+      await this.cache.use(this.paths.log, (fh) => writeFully(fh, buf, start, end, at), { create: true })
     for (let i = 0; i < pending.offsetCount; i++)
       active.offsetIndex.append(pending.offsetRel[i]!, pending.offsetPos[i]!)
     for (let i = 0; i < pending.timeCount; i++) active.timeIndex.append(pending.timeTs[i]!, pending.timeRel[i]!)
