@@ -290,6 +290,12 @@ export class Partition {
       const duplicate = this.producers.checkLeaderAppend(spans)
       if (duplicate !== undefined) return duplicate
       await this.log.appendPlanned(records, plan)
+      // Stamped here, not after this promise settles: onLogAppended below wakes the followers'
+      // parked fetches, which answer before this promise's callbacks run, and the anatomy must
+      // see the append before those answers.
+      if (traceOn) {
+        traceHop('append-done', this.brokerId, this.topic, this.partition, plan.firstOffset, plan.lastOffset + 1n)
+      }
       this.producers.recordLeaderAppend(spans, plan.firstOffset, plan.lastOffset)
       this.unreportedBytes += records.length
       this.hooks.onLogAppended?.(this.key, records.length)

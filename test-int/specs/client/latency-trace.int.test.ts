@@ -62,9 +62,12 @@ describe('the latency trace', () => {
       async () => (await client.admin().describeTopics([topic]))[0]!.partitions[0]!.isr.length === 3,
     )
     const producer = client.producer({ acks: 'all', lingerMs: 0 })
+    // A first record, so that both followers have fetched past it and wait in a parked fetch when
+    // the traced one arrives, as they do under steady load.
+    await producer.send({ topic, records: [{ value: 'warm-up' }] })
     const [sent] = await producer.send({ topic, records: [{ value: 'round' }] })
-    const [read] = await real.readMessages(client, topic, 1)
-    expect(read!.offset).toBe(sent!.offset)
+    const read = await real.readMessages(client, topic, 2)
+    expect(read[1]!.offset).toBe(sent!.offset)
     const events = (): string[][] => {
       protocol.traceFlush()
       return readFileSync(join(traceDir, `trace-${process.pid}.txt`), 'utf8')
@@ -82,6 +85,11 @@ describe('the latency trace', () => {
     for (const hop of ['producer-enqueue', 'producer-acked', 'leader-received', 'append-done', 'produce-answered']) {
       expect(mine.some((f) => f[1] === hop && f[5] === base)).toBe(true)
     }
+    // The leader stamps its append before it answers the followers' fetches that carry the record.
+    const appended = mine.find((f) => f[1] === 'append-done' && f[5] === base)!
+    const answers = mine.filter((f) => f[1] === 'follower-fetch-answered' && f[5] === base)
+    expect(answers.length).toBeGreaterThan(0)
+    for (const a of answers) expect(BigInt(a[0]!)).toBeGreaterThanOrEqual(BigInt(appended[0]!))
     // Both followers appended the record (RF3, acks=all waits for the whole ISR).
     const followers = new Set(mine.filter((f) => f[1] === 'follower-append-done').map((f) => f[2]))
     expect(followers.size).toBe(2)

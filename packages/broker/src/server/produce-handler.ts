@@ -214,16 +214,22 @@ class PartitionProduce {
     try {
       const { ctx, ask } = this.run
       this.result = result
-      if (result.duplicate !== true) ctx.metrics?.produced(this.topic, this.records.length, spans)
-      if (traceOn) {
-        traceLeaderAppend(
-          ctx.brokerId,
-          this.topic,
-          this.partition,
-          result.firstOffset,
-          result.lastOffset,
-          this.received,
-        )
+      if (result.duplicate !== true) {
+        ctx.metrics?.produced(this.topic, this.records.length, spans)
+        // The anatomy's first leader stamp, written once the append gave the batch its offsets
+        // (Partition.appendAsLeader stamps append-done itself, before it answers the followers).
+        if (traceOn) {
+          const { firstOffset, lastOffset } = result
+          traceHop(
+            'leader-received',
+            ctx.brokerId,
+            this.topic,
+            this.partition,
+            firstOffset,
+            lastOffset + 1n,
+            this.received,
+          )
+        }
       }
       if (ask.acks !== -1) {
         this.done(this.success())
@@ -278,19 +284,6 @@ class PartitionProduce {
     this.answered = true
     this.run.answer(this.ti, this.pi, a)
   }
-}
-
-/** The anatomy's two leader stamps, written once the append assigned the batch its offsets. */
-function traceLeaderAppend(
-  node: number,
-  topic: string,
-  partition: number,
-  first: bigint,
-  last: bigint,
-  at: bigint,
-): void {
-  traceHop('leader-received', node, topic, partition, first, last + 1n, at)
-  traceHop('append-done', node, topic, partition, first, last + 1n)
 }
 
 /**
