@@ -311,7 +311,9 @@ export class ReplicaFetcher {
         work.push(this.applyOrRetry(entry, t.topic, p))
       }
     }
-    await Promise.all(work)
+    // One partition is the common case: Promise.all looks up `then` on each promise it is given.
+    if (work.length === 1) await work[0]
+    else if (work.length > 1) await Promise.all(work)
   }
 
   /** Applies one partition's answer; when that fails, the partition backs off and is fetched again. */
