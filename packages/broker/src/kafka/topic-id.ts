@@ -8,6 +8,8 @@
  * (several hundred a second per broker), and a topic's id never changes. The Buffers returned are
  * shared and must not be written to (they are only ever encoded).
  */
+import { readInt32BE } from '@sluice/protocol'
+
 const UUID_BYTES = 16
 const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const BASE64URL = /^[A-Za-z0-9_-]{22}$/
@@ -44,7 +46,7 @@ function convert(id: string): Buffer {
  */
 export function topicIdText(id: Buffer): string {
   if (id.length !== UUID_BYTES) return id.toString('base64url')
-  const hash = id.readInt32LE(0) ^ id.readInt32LE(4) ^ id.readInt32LE(8) ^ id.readInt32LE(12)
+  const hash = readInt32BE(id, 0) ^ readInt32BE(id, 4) ^ readInt32BE(id, 8) ^ readInt32BE(id, 12)
   let bucket = texts.get(hash)
   if (bucket !== undefined) {
     for (const known of bucket) if (sameId(known.bytes, id)) return known.text

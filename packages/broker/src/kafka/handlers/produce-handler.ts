@@ -9,6 +9,7 @@ import { handleProduce, produceFailure } from '../../server/produce-handler.js'
 import type { ProduceAnswer } from '../../server/produce-types.js'
 import type { KafkaApiHandler } from '../kafka-api-handler.js'
 import { kafkaErrorCode } from '../kafka-error-code.js'
+import { messageOrNull } from '../wire-values.js'
 
 export const produceHandler: KafkaApiHandler<kafka.ProduceRequest, kafka.ProduceResponseInput> = {
   codec: kafka.ProduceApi,
@@ -35,7 +36,7 @@ function toKafkaProduce(res: ProduceAnswer): kafka.ProduceResponseInput {
       partitionResponses[j] = {
         index: p.partition,
         errorCode: kafkaErrorCode(p.errorCode),
-        errorMessage: p.errorMessage === '' ? null : p.errorMessage,
+        errorMessage: messageOrNull(p.errorMessage),
         baseOffset: p.baseOffset,
         logAppendTimeMs: p.logAppendTimeMs,
         logStartOffset: p.logStartOffset,

@@ -65,7 +65,7 @@ export class FileHandleCache {
    * Runs `fn` at once with the handle of `path` when it is open already (the active segment's
    * .log, which every append keeps open), or answers undefined without running it: the caller
    * then takes the promise path of `use`. Saves the promise chain of a use() on reads of the
-   * log's tail (issue 16).
+   * log's tail and on small appends (issue 16).
    */
   useSync<T>(path: string, fn: (fh: FileHandle) => T): T | undefined {
     const entry = this.entries.get(path)

@@ -68,13 +68,12 @@ export async function writeFully(
   }
 }
 
-/** writeFully on the event loop (up to SYNC_WRITE_MAX_BYTES); answers true once written. */
-export function writeFullySync(fh: FileHandle, buf: Buffer, start: number, end: number, position: number): true {
+/** writeFully on the event loop (for writes up to SYNC_WRITE_MAX_BYTES). */
+export function writeFullySync(fh: FileHandle, buf: Buffer, start: number, end: number, position: number): void {
   let done = start
   while (done < end) {
     const bytesWritten = fs.writeSync(fh.fd, buf, done, end - done, position + (done - start))
     if (bytesWritten <= 0) throw new Error(`short write at position ${position + (done - start)}`)
     done += bytesWritten
   }
-  return true
 }

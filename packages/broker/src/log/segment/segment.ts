@@ -218,9 +218,11 @@ export class Segment {
     // The active .log stays open between appends: a small write runs at once, without use()'s promises.
     const written =
       end - start <= SYNC_WRITE_MAX_BYTES &&
-      this.cache.useSync(this.paths.log, (fh) => writeFullySync(fh, buf, start, end, at))
-    if (written !== true)
-      await this.cache.use(this.paths.log, (fh) => writeFully(fh, buf, start, end, at), { create: true })
+      this.cache.useSync(this.paths.log, (fh) => {
+        writeFullySync(fh, buf, start, end, at)
+        return true
+      }) === true
+    if (!written) await this.cache.use(this.paths.log, (fh) => writeFully(fh, buf, start, end, at), { create: true })
     for (let i = 0; i < pending.offsetCount; i++)
       active.offsetIndex.append(pending.offsetRel[i]!, pending.offsetPos[i]!)
     for (let i = 0; i < pending.timeCount; i++) active.timeIndex.append(pending.timeTs[i]!, pending.timeRel[i]!)
