@@ -9,9 +9,10 @@
  * - server/produce-handler.ts: the request itself: acks, batch framing, CRC and magic
  *   (validateBatches: CORRUPT_MESSAGE / INVALID_BATCH), no control batches from clients
  *   (INVALID_RECORD), LogAppendTime stamping.
- * - Partition.appendAsLeader (here), at the append's turn in the log's write queue: the role and
- *   the lease (acceptsWritesFor: NOT_LEADER_OR_FOLLOWER; leadership can move while an append
- *   waits, so this is where it is decided), acks=all against min.insync.replicas
+ * - Partition.appendAsLeader (here), at the append's turn in the log's write queue (or at once
+ *   when the queue is idle and the append is one small write: PartitionLog.appendPlannedSync):
+ *   the role and the lease (acceptsWritesFor: NOT_LEADER_OR_FOLLOWER; leadership can move while
+ *   an append waits, so this is where it is decided), acks=all against min.insync.replicas
  *   (NOT_ENOUGH_REPLICAS), then the idempotent-producer sequence (ProducerStateManager:
  *   INVALID_PRODUCER_EPOCH / OUT_OF_ORDER_SEQUENCE_NUMBER, or a duplicate answered with the
  *   original offsets), between the log's planning and its write.
@@ -41,7 +42,7 @@
  */
 import assert from 'node:assert/strict'
 import { SluiceError, systemClock, traceHop, traceOn, type BatchSpan, type Clock, type wire } from '@sluice/protocol'
-import type { PartitionLog } from './log/index.js'
+import type { AppendedRange, LeaderAppendPlan, PartitionLog } from './log/index.js'
 import type { PartitionStateView } from './metadata-cache.js'
 import { lastFetchedEpoch } from './replication/divergence.js'
 import { FollowerTracker } from './replication/follower-tracker.js'
@@ -261,47 +262,69 @@ export class Partition {
    * Appends batches the produce handler validated, as leader, after every earlier write of the
    * log: checks leadership and lease, min.insync.replicas for acks=all (`acksAll`) and the
    * producer sequence at its turn (module comment), then has the log stamp and write them.
-   * `spans` are the batches of `records` (validateBatches).
+   * `spans` are the batches of `records` (validateBatches). The result itself, without a
+   * promise, when the log's writer is idle and the append needs no I/O but its one small write
+   * (PartitionLog.appendPlannedSync); a refusal always rejects.
    */
   appendAsLeader(
     records: Buffer,
     spans: readonly BatchSpan[],
     acksAll = false,
     minInsyncReplicas = 1,
-  ): Promise<LeaderAppendResult> {
+  ): LeaderAppendResult | Promise<LeaderAppendResult> {
+    if (this.log.writerIdle && this.producers.isCurrent) {
+      try {
+        this.checkLeaderAppend(acksAll, minInsyncReplicas)
+        const plan = this.log.planLeaderAppend(records, spans, this.leaderEpochValue)
+        const duplicate = this.producers.checkLeaderAppend(spans)
+        if (duplicate !== undefined) return duplicate
+        if (this.log.appendPlannedSync(records, plan)) return this.leaderAppended(records, spans, plan)
+      } catch (err) {
+        return Promise.reject(err as Error)
+      }
+    }
     return this.log.exclusively(async () => {
-      if (!this.acceptsWritesFor(acksAll)) {
-        throw new SluiceError(
-          'NOT_LEADER_OR_FOLLOWER',
-          this.roleValue === 'leader'
-            ? `broker ${this.brokerId} lost its metadata session and may not take writes for ${this.topic}-${this.partition}`
-            : `not the leader of ${this.topic}-${this.partition}`,
-        )
-      }
-      if (acksAll && this.isr.length < minInsyncReplicas) {
-        throw new SluiceError(
-          'NOT_ENOUGH_REPLICAS',
-          `${this.isr.length} in-sync replicas, min.insync.replicas is ${minInsyncReplicas}`,
-        )
-      }
+      this.checkLeaderAppend(acksAll, minInsyncReplicas)
       const loading = this.producers.loadIfStale()
       if (loading !== undefined) await loading
       const plan = this.log.planLeaderAppend(records, spans, this.leaderEpochValue)
       const duplicate = this.producers.checkLeaderAppend(spans)
       if (duplicate !== undefined) return duplicate
       await this.log.appendPlanned(records, plan)
-      // Stamped here, not after this promise settles: onLogAppended below wakes the followers'
-      // parked fetches, which answer before this promise's callbacks run, and the anatomy must
-      // see the append before those answers.
-      if (traceOn) {
-        traceHop('append-done', this.brokerId, this.topic, this.partition, plan.firstOffset, plan.lastOffset + 1n)
-      }
-      this.producers.recordLeaderAppend(spans, plan.firstOffset, plan.lastOffset)
-      this.unreportedBytes += records.length
-      this.hooks.onLogAppended?.(this.key, records.length)
-      this.maybeAdvanceHighWatermark()
-      return plan
+      return this.leaderAppended(records, spans, plan)
     })
+  }
+
+  /** The role, lease and min.insync.replicas checks of a leader append, at its turn. */
+  private checkLeaderAppend(acksAll: boolean, minInsyncReplicas: number): void {
+    if (!this.acceptsWritesFor(acksAll)) {
+      throw new SluiceError(
+        'NOT_LEADER_OR_FOLLOWER',
+        this.roleValue === 'leader'
+          ? `broker ${this.brokerId} lost its metadata session and may not take writes for ${this.topic}-${this.partition}`
+          : `not the leader of ${this.topic}-${this.partition}`,
+      )
+    }
+    if (acksAll && this.isr.length < minInsyncReplicas) {
+      throw new SluiceError(
+        'NOT_ENOUGH_REPLICAS',
+        `${this.isr.length} in-sync replicas, min.insync.replicas is ${minInsyncReplicas}`,
+      )
+    }
+  }
+
+  /** After a leader append was written: producer state, the followers' parked fetches, the HW. */
+  private leaderAppended(records: Buffer, spans: readonly BatchSpan[], plan: LeaderAppendPlan): LeaderAppendResult {
+    // Stamped here, before onLogAppended wakes the followers' parked fetches, which answer before
+    // the caller sees this result: the anatomy must see the append before those answers.
+    if (traceOn) {
+      traceHop('append-done', this.brokerId, this.topic, this.partition, plan.firstOffset, plan.lastOffset + 1n)
+    }
+    this.producers.recordLeaderAppend(spans, plan.firstOffset, plan.lastOffset)
+    this.unreportedBytes += records.length
+    this.hooks.onLogAppended?.(this.key, records.length)
+    this.maybeAdvanceHighWatermark()
+    return plan
   }
 
   /**
@@ -416,25 +439,42 @@ export class Partition {
 
   // ---- follower side of replication ----
 
-  /** Appends batches fetched from the leader of `leaderEpoch`; refused if the role moved on. */
-  appendAsFollower(records: Buffer, leaderEpoch: number): Promise<{ firstOffset: bigint; lastOffset: bigint }> {
+  /**
+   * Appends batches fetched from the leader of `leaderEpoch`; refused if the role moved on. The
+   * offsets written themselves, without a promise, when the log's writer is idle and the append
+   * needs no I/O but its one small write (PartitionLog.appendReplicatedSync); a refusal always
+   * rejects.
+   */
+  appendAsFollower(records: Buffer, leaderEpoch: number): AppendedRange | Promise<AppendedRange> {
+    if (this.log.writerIdle && this.producers.isCurrent) {
+      try {
+        this.assertFollowing(leaderEpoch)
+        const written = this.log.appendReplicatedSync(records)
+        if (written !== undefined) return this.followerAppended(records, written)
+      } catch (err) {
+        return Promise.reject(err as Error)
+      }
+    }
     return this.log.exclusively(async () => {
       this.assertFollowing(leaderEpoch)
       const loading = this.producers.loadIfStale()
       if (loading !== undefined) await loading
-      const result = await this.log.appendReplicated(records)
-      this.producers.recordReplicated(records, result.lastOffset)
-      if (traceOn)
-        traceHop(
-          'follower-append-done',
-          this.brokerId,
-          this.topic,
-          this.partition,
-          result.firstOffset,
-          result.lastOffset + 1n,
-        )
-      return result
+      return this.followerAppended(records, await this.log.appendReplicated(records))
     })
+  }
+
+  private followerAppended(records: Buffer, written: AppendedRange): AppendedRange {
+    this.producers.recordReplicated(records, written.lastOffset)
+    if (traceOn)
+      traceHop(
+        'follower-append-done',
+        this.brokerId,
+        this.topic,
+        this.partition,
+        written.firstOffset,
+        written.lastOffset + 1n,
+      )
+    return written
   }
 
   /** Truncates the log (divergence) while following the leader of `leaderEpoch`. */

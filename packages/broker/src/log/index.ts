@@ -4,7 +4,12 @@
 // recovery, file naming), manager/ (the logs of a data dir or of several: loading, recovery,
 // checkpoints), cleaner/ (compaction and the retention plan), io/ (file handles, positional I/O,
 // checkpoint files, group commit, delayed deletion), __fixtures__/ (test helpers, not built).
-export { PartitionLog, type RetentionResult } from './partition/partition-log.js'
+export {
+  PartitionLog,
+  type AppendedRange,
+  type LeaderAppendPlan,
+  type RetentionResult,
+} from './partition/partition-log.js'
 export {
   LogCleaner,
   cleanableRange,

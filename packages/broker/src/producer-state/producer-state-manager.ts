@@ -76,6 +76,11 @@ export class ProducerStateManager {
     return this.loaded
   }
 
+  /** In line with the log: a check or a record may follow without loadIfStale (which this does not start). */
+  get isCurrent(): boolean {
+    return !this.closed && this.loaded && this.stateEnd === this.log.logEndOffset
+  }
+
   /**
    * Brings the state in line with the log before a check or a record: a promise when it must be
    * (re)built (first append after opening, or the log changed without us), else undefined, so

@@ -380,7 +380,10 @@ export class ReplicaFetcher {
       await r.truncateTo(plan.offset, f.leaderEpoch)
       return
     }
-    if (p.records.length > 0) await r.appendAsFollower(p.records, f.leaderEpoch)
+    if (p.records.length > 0) {
+      const appended = r.appendAsFollower(p.records, f.leaderEpoch)
+      if (appended instanceof Promise) await appended
+    }
     r.updateFollowerHighWatermark(p.highWatermark)
     if (p.logStartOffset > r.logStartOffset) await r.followLeaderLogStart(p.logStartOffset, f.leaderEpoch)
   }

@@ -201,10 +201,13 @@ class PartitionProduce {
         spans = stampLogAppendTime(this.records, spans, this.logAppendTimeMs)
       }
       this.minIsr = config['min.insync.replicas']
-      replica.appendAsLeader(this.records, spans, ask.acks === -1, this.minIsr).then(
-        (result) => this.appended(result, spans),
-        (err: unknown) => this.failed(err),
-      )
+      const appended = replica.appendAsLeader(this.records, spans, ask.acks === -1, this.minIsr)
+      if (appended instanceof Promise) {
+        appended.then(
+          (result) => this.appended(result, spans),
+          (err: unknown) => this.failed(err),
+        )
+      } else this.appended(appended, spans)
     } catch (err) {
       this.failed(err)
     }

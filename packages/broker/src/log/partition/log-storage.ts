@@ -10,7 +10,8 @@
  *     `writes`, the log's one SerialQueue. The replica (Partition) runs its appends, truncations
  *     and epoch stamps as tasks through `exclusively`, with its own checks inside the same task;
  *     the log's other writers (retention, compaction swap, flush, close) queue themselves. There
- *     is no second queue above or below this one;
+ *     is no second queue above or below this one. A synchronous write while the queue is idle
+ *     (`writerIdle`) is a task of it too: nothing runs before it returns;
  *   - the recovery point only moves past data that was fdatasynced together with its indexes;
  *   - a `flush: 'fsync'` write is acknowledged only after the group commit synced it.
  */
@@ -144,6 +145,15 @@ export abstract class LogStorage {
    */
   exclusively<T>(task: () => Promise<T>): Promise<T> {
     return this.writes.run(task)
+  }
+
+  /**
+   * No task of the write queue is queued or running. A synchronous caller may then write at once
+   * as the log's single writer (appendPlannedSync, appendReplicatedSync): nothing can start
+   * before it returns. Spares the common append the queue's promises (issue 16).
+   */
+  get writerIdle(): boolean {
+    return this.writes.size === 0
   }
 
   /**

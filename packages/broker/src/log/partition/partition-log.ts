@@ -6,8 +6,10 @@
  * log-storage.ts. Invariants:
  *   - one writer: every write runs as a task of the log's one queue (`exclusively`, see
  *     log-storage.ts); the appends here run inside such a task, which the replica (Partition)
- *     opens together with its own checks. Reads run concurrently over a snapshot of the segment
- *     list and see only completed appends;
+ *     opens together with its own checks, or, while the queue is idle (`writerIdle`), as one
+ *     synchronous call that nothing can interleave with (appendPlannedSync, appendReplicatedSync:
+ *     a small append to the open active segment, most of them). Reads run concurrently over a
+ *     snapshot of the segment list and see only completed appends;
  *   - offsets strictly increase; appends are contiguous (each batch starts at the previous
  *     batch's lastOffset + 1), but compaction leaves gaps in closed segments; logEndOffset is the
  *     active segment's next offset; reads below logStartOffset fail with OFFSET_OUT_OF_RANGE;
@@ -37,7 +39,7 @@ import {
   type ReadOptions,
   type ReadResult,
 } from './log-reader.js'
-import type { Segment } from '../segment/segment.js'
+import type { Segment, SegmentWrite } from '../segment/segment.js'
 import { LogLifecycle } from './log-lifecycle.js'
 import { storageError } from './log-storage.js'
 
@@ -51,6 +53,29 @@ export interface LeaderAppendPlan {
   readonly maxTimestamp: bigint
   readonly leaderEpoch: number
   readonly batches: readonly PlannedBatch[]
+}
+
+/** The offsets an append wrote. */
+export interface AppendedRange {
+  readonly firstOffset: bigint
+  readonly lastOffset: bigint
+}
+
+/** Consecutive batches of one append that go into one segment with one write (write, writeNow). */
+interface AppendGroup {
+  readonly from: number
+  readonly fill: SegmentFill
+  readonly pending: PendingIndexEntries
+  readonly cursor: IndexCursor
+}
+
+/** The group's batches up to `to` (exclusive) as one segment write. */
+function segmentWrite(buf: Buffer, plan: readonly PlannedBatch[], group: AppendGroup, to: number): SegmentWrite {
+  return { buf, batches: plan, from: group.from, to, pending: group.pending, cursor: group.cursor }
+}
+
+function rangeOf(plan: readonly PlannedBatch[]): AppendedRange {
+  return { firstOffset: plan[0]!.baseOffset, lastOffset: plan[plan.length - 1]!.lastOffset }
 }
 
 export class PartitionLog extends LogLifecycle {
@@ -124,13 +149,24 @@ export class PartitionLog extends LogLifecycle {
    * task that made `plan`.
    */
   async appendPlanned(batches: Buffer, plan: LeaderAppendPlan): Promise<void> {
+    if (this.appendPlannedSync(batches, plan)) return
+    await this.write(batches, plan.batches)
+    await this.noteEpochs(plan.batches)
+    if (this.config.flush === 'fsync') await this.syncWrites()
+  }
+
+  /**
+   * appendPlanned at once when the append needs nothing but one small write to the open active
+   * segment (writeNow): true when it wrote; false when nothing was written and appendPlanned must
+   * run. In the same task as planLeaderAppend (exclusively() or, with the writer idle, a
+   * synchronous caller).
+   */
+  appendPlannedSync(batches: Buffer, plan: LeaderAppendPlan): boolean {
     // The plan is only valid in the task that made it; a write in between would make it overlap.
     if (plan.firstOffset !== this.logEndOffset)
       throw new Error(`stale leader append plan: planned at ${plan.firstOffset}, the log ends at ${this.logEndOffset}`)
     for (const b of plan.batches) stampBatch(batches, b.position, b.baseOffset, plan.leaderEpoch)
-    await this.write(batches, plan.batches)
-    await this.noteEpochs(plan.batches)
-    if (this.config.flush === 'fsync') await this.syncWrites()
+    return this.writeNow(batches, plan.batches)
   }
 
   /**
@@ -138,8 +174,31 @@ export class PartitionLog extends LogLifecycle {
    * validates them (CORRUPT_MESSAGE / INVALID_BATCH before anything is written). Gaps are legal,
    * overlaps are not. Inside exclusively().
    */
-  async appendReplicated(batches: Buffer): Promise<{ firstOffset: bigint; lastOffset: bigint }> {
+  async appendReplicated(batches: Buffer): Promise<AppendedRange> {
     this.assertWritable()
+    const { plan, gapped } = this.planReplicated(batches)
+    if (!gapped && this.writeNow(batches, plan)) return rangeOf(plan)
+    if (gapped) await this.noteOffsetGaps()
+    await this.write(batches, plan)
+    await this.noteEpochs(plan)
+    if (this.config.flush === 'fsync') await this.syncWrites()
+    return rangeOf(plan)
+  }
+
+  /**
+   * appendReplicated at once when it needs nothing but one small write to the open active
+   * segment (writeNow): the offsets written, or undefined when nothing was written and
+   * appendReplicated must run. Throws as appendReplicated rejects. Inside exclusively() or, with
+   * the writer idle, from a synchronous caller.
+   */
+  appendReplicatedSync(batches: Buffer): AppendedRange | undefined {
+    this.assertWritable()
+    const { plan, gapped } = this.planReplicated(batches)
+    return !gapped && this.writeNow(batches, plan) ? rangeOf(plan) : undefined
+  }
+
+  /** The batches of a follower append, validated, with their offsets; `gapped` if one starts past the previous one's end. */
+  private planReplicated(batches: Buffer): { plan: PlannedBatch[]; gapped: boolean } {
     const spans = validateBatches(batches)
     let expected = this.logEndOffset
     let gapped = false
@@ -158,11 +217,37 @@ export class PartitionLog extends LogLifecycle {
         partitionLeaderEpoch: s.partitionLeaderEpoch,
       }
     })
-    if (gapped) await this.noteOffsetGaps()
-    await this.write(batches, plan)
-    await this.noteEpochs(plan)
-    if (this.config.flush === 'fsync') await this.syncWrites()
-    return { firstOffset: plan[0]!.baseOffset, lastOffset: expected - 1n }
+    return { plan, gapped }
+  }
+
+  /**
+   * The common append without a promise: the batches fit the active segment (no roll), which is
+   * loaded and whose .log is open, they start no new leader epoch, no fsync is asked for, and
+   * they are at most SYNC_WRITE_MAX_BYTES. True when it wrote them (write's work, done at once);
+   * false when nothing was written and write() must run. A failed write is left to write(), which
+   * writes the same bytes at the same position again and undoes or fails the log as it decides.
+   */
+  private writeNow(buf: Buffer, plan: readonly PlannedBatch[]): boolean {
+    if (this.config.flush === 'fsync' || this.epochsUnsaved) return false
+    const latestEpoch = this.epochs.latestEpoch
+    for (const b of plan) if (latestEpoch === undefined || b.partitionLeaderEpoch > latestEpoch) return false
+    const seg = this.active
+    if (seg.active === undefined || (seg.sizeBytes > 0 && seg.firstBatchMaxTimestamp === undefined)) return false
+    const group = this.groupFrom(seg, 0, seg.sizeBytes === 0 ? undefined : seg.firstBatchMaxTimestamp)
+    for (const b of plan) {
+      if (shouldRoll(group.fill, b, this.config)) return false
+      this.addToGroup(group, seg, b)
+    }
+    const created = seg.sizeBytes === 0
+    try {
+      if (!seg.appendSync(segmentWrite(buf, plan, group, plan.length))) return false
+    } catch {
+      return false
+    }
+    this.changes++
+    this.dirty.add(seg)
+    if (created) this.dirNeedsSync = true
+    return true
   }
 
   /** Writes planned batches, rolling between groups as append-plan.ts decides. */
@@ -172,30 +257,17 @@ export class PartitionLog extends LogLifecycle {
     this.changes++
     try {
       let seg = await this.activate(this.active)
-      let group = await this.startGroup(seg)
+      let group = this.groupFrom(seg, 0, await seg.firstTimestamp())
       for (let i = 0; i < plan.length; i++) {
         const b = plan[i]!
         if (shouldRoll(group.fill, b, this.config)) {
-          if (i > group.from) await this.commitGroup(seg, buf, plan, group.from, i, group.pending, group.cursor)
+          if (i > group.from) await this.commitGroup(seg, segmentWrite(buf, plan, group, i))
           seg = await this.roll(b.baseOffset)
-          group = await this.startGroup(seg, i)
+          group = this.groupFrom(seg, i, undefined)
         }
-        indexBatch(
-          group.cursor,
-          group.pending,
-          seg.baseOffset,
-          group.fill.sizeBytes,
-          b.sizeBytes,
-          b.lastOffset,
-          b.maxTimestamp,
-          this.config.indexIntervalBytes,
-        )
-        if (group.fill.sizeBytes === 0) group.fill.firstBatchMaxTimestamp = b.maxTimestamp
-        group.fill.sizeBytes += b.sizeBytes
-        group.fill.offsetIndexEntries = seg.offsetIndexEntries + group.pending.offsetCount
-        group.fill.timeIndexEntries = seg.timeIndexEntries + group.pending.timeCount
+        this.addToGroup(group, seg, b)
       }
-      await this.commitGroup(seg, buf, plan, group.from, plan.length, group.pending, group.cursor)
+      await this.commitGroup(seg, segmentWrite(buf, plan, group, plan.length))
     } catch (err) {
       if (isDiskFull(err) && (await this.undoAppend(segmentCount, endBefore))) {
         this.logger.warn(
@@ -237,32 +309,40 @@ export class PartitionLog extends LogLifecycle {
     }
   }
 
-  private async startGroup(
-    seg: Segment,
-    from = 0,
-  ): Promise<{ from: number; fill: SegmentFill; pending: PendingIndexEntries; cursor: IndexCursor }> {
+  /** The batches of `plan` from `from` on that go into `seg` (its first batch's timestamp `firstTimestamp`). */
+  private groupFrom(seg: Segment, from: number, firstTimestamp: bigint | undefined): AppendGroup {
     const fill: SegmentFill = {
       baseOffset: seg.baseOffset,
       sizeBytes: seg.sizeBytes,
-      firstBatchMaxTimestamp: await seg.firstTimestamp(),
+      firstBatchMaxTimestamp: firstTimestamp,
       offsetIndexEntries: seg.offsetIndexEntries,
       timeIndexEntries: seg.timeIndexEntries,
     }
     return { from, fill, pending: new PendingIndexEntries(), cursor: { ...seg.active!.cursor } }
   }
 
-  private async commitGroup(
-    seg: Segment,
-    buf: Buffer,
-    plan: readonly PlannedBatch[],
-    from: number,
-    to: number,
-    pending: PendingIndexEntries,
-    cursor: IndexCursor,
-  ): Promise<void> {
+  /** Adds batch `b` to `group`: its index entries, and the fill shouldRoll judges the next batch by. */
+  private addToGroup(group: AppendGroup, seg: Segment, b: PlannedBatch): void {
+    indexBatch(
+      group.cursor,
+      group.pending,
+      seg.baseOffset,
+      group.fill.sizeBytes,
+      b.sizeBytes,
+      b.lastOffset,
+      b.maxTimestamp,
+      this.config.indexIntervalBytes,
+    )
+    if (group.fill.sizeBytes === 0) group.fill.firstBatchMaxTimestamp = b.maxTimestamp
+    group.fill.sizeBytes += b.sizeBytes
+    group.fill.offsetIndexEntries = seg.offsetIndexEntries + group.pending.offsetCount
+    group.fill.timeIndexEntries = seg.timeIndexEntries + group.pending.timeCount
+  }
+
+  private async commitGroup(seg: Segment, w: SegmentWrite): Promise<void> {
     this.dirty.add(seg)
     if (seg.sizeBytes === 0) this.dirNeedsSync = true
-    await seg.append(buf, plan, from, to, pending, cursor)
+    await seg.append(w)
   }
 
   /** Adds epoch-cache entries for batches whose epoch is newer than the latest one. */

@@ -30,42 +30,27 @@ import { HeaderReader } from './header-scan.js'
 import { freshIndexCursor, maybeTimeEntry, PendingIndexEntries, type IndexCursor } from './index-cursor.js'
 import { readAt, readAtSync, readExactly, SYNC_WRITE_MAX_BYTES, writeFully, writeFullySync } from '../io/file-io.js'
 import { DELETED_SUFFIX, type SegmentPaths } from './log-files.js'
-import { RecentBatches } from './recent-batches.js'
+import { activeIndexes, lastWriteOf, type ActiveIndexes } from './active-indexes.js'
 import type { ScanOutcome } from './segment-scan.js'
 import { lookupOffsetIndexFile, OFFSET_INDEX_ENTRY_BYTES, OffsetIndexEntries } from './offset-index.js'
 import { lookupTimeIndexFile, readLastTimeEntry, TIME_INDEX_ENTRY_BYTES, TimeIndexEntries } from './time-index.js'
 
-/** In-memory indexes of the active segment. */
-export interface ActiveIndexes {
-  readonly offsetIndex: OffsetIndexEntries
-  readonly timeIndex: TimeIndexEntries
-  cursor: IndexCursor
-  /** Where the last few batches are (tail reads). */
-  readonly recent: RecentBatches
-  /**
-   * A copy of the last append's bytes (up to LAST_WRITE_MAX_BYTES) and where they start: the
-   * bytes followers and caught-up consumers fetch next, served without a read of the file. Valid
-   * only while they end at sizeBytes (a truncation leaves them stale; the next append replaces
-   * them).
-   */
-  lastWrite: { position: number; bytes: Buffer } | undefined
+/**
+ * Batches [from, to) of an append's buffer that go into one segment, with the index entries
+ * PartitionLog computed for them (indexBatch) and the index cursor after them.
+ */
+export interface SegmentWrite {
+  readonly buf: Buffer
+  readonly batches: readonly PlannedBatch[]
+  readonly from: number
+  readonly to: number
+  readonly pending: PendingIndexEntries
+  readonly cursor: IndexCursor
 }
 
-/**
- * Appends up to this size are also kept in memory for the next tail read (one batch at a low
- * rate, a few at 10,000 records/s): at most this much per active segment, 40 MB over 10,000
- * partitions, to save the `pread` every follower and consumer fetch of fresh data made (issue 16).
- */
-const LAST_WRITE_MAX_BYTES = 4096
-
-/**
- * buf[start, end) in memory of its own: a small Buffer.from would share Node's 8 KiB pool, and a
- * copy kept as long as a quiet partition's last append would pin the whole slab.
- */
-function ownCopy(buf: Buffer, start: number, end: number): Buffer {
-  const copy = Buffer.allocUnsafeSlow(end - start)
-  buf.copy(copy, 0, start, end)
-  return copy
+/** Where batch `b` ends in the append's buffer. */
+function endOf(b: PlannedBatch): number {
+  return b.position + b.sizeBytes
 }
 
 /** A batch found by a seek: enough to read it whole or cut before it. */
@@ -145,13 +130,7 @@ export class Segment {
       timeIndexEntries: 0,
       maxTimestamp: -1n,
     })
-    seg.active = {
-      offsetIndex: new OffsetIndexEntries(),
-      timeIndex: new TimeIndexEntries(),
-      cursor: freshIndexCursor(baseOffset),
-      recent: new RecentBatches(),
-      lastWrite: undefined,
-    }
+    seg.active = activeIndexes(new OffsetIndexEntries(), new TimeIndexEntries(), freshIndexCursor(baseOffset))
     return seg
   }
 
@@ -178,7 +157,7 @@ export class Segment {
     if (offsetIndex === undefined || timeIndex === undefined) return false
     const cursor = await this.restoreCursor(offsetIndex, timeIndex)
     if (cursor === undefined) return false
-    this.active = { offsetIndex, timeIndex, cursor, recent: new RecentBatches(), lastWrite: undefined }
+    this.active = activeIndexes(offsetIndex, timeIndex, cursor)
     return true
   }
 
@@ -195,38 +174,50 @@ export class Segment {
   }
 
   /**
-   * Appends batches[from, to) (whole batches, offsets stamped, contiguous in `buf`) with one
-   * positional write of the .log, then publishes the new state: sizes, the pending index entries
-   * (in memory only; see persistIndexes) and the batches' positions. `cursor` is the index cursor
-   * after these batches; the caller computed it and `pending` with indexBatch.
+   * Appends `w` (whole batches, offsets stamped, contiguous in its buffer) with one positional
+   * write of the .log, then publishes the new state: sizes, the pending index entries (in memory
+   * only; see persistIndexes) and the batches' positions.
    */
-  async append(
-    buf: Buffer,
-    batches: readonly PlannedBatch[],
-    from: number,
-    to: number,
-    pending: PendingIndexEntries,
-    cursor: IndexCursor,
-  ): Promise<void> {
-    const active = this.active
-    if (active === undefined) throw new Error('append to a segment that is not active')
-    const first = batches[from]!
-    const last = batches[to - 1]!
-    const start = first.position
-    const end = last.position + last.sizeBytes
+  async append(w: SegmentWrite): Promise<void> {
+    if (this.appendSync(w)) return
     const at = this.sizeBytes
-    // The active .log stays open between appends: a small write runs at once, without use()'s promises.
+    const [start, end] = [w.batches[w.from]!.position, endOf(w.batches[w.to - 1]!)]
+    await this.cache.use(this.paths.log, (fh) => writeFully(fh, w.buf, start, end, at), { create: true })
+    this.publish(w, at)
+  }
+
+  /**
+   * append() at once when the .log is open already (the active segment's, which every append
+   * keeps open) and the write is small: true when it wrote; false when it wrote nothing and
+   * append() must run. Throws as append() rejects, possibly after a partial write past sizeBytes.
+   */
+  appendSync(w: SegmentWrite): boolean {
+    if (this.active === undefined) throw new Error('append to a segment that is not active')
+    const start = w.batches[w.from]!.position
+    const end = endOf(w.batches[w.to - 1]!)
+    const at = this.sizeBytes
+    if (end - start > SYNC_WRITE_MAX_BYTES) return false
     const written =
-      end - start <= SYNC_WRITE_MAX_BYTES &&
       this.cache.useSync(this.paths.log, (fh) => {
-        writeFullySync(fh, buf, start, end, at)
+        writeFullySync(fh, w.buf, start, end, at)
         return true
       }) === true
-    if (!written) await this.cache.use(this.paths.log, (fh) => writeFully(fh, buf, start, end, at), { create: true })
+    if (written) this.publish(w, at)
+    return written
+  }
+
+  /** The state after `w` was written at `at` (see append). */
+  private publish(w: SegmentWrite, at: number): void {
+    const active = this.active!
+    const { batches, pending } = w
+    const first = batches[w.from]!
+    const last = batches[w.to - 1]!
+    const start = first.position
+    const end = endOf(last)
     for (let i = 0; i < pending.offsetCount; i++)
       active.offsetIndex.append(pending.offsetRel[i]!, pending.offsetPos[i]!)
     for (let i = 0; i < pending.timeCount; i++) active.timeIndex.append(pending.timeTs[i]!, pending.timeRel[i]!)
-    for (let i = from; i < to; i++) {
+    for (let i = w.from; i < w.to; i++) {
       const b = batches[i]!
       active.recent.push(
         Number(b.baseOffset - this.baseOffset),
@@ -235,9 +226,8 @@ export class Segment {
         b.sizeBytes,
       )
     }
-    active.cursor = cursor
-    active.lastWrite =
-      end - start <= LAST_WRITE_MAX_BYTES ? { position: at, bytes: ownCopy(buf, start, end) } : undefined
+    active.cursor = w.cursor
+    active.lastWrite = lastWriteOf(w.buf, start, end, at)
     if (this.sizeBytes === 0) this.firstBatchMaxTimestamp = first.maxTimestamp
     this.offsetIndexEntries += pending.offsetCount
     this.timeIndexEntries += pending.timeCount
@@ -473,13 +463,7 @@ export class Segment {
     this.maxTimestampKnown = undefined
     this.persistedOffsetEntries = outcome.offsetIndex.length
     this.persistedTimeEntries = outcome.timeIndex.length
-    this.active = {
-      offsetIndex: outcome.offsetIndex,
-      timeIndex: outcome.timeIndex,
-      cursor: outcome.cursor,
-      recent: new RecentBatches(),
-      lastWrite: undefined,
-    }
+    this.active = activeIndexes(outcome.offsetIndex, outcome.timeIndex, outcome.cursor)
   }
 
   /** Writes the index entries held only in memory, then fdatasync of the .log and both indexes. */
