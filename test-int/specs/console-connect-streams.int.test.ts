@@ -11,11 +11,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import type { Logger } from '@sluice/client'
 import { startConnectWorker, type RunningConnectWorker } from '@sluice/connect'
 import { startConsoleServer, type ConsoleServer } from '@sluice/console'
 import { Serdes, StreamsBuilder } from '@sluice/streams'
 import { until, type RealCluster } from '../src/client/real-cluster.js'
-import { quiet, startStreamsCluster, startTestStreamsApp } from '../src/client/streams-cluster.js'
+import { startStreamsCluster, startTestStreamsApp } from '../src/client/streams-cluster.js'
 import { http, type Json } from '../src/console-http.js'
 
 let cluster: RealCluster
@@ -32,7 +33,7 @@ beforeAll(async () => {
     {
       client: cluster.client,
       groupId: `console-connect-${randomUUID().slice(0, 8)}`,
-      logger: quiet,
+      logger: keptLogger({}),
       offsetStoragePartitions: 2,
       statusStoragePartitions: 2,
       sessionTimeoutMs: 2000,
@@ -51,8 +52,39 @@ afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })
 })
 
-const stateOf = async (name: string): Promise<string | undefined> =>
-  (await api('GET', `/api/connect/connectors/${name}`)).body?.status?.connector?.state
+/** The worker's info, warn and error lines, kept to explain a wait that times out. */
+const workerLines: string[] = []
+function keptLogger(bindings: Record<string, unknown>): Logger {
+  const keep =
+    (level: string) =>
+    (obj: unknown, msg?: string): void => {
+      workerLines.push(
+        `${new Date().toISOString()} ${level} ${msg ?? ''} ${JSON.stringify({ ...bindings, obj }, errText)}`,
+      )
+    }
+  return {
+    debug: () => {},
+    info: keep('info'),
+    warn: keep('warn'),
+    error: keep('error'),
+    child: (b) => keptLogger({ ...bindings, ...b }),
+  }
+}
+const errText = (_k: string, v: unknown): unknown => (v instanceof Error ? `${v.name}: ${v.message}` : v)
+
+/** Waits until the connector reports `state`; a timeout says what it reported last and what the worker logged. */
+async function untilState(what: string, name: string, state: string): Promise<void> {
+  let last: unknown
+  try {
+    await until(what, async () => {
+      last = (await api('GET', `/api/connect/connectors/${name}`)).body?.status
+      return (last as Json | undefined)?.connector?.state === state
+    })
+  } catch (err) {
+    const lines = workerLines.slice(-30).join('\n')
+    throw new Error(`${(err as Error).message}; last status ${JSON.stringify(last)}; the worker logged:\n${lines}`)
+  }
+}
 
 describe('console: connectors through a real Connect worker', () => {
   it('creates, reads, pauses, resumes, restarts, reconfigures and deletes a connector', async () => {
@@ -69,7 +101,7 @@ describe('console: connectors through a real Connect worker', () => {
     const made = await api('POST', '/api/connect/connectors', { name, config })
     expect(made.status, JSON.stringify(made.body)).toBe(201)
     expect(made.body.name).toBe(name)
-    await until('the connector runs', async () => (await stateOf(name)) === 'RUNNING')
+    await untilState('the connector runs', name, 'RUNNING')
 
     const list = await api('GET', '/api/connect/connectors?expand=status&expand=info&other=dropped')
     expect(list.status).toBe(200)
@@ -88,13 +120,13 @@ describe('console: connectors through a real Connect worker', () => {
     })
 
     expect((await api('PUT', `/api/connect/connectors/${name}/pause`)).status).toBe(202)
-    await until('paused', async () => (await stateOf(name)) === 'PAUSED')
+    await untilState('paused', name, 'PAUSED')
     expect((await api('PUT', `/api/connect/connectors/${name}/resume`)).status).toBe(202)
-    await until('running again', async () => (await stateOf(name)) === 'RUNNING')
+    await untilState('running again', name, 'RUNNING')
     const restart = await api('POST', `/api/connect/connectors/${name}/restart?includeTasks=true&onlyFailed=false`)
     expect([200, 202]).toContain(restart.status)
     expect((await api('POST', `/api/connect/connectors/${name}/tasks/0/restart`)).status).toBe(200)
-    await until('the task runs after its restart', async () => (await stateOf(name)) === 'RUNNING')
+    await untilState('the task runs after its restart', name, 'RUNNING')
     const reconfigured = await api('PUT', `/api/connect/connectors/${name}/config`, { ...config, 'batch.size': '10' })
     expect(reconfigured.status, JSON.stringify(reconfigured.body)).toBe(200)
     expect((await api('GET', `/api/connect/connectors/${name}/config`)).body['batch.size']).toBe('10')
@@ -110,7 +142,7 @@ describe('console: connectors through a real Connect worker', () => {
 
     // Stopped, a connector's offsets can be read (a source's: the file position).
     expect((await api('PUT', `/api/connect/connectors/${name}/stop`)).status).toBe(200)
-    await until('stopped', async () => (await stateOf(name)) === 'STOPPED')
+    await untilState('stopped', name, 'STOPPED')
     const offsets = await api('GET', `/api/connect/connectors/${name}/offsets`)
     expect(offsets.status).toBe(200)
     expect(offsets.body.offsets).toEqual(expect.any(Array))
