@@ -173,7 +173,9 @@ export class ReplicaFetcher {
         continue
       }
       backoffMs = BACKOFF_MIN_MS
-      await this.apply(request.sent, response)
+      // A promise only when some partition's apply had to wait (a queued or large write).
+      const applying = this.apply(request.sent, response)
+      if (applying !== undefined) await applying
     }
     this.closeConnection(new Error('fetcher stopped'))
   }
@@ -288,7 +290,8 @@ export class ReplicaFetcher {
     connection?.close(err)
   }
 
-  private async apply(sent: Map<string, Sent>, response: FollowerFetchAnswer): Promise<void> {
+  /** Applies the answer's partitions; a promise only when one of them had to wait. */
+  private apply(sent: Map<string, Sent>, response: FollowerFetchAnswer): Promise<void> | undefined {
     if (response.errorCode !== 0) {
       this.options.logger.warn(
         {
@@ -299,34 +302,63 @@ export class ReplicaFetcher {
         'replica fetch refused',
       )
       for (const { f } of sent.values()) f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
-      return
+      return undefined
     }
-    const work: Array<Promise<void>> = []
+    let waits: Array<Promise<void>> | undefined
     for (const t of response.topics) {
       for (const p of t.partitions) {
         const key = partitionKey(t.topic, p.partition)
         const entry = sent.get(key)
         if (entry === undefined || this.followed.get(key) !== entry.f) continue // no longer followed from here
         if (entry.f.replica.logEndOffset !== entry.offset) continue
-        work.push(this.applyOrRetry(entry, t.topic, p))
+        const waiting = this.applyOrRetry(entry, t.topic, p)
+        if (waiting !== undefined) (waits ??= []).push(waiting)
       }
     }
-    // One partition is the common case: Promise.all looks up `then` on each promise it is given.
-    if (work.length === 1) await work[0]
-    else if (work.length > 1) await Promise.all(work)
+    if (waits === undefined) return undefined
+    return waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined)
   }
 
-  /** Applies one partition's answer; when that fails, the partition backs off and is fetched again. */
-  private async applyOrRetry(entry: Sent, topic: string, p: FollowerFetchPartitionAnswer): Promise<void> {
+  /**
+   * Applies one partition's answer; when that fails, the partition backs off and is fetched
+   * again. A promise only when the apply had to wait.
+   */
+  private applyOrRetry(entry: Sent, topic: string, p: FollowerFetchPartitionAnswer): Promise<void> | undefined {
     try {
-      await this.applyPartition(entry.f, entry.offset, p)
+      const waiting = this.applyPartition(entry.f, entry.offset, p)
+      return waiting?.catch((err: unknown) => this.retryLater(entry, topic, p.partition, err))
     } catch (err) {
-      entry.f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
-      this.options.logger.warn({ err, topic, partition: p.partition }, 'could not apply fetched data; will fetch again')
+      this.retryLater(entry, topic, p.partition, err)
+      return undefined
     }
   }
 
-  private async applyPartition(f: Followed, fetchOffset: bigint, p: FollowerFetchPartitionAnswer): Promise<void> {
+  private retryLater(entry: Sent, topic: string, partition: number, err: unknown): void {
+    entry.f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS
+    this.options.logger.warn({ err, topic, partition }, 'could not apply fetched data; will fetch again')
+  }
+
+  /**
+   * Records appended, the follower's HW and log start moved: at once when the log takes the
+   * append at once (Partition.appendAsFollower), else a promise. Errors and divergence go to
+   * applyAnswerOfNote.
+   */
+  private applyPartition(f: Followed, fetchOffset: bigint, p: FollowerFetchPartitionAnswer): Promise<void> | undefined {
+    if (p.errorCode !== 0 || p.divergingEpoch !== undefined) return this.applyAnswerOfNote(f, fetchOffset, p)
+    const r = f.replica
+    const appended = p.records.length > 0 ? r.appendAsFollower(p.records, f.leaderEpoch) : undefined
+    if (appended instanceof Promise) return appended.then(() => this.afterAppend(f, p))
+    return this.afterAppend(f, p)
+  }
+
+  private afterAppend(f: Followed, p: FollowerFetchPartitionAnswer): Promise<void> | undefined {
+    const r = f.replica
+    r.updateFollowerHighWatermark(p.highWatermark)
+    return p.logStartOffset > r.logStartOffset ? r.followLeaderLogStart(p.logStartOffset, f.leaderEpoch) : undefined
+  }
+
+  /** A partition error or a diverging epoch: truncate, start over at the leader's start, or back off. */
+  private async applyAnswerOfNote(f: Followed, fetchOffset: bigint, p: FollowerFetchPartitionAnswer): Promise<void> {
     const r = f.replica
     if (p.errorCode !== 0) {
       const leaderEnd = leaderEndOf(p)
@@ -356,36 +388,27 @@ export class ReplicaFetcher {
       )
       return
     }
-    const diverging = p.divergingEpoch
-    if (diverging !== undefined) {
-      const plan = truncationFor(
-        {
-          endOffsetForEpoch: (e) => r.log.endOffsetForEpoch(e),
-          logEndOffset: r.logEndOffset,
-          highWatermark: r.highWatermark,
-        },
-        diverging,
-      )
-      this.options.logger.info(
-        {
-          topic: r.topic,
-          partition: r.partition,
-          diverging: { epoch: diverging.epoch, endOffset: String(diverging.endOffset) },
-          truncateTo: String(plan.offset),
-          logEndOffset: String(r.logEndOffset),
-        },
-        'follower log diverged from the leader; truncating',
-      )
-      if (plan.offset >= r.logEndOffset) f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS // no progress possible: do not spin
-      await r.truncateTo(plan.offset, f.leaderEpoch)
-      return
-    }
-    if (p.records.length > 0) {
-      const appended = r.appendAsFollower(p.records, f.leaderEpoch)
-      if (appended instanceof Promise) await appended
-    }
-    r.updateFollowerHighWatermark(p.highWatermark)
-    if (p.logStartOffset > r.logStartOffset) await r.followLeaderLogStart(p.logStartOffset, f.leaderEpoch)
+    const diverging = p.divergingEpoch!
+    const plan = truncationFor(
+      {
+        endOffsetForEpoch: (e) => r.log.endOffsetForEpoch(e),
+        logEndOffset: r.logEndOffset,
+        highWatermark: r.highWatermark,
+      },
+      diverging,
+    )
+    this.options.logger.info(
+      {
+        topic: r.topic,
+        partition: r.partition,
+        diverging: { epoch: diverging.epoch, endOffset: String(diverging.endOffset) },
+        truncateTo: String(plan.offset),
+        logEndOffset: String(r.logEndOffset),
+      },
+      'follower log diverged from the leader; truncating',
+    )
+    if (plan.offset >= r.logEndOffset) f.retryAtMs = this.clock.nowMs() + PARTITION_BACKOFF_MS // no progress possible: do not spin
+    await r.truncateTo(plan.offset, f.leaderEpoch)
   }
 }
 

@@ -70,6 +70,7 @@ export async function readBatches(
  * readBatches without a promise, when every step is answered from memory or the active
  * segment's tail with its handle open (what followers and caught-up consumers ask for);
  * undefined as soon as one is not (the caller then reads with readBatches; nothing was changed).
+ * A read in the active segment's recent batches first tries readRecentSync, which needs no plan.
  */
 export function readBatchesSync(
   segments: readonly Segment[],
@@ -77,6 +78,11 @@ export function readBatchesSync(
   maxBytes: number,
   options: ReadOptions,
 ): ReadResult | undefined {
+  const active = segments[segments.length - 1]!
+  if (offset >= active.baseOffset) {
+    const recent = readRecentSync(active, offset, maxBytes, options)
+    if (recent !== undefined) return recent
+  }
   const plan = readBatchesPlan(segments, offset, maxBytes, options)
   let step = plan.next()
   while (step.done !== true) {
@@ -86,6 +92,27 @@ export function readBatchesSync(
     step = plan.next(answer)
   }
   return step.value
+}
+
+const NO_RECORDS = Buffer.alloc(0)
+
+/**
+ * A read in the active segment answered from its recent-batch list (recent-batches.ts: where
+ * each of the last batches is, its size and offsets) and the tail's bytes: no batch header is
+ * parsed, no step is planned. What followers and caught-up consumers ask for. Undefined when the
+ * list does not hold the batch the read starts at, or the bytes are not at hand.
+ */
+function readRecentSync(seg: Segment, offset: bigint, maxBytes: number, options: ReadOptions): ReadResult | undefined {
+  const recent = seg.active?.recent
+  if (recent === undefined) return undefined
+  const { maxOffset, minOneBatch = false } = options
+  const relMax = maxOffset === undefined ? Number.POSITIVE_INFINITY : Number(maxOffset - seg.baseOffset)
+  const span = recent.span(Number(offset - seg.baseOffset), seg.sizeBytes, maxBytes, relMax, minOneBatch)
+  if (span === undefined) return undefined
+  if (span === 'end' || span.bytes === 0) return { records: NO_RECORDS, firstOffset: offset }
+  const records = seg.readTailSync(span.position, span.bytes)
+  if (records === undefined || records.length !== span.bytes) return undefined
+  return { records, firstOffset: seg.baseOffset + BigInt(span.relBase) }
 }
 
 function* readBatchesPlan(

@@ -145,6 +145,7 @@ describe('PartitionLog against an in-memory model', () => {
                 const tail = log.readSync(offset, op.maxBytes, { minOneBatch: op.minOneBatch, maxOffset })
                 if (tail !== undefined) {
                   expect(tail.records.equals(want)).toBe(true)
+                  expect(tail.firstOffset).toBe(got.firstOffset)
                   syncReads++
                 }
               }

@@ -39,6 +39,22 @@ describe('RecentBatches', () => {
     expect(r.find(1299, 15000)).toEqual({ position: 14900, sizeBytes: 100, relBase: 1297 })
   })
 
+  it('spans whole batches within maxBytes (the first whatever its size with minOneBatch) that end below relMax', () => {
+    const r = filled(5) // relative offsets 0-14, positions 0-499, 100 bytes each
+    expect(r.span(4, 500, 250, Number.POSITIVE_INFINITY, false)).toEqual({ position: 100, bytes: 200, relBase: 3 })
+    expect(r.span(4, 500, 1000, Number.POSITIVE_INFINITY, false)).toEqual({ position: 100, bytes: 400, relBase: 3 })
+    expect(r.span(4, 500, 50, Number.POSITIVE_INFINITY, false)).toEqual({ position: 100, bytes: 0, relBase: 3 })
+    expect(r.span(4, 500, 50, Number.POSITIVE_INFINITY, true)).toEqual({ position: 100, bytes: 100, relBase: 3 })
+    // relMax is exclusive on a batch's last offset: the batch 6-8 ends at 8, not below 8.
+    expect(r.span(4, 500, 1000, 8, false)).toEqual({ position: 100, bytes: 100, relBase: 3 })
+    expect(r.span(4, 500, 1000, 9, true)).toEqual({ position: 100, bytes: 200, relBase: 3 })
+    expect(r.span(4, 500, 1000, 5, true)).toEqual({ position: 100, bytes: 0, relBase: 3 })
+    // Not past the reader's snapshot of the size; 'end' and unknown as find says.
+    expect(r.span(4, 300, 1000, Number.POSITIVE_INFINITY, false)).toEqual({ position: 100, bytes: 200, relBase: 3 })
+    expect(r.span(15, 500, 1000, Number.POSITIVE_INFINITY, true)).toBe('end')
+    expect(filled(40).span(0, 4000, 1000, Number.POSITIVE_INFINITY, true)).toBeUndefined()
+  })
+
   it('after a truncation drops the cut batches and follows new appends', () => {
     const r = filled(40)
     r.truncateToPosition(3500)

@@ -24,6 +24,16 @@ export interface BatchLocation {
   relBase: number
 }
 
+/** Whole batches of a tail read: `bytes` from `position` (0 bytes: none fits), the first at relBase. */
+export interface TailSpan {
+  position: number
+  bytes: number
+  relBase: number
+}
+
+const END = -1
+const UNKNOWN = -2
+
 export class RecentBatches {
   private readonly data = new Int32Array(CAPACITY * FIELDS)
   /** Slot of the oldest entry. */
@@ -62,22 +72,58 @@ export class RecentBatches {
    * or undefined when an older batch not held here could be the answer.
    */
   find(relTarget: number, limit: number): BatchLocation | 'end' | undefined {
-    if (this.count === 0) return undefined
+    const i = this.indexOf(relTarget, limit)
+    if (i < 0) return i === END ? 'end' : undefined
+    const at = this.slot(i)
+    return { position: this.data[at + 2]!, sizeBytes: this.data[at + 3]!, relBase: this.data[at]! }
+  }
+
+  /**
+   * The bytes a tail read returns (log-reader.ts's rules) when the batch holding relTarget is
+   * held here: from that batch on, whole batches while their total stays within maxBytes (the
+   * first one whatever its size with minOneBatch) and each ends below relMax. 'end' when no
+   * batch below `limit` reaches the target; undefined when an older batch could hold it.
+   */
+  span(
+    relTarget: number,
+    limit: number,
+    maxBytes: number,
+    relMax: number,
+    minOneBatch: boolean,
+  ): TailSpan | 'end' | undefined {
+    const first = this.indexOf(relTarget, limit)
+    if (first < 0) return first === END ? 'end' : undefined
+    const start = this.slot(first)
+    let bytes = 0
+    for (let i = first; i < this.count; i++) {
+      const at = this.slot(i)
+      const size = this.data[at + 3]!
+      if (this.data[at + 1]! >= relMax || this.data[at + 2]! + size > limit) break
+      if (bytes + size > maxBytes && !(bytes === 0 && minOneBatch)) break
+      bytes += size
+    }
+    return { position: this.data[start + 2]!, bytes, relBase: this.data[start]! }
+  }
+
+  /** Entry index (0 = oldest) of the first batch reaching relTarget below `limit`, or END / UNKNOWN. */
+  private indexOf(relTarget: number, limit: number): number {
+    if (this.count === 0) return UNKNOWN
     const oldest = this.head * FIELDS
-    if (relTarget < this.data[oldest]! && this.data[oldest + 2]! !== 0) return undefined
+    if (relTarget < this.data[oldest]! && this.data[oldest + 2]! !== 0) return UNKNOWN
     // Newest first: tail reads ask for one of the last few batches.
     let found = -1
     for (let i = this.count - 1; i >= 0; i--) {
-      const at = ((this.head + i) % CAPACITY) * FIELDS
-      if (this.data[at + 1]! < relTarget) break
-      found = at
+      if (this.data[this.slot(i) + 1]! < relTarget) break
+      found = i
     }
-    if (found < 0) return 'end'
-    const position = this.data[found + 2]!
-    const sizeBytes = this.data[found + 3]!
+    if (found < 0) return END
+    const at = this.slot(found)
     // Appended after the caller's snapshot of the size: everything below `limit` ends before the target.
-    if (position + sizeBytes > limit) return 'end'
-    return { position, sizeBytes, relBase: this.data[found]! }
+    return this.data[at + 2]! + this.data[at + 3]! > limit ? END : found
+  }
+
+  private slot(i: number): number {
+    return ((this.head + i) % CAPACITY) * FIELDS
   }
 
   /** Drops entries for batches at or after `position` (the segment was truncated there). */
