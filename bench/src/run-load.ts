@@ -3,6 +3,12 @@
  * until both are READY, says GO (consumer first), and samples the brokers' and workers' CPU and
  * RSS from /proc over the measured window only (after the warm-up, until the producer's
  * duration ends; for a draining consumer, until it is done).
+ *
+ * The brokers' request counts are scraped (HTTP /metrics) at GO and after the window, never
+ * inside it: a broker's first scrape sends an HTTP socket through the stream code its Kafka
+ * sockets run, which deoptimises that code for seconds, and at 200 records/s that alone added
+ * 7-9 % to the window's broker CPU (BENCHMARKS.md, 2026-12-05). The rates are over the time
+ * between the two scrapes, warm-up included (the same rate).
  */
 import type { BenchCluster } from './bench-cluster.js'
 import { ProcSampler, type ProcUsage } from './proc-sampler.js'
@@ -35,7 +41,7 @@ export interface LoadOutcome {
   pids: Record<string, number>
   /** The measured window on the monotonic clock in µs (the clock V8 profiles use). */
   windowUs: { from: number; to: number }
-  /** broker-<id> -> RPC method -> requests/s over the window (request-rates.ts). */
+  /** broker-<id> -> RPC method -> requests/s from GO to the window's end (request-rates.ts). */
   requestsPerSec: Record<string, Record<string, number>>
 }
 
@@ -63,6 +69,7 @@ export async function runLoad(cluster: BenchCluster, spec: LoadSpec): Promise<Lo
   let sampler: ProcSampler | undefined
   let usage: Record<string, ProcUsage> | undefined
   const windowUs = { from: 0, to: 0 }
+  let scrapedFromUs = 0
   const timers: NodeJS.Timeout[] = []
   // Started at the window's ends, awaited at the end (a scrape is a few ms of HTTP).
   let countsFrom: Promise<RequestCounts> | undefined
@@ -77,7 +84,6 @@ export async function runLoad(cluster: BenchCluster, spec: LoadSpec): Promise<Lo
       setTimeout(() => {
         sampler = new ProcSampler(pids)
         windowUs.from = nowUs()
-        countsFrom = scrapeRequestCounts(cluster.adminPorts)
       }, warmupMs),
     )
     if (spec.producer !== undefined) {
@@ -89,6 +95,8 @@ export async function runLoad(cluster: BenchCluster, spec: LoadSpec): Promise<Lo
         }, warmupMs + spec.producer.durationMs),
       )
     }
+    scrapedFromUs = nowUs()
+    countsFrom = scrapeRequestCounts(cluster.adminPorts)
     c?.go()
     p?.go()
     const budgetMs =
@@ -107,7 +115,7 @@ export async function runLoad(cluster: BenchCluster, spec: LoadSpec): Promise<Lo
     const requestsPerSec =
       countsFrom === undefined || countsTo === undefined
         ? {}
-        : requestRates(await countsFrom, await countsTo, (windowUs.to - windowUs.from) / 1000)
+        : requestRates(await countsFrom, await countsTo, (windowUs.to - scrapedFromUs) / 1000)
     // A worker exits by itself after its RESULT; let it, so --cpu-prof can write its profile.
     await Promise.all([p?.exited(30_000), c?.exited(30_000)])
     const workerPids: Record<string, number> = {}
