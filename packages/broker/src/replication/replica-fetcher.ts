@@ -312,7 +312,9 @@ export class ReplicaFetcher {
         if (entry === undefined || this.followed.get(key) !== entry.f) continue // no longer followed from here
         if (entry.f.replica.logEndOffset !== entry.offset) continue
         const waiting = this.applyOrRetry(entry, t.topic, p)
-        if (waiting !== undefined) (waits ??= []).push(waiting)
+        if (waiting === undefined) continue
+        if (waits === undefined) waits = []
+        waits.push(waiting)
       }
     }
     if (waits === undefined) return undefined
