@@ -238,15 +238,13 @@ export class PartitionLog extends LogLifecycle {
       if (shouldRoll(group.fill, b, this.config)) return false
       this.addToGroup(group, seg, b)
     }
-    const created = seg.sizeBytes === 0
+    this.noteWriteTo(seg)
     try {
       if (!seg.appendSync(segmentWrite(buf, plan, group, plan.length))) return false
     } catch {
       return false
     }
     this.changes++
-    this.dirty.add(seg)
-    if (created) this.dirNeedsSync = true
     return true
   }
 
@@ -340,9 +338,14 @@ export class PartitionLog extends LogLifecycle {
   }
 
   private async commitGroup(seg: Segment, w: SegmentWrite): Promise<void> {
+    this.noteWriteTo(seg)
+    await seg.append(w)
+  }
+
+  /** Before a write to `seg`: the group commit syncs it, and its directory entry when it is a new file. */
+  private noteWriteTo(seg: Segment): void {
     this.dirty.add(seg)
     if (seg.sizeBytes === 0) this.dirNeedsSync = true
-    await seg.append(w)
   }
 
   /** Adds epoch-cache entries for batches whose epoch is newer than the latest one. */
